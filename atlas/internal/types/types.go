@@ -1,0 +1,161 @@
+// Package types maps Spark SQL type names to Apache Arrow types and back,
+// and parses Spark DDL schema strings such as
+// "user_id string, event string, ts timestamp".
+package types
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Timestamp is Spark's TimestampType as Arrow: microseconds since the epoch,
+// UTC. Iceberg maps it to timestamptz.
+var Timestamp = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+
+// FromName returns the Arrow type for a Spark SQL type name (case-insensitive):
+// string, int/integer, bigint/long, smallint/short, tinyint/byte, double,
+// float/real, boolean, timestamp, date, binary.
+func FromName(name string) (arrow.DataType, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "string", "varchar", "text":
+		return arrow.BinaryTypes.String, nil
+	case "int", "integer":
+		return arrow.PrimitiveTypes.Int32, nil
+	case "bigint", "long":
+		return arrow.PrimitiveTypes.Int64, nil
+	case "smallint", "short":
+		return arrow.PrimitiveTypes.Int16, nil
+	case "tinyint", "byte":
+		return arrow.PrimitiveTypes.Int8, nil
+	case "double":
+		return arrow.PrimitiveTypes.Float64, nil
+	case "float", "real":
+		return arrow.PrimitiveTypes.Float32, nil
+	case "boolean", "bool":
+		return arrow.FixedWidthTypes.Boolean, nil
+	case "timestamp", "timestamp_ltz":
+		return Timestamp, nil
+	case "date":
+		return arrow.FixedWidthTypes.Date32, nil
+	case "binary":
+		return arrow.BinaryTypes.Binary, nil
+	}
+	return nil, fmt.Errorf("unknown type %q: use one of string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date, binary", name)
+}
+
+// Name returns the Spark SQL name of an Arrow type as printSchema shows it
+// (string, integer, long, double, timestamp, struct, ...).
+func Name(t arrow.DataType) string {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING:
+		return "string"
+	case arrow.INT32:
+		return "integer"
+	case arrow.INT64:
+		return "long"
+	case arrow.INT16:
+		return "short"
+	case arrow.INT8:
+		return "byte"
+	case arrow.FLOAT64:
+		return "double"
+	case arrow.FLOAT32:
+		return "float"
+	case arrow.BOOL:
+		return "boolean"
+	case arrow.TIMESTAMP:
+		return "timestamp"
+	case arrow.DATE32:
+		return "date"
+	case arrow.BINARY, arrow.LARGE_BINARY:
+		return "binary"
+	case arrow.STRUCT:
+		return "struct"
+	case arrow.NULL:
+		return "void"
+	}
+	return t.String()
+}
+
+// SQLName returns the DDL spelling of a type (string, int, bigint, ...), the
+// inverse of FromName.
+func SQLName(t arrow.DataType) string {
+	switch t.ID() {
+	case arrow.INT32:
+		return "int"
+	case arrow.INT64:
+		return "bigint"
+	case arrow.INT16:
+		return "smallint"
+	case arrow.INT8:
+		return "tinyint"
+	case arrow.STRUCT:
+		st := t.(*arrow.StructType)
+		parts := make([]string, len(st.Fields()))
+		for i, f := range st.Fields() {
+			parts[i] = f.Name + ": " + SQLName(f.Type)
+		}
+		return "struct<" + strings.Join(parts, ", ") + ">"
+	}
+	return Name(t)
+}
+
+// ParseDDL parses a Spark DDL schema string, "name type, name type, ...",
+// into an Arrow schema whose fields are all nullable (as from_json yields).
+// A column may be followed by NOT NULL.
+func ParseDDL(ddl string) (*arrow.Schema, error) {
+	var fields []arrow.Field
+	seen := map[string]bool{}
+	for i, part := range strings.Split(ddl, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			return nil, fmt.Errorf("schema %q: column %d is empty", ddl, i+1)
+		}
+		words := strings.Fields(part)
+		if len(words) < 2 {
+			return nil, fmt.Errorf("schema %q: column %d %q needs a name and a type, such as \"ts timestamp\"", ddl, i+1, part)
+		}
+		name := strings.Trim(words[0], "`")
+		t, err := FromName(words[1])
+		if err != nil {
+			return nil, fmt.Errorf("schema %q: column %q: %w", ddl, name, err)
+		}
+		nullable := true
+		rest := strings.ToUpper(strings.Join(words[2:], " "))
+		switch rest {
+		case "":
+		case "NOT NULL":
+			nullable = false
+		default:
+			return nil, fmt.Errorf("schema %q: column %q: unexpected %q after the type", ddl, name, strings.Join(words[2:], " "))
+		}
+		if seen[strings.ToLower(name)] {
+			return nil, fmt.Errorf("schema %q: column %q appears twice", ddl, name)
+		}
+		seen[strings.ToLower(name)] = true
+		fields = append(fields, arrow.Field{Name: name, Type: t, Nullable: nullable})
+	}
+	return arrow.NewSchema(fields, nil), nil
+}
+
+// TreeString renders a schema the way Spark's printSchema does:
+//
+//	root
+//	 |-- user_id: string (nullable = true)
+func TreeString(s *arrow.Schema) string {
+	var b strings.Builder
+	b.WriteString("root\n")
+	writeFields(&b, s.Fields(), " |")
+	return b.String()
+}
+
+func writeFields(b *strings.Builder, fields []arrow.Field, prefix string) {
+	for _, f := range fields {
+		fmt.Fprintf(b, "%s-- %s: %s (nullable = %t)\n", prefix, f.Name, Name(f.Type), f.Nullable)
+		if st, ok := f.Type.(*arrow.StructType); ok {
+			writeFields(b, st.Fields(), prefix+"    |")
+		}
+	}
+}

@@ -1,0 +1,220 @@
+// Package lakehouse is Atlas's door to Apache Iceberg: catalog
+// configuration, table creation and loading, exactly-once appends and
+// overwrites keyed by (query id, batch id), copy-on-write merges and scans,
+// all on iceberg-go. The embedded default is iceberg-go's SQL catalog on a
+// sqlite file and a local warehouse directory; any other catalog or object
+// store is a matter of configuration (environment variables or Config
+// fields), never of code.
+package lakehouse
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+
+	// The SQL catalog registers itself with catalog.Load.
+	_ "github.com/apache/iceberg-go/catalog/sql"
+	// Pure-Go sqlite driver for the SQL catalog ("sqliteshim").
+	_ "github.com/uptrace/bun/driver/sqliteshim"
+)
+
+// DefaultCatalogName is the catalog every table name starts with, as in
+// lakehouse.gold.event_windows.
+const DefaultCatalogName = "lakehouse"
+
+// DefaultNamespaces are created by the embedded stack: the medallion layers.
+var DefaultNamespaces = []string{"bronze", "silver", "gold"}
+
+// Environment variables that configure the lakehouse.
+const (
+	// EnvHome is the root of all local state (broker data, catalog,
+	// warehouse, checkpoints). Default: $HOME/.atlas.
+	EnvHome = "ATLAS_HOME"
+	// EnvCatalogType selects the iceberg-go catalog type: "sql" (default),
+	// "rest", "glue", "hive".
+	EnvCatalogType = "ATLAS_CATALOG_TYPE"
+	// EnvCatalogURI is the catalog URI: a sqlite or Postgres DSN for "sql",
+	// the server URL for "rest".
+	EnvCatalogURI = "ATLAS_CATALOG_URI"
+	// EnvWarehouse is where table data goes: file:///abs/dir or s3://bucket/prefix.
+	EnvWarehouse = "ATLAS_WAREHOUSE"
+	// EnvCatalogProps adds catalog properties, "k=v,k2=v2" (for example
+	// s3.endpoint=http://127.0.0.1:9000,s3.region=us-east-1).
+	EnvCatalogProps = "ATLAS_CATALOG_PROPS"
+)
+
+// Home returns the Atlas home directory: $ATLAS_HOME, else $HOME/.atlas.
+func Home() string {
+	if h := os.Getenv(EnvHome); h != "" {
+		if abs, err := filepath.Abs(h); err == nil {
+			return abs
+		}
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".atlas")
+	}
+	return filepath.Join(os.TempDir(), "atlas")
+}
+
+// Config says which Iceberg catalog to use and where its data lives.
+type Config struct {
+	// Name is the catalog name tables are qualified with. Default "lakehouse".
+	Name string
+	// Type is the iceberg-go catalog type. Default "sql".
+	Type string
+	// URI is the catalog URI. Default: a sqlite file under Home()/catalog.
+	URI string
+	// Warehouse is the warehouse location. Default: file://Home()/warehouse.
+	Warehouse string
+	// Properties are extra catalog properties passed through to iceberg-go.
+	Properties map[string]string
+}
+
+// ConfigFromEnv builds a Config from the ATLAS_* environment variables,
+// filling the embedded defaults under home (Home() when empty).
+func ConfigFromEnv(home string) Config {
+	if home == "" {
+		home = Home()
+	}
+	c := Config{
+		Name:      DefaultCatalogName,
+		Type:      os.Getenv(EnvCatalogType),
+		URI:       os.Getenv(EnvCatalogURI),
+		Warehouse: os.Getenv(EnvWarehouse),
+	}
+	if p := os.Getenv(EnvCatalogProps); p != "" {
+		c.Properties = map[string]string{}
+		for _, kv := range strings.Split(p, ",") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				c.Properties[strings.TrimSpace(k)] = strings.TrimSpace(v)
+			}
+		}
+	}
+	return c.withDefaults(home)
+}
+
+func (c Config) withDefaults(home string) Config {
+	if c.Name == "" {
+		c.Name = DefaultCatalogName
+	}
+	if c.Type == "" {
+		c.Type = "sql"
+	}
+	if c.Type == "sql" && c.URI == "" {
+		c.URI = SQLiteURI(filepath.Join(home, "catalog", "catalog.db"))
+	}
+	if c.Warehouse == "" {
+		c.Warehouse = (&url.URL{Scheme: "file", Path: filepath.Join(home, "warehouse")}).String()
+	}
+	return c
+}
+
+// SQLiteURI returns the sqlite DSN for a catalog file, with the busy timeout
+// and WAL journal that let several processes (notebook cells) share it.
+func SQLiteURI(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)"
+}
+
+// properties turns the Config into iceberg-go catalog properties.
+func (c Config) properties() iceberg.Properties {
+	p := iceberg.Properties{"type": c.Type, "uri": c.URI, "warehouse": c.Warehouse}
+	if c.Type == "sql" {
+		if strings.HasPrefix(c.URI, "file:") || strings.HasSuffix(c.URI, ".db") {
+			p["sql.driver"] = "sqliteshim"
+			p["sql.dialect"] = "sqlite"
+		} else if strings.HasPrefix(c.URI, "postgres") {
+			p["sql.driver"] = "pgx"
+			p["sql.dialect"] = "postgres"
+		}
+		p["init_catalog_tables"] = "true"
+	}
+	for k, v := range c.Properties {
+		p[k] = v
+	}
+	return p
+}
+
+// String describes the catalog for status lines.
+func (c Config) String() string {
+	return fmt.Sprintf("%s (%s catalog at %s, warehouse %s)", c.Name, c.Type, c.URI, c.Warehouse)
+}
+
+// localDirs returns the local directories the config needs to exist.
+func (c Config) localDirs() []string {
+	var dirs []string
+	if strings.HasPrefix(c.URI, "file:") {
+		p := strings.TrimPrefix(c.URI, "file:")
+		if i := strings.IndexByte(p, '?'); i >= 0 {
+			p = p[:i]
+		}
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	if u, err := url.Parse(c.Warehouse); err == nil && u.Scheme == "file" {
+		dirs = append(dirs, u.Path)
+	}
+	return dirs
+}
+
+// Open loads the catalog described by c, creating local directories of the
+// embedded default when they are missing.
+func Open(ctx context.Context, c Config) (*Lakehouse, error) {
+	c = c.withDefaults(Home())
+	for _, d := range c.localDirs() {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("lakehouse: create %s: %w", d, err)
+		}
+	}
+	cat, err := catalog.Load(ctx, c.Name, c.properties())
+	if err != nil {
+		return nil, fmt.Errorf("lakehouse: open catalog %s: %w", c, err)
+	}
+	return &Lakehouse{cfg: c, cat: cat}, nil
+}
+
+// Lakehouse is an open catalog.
+type Lakehouse struct {
+	cfg Config
+	cat catalog.Catalog
+}
+
+// Config returns the configuration the catalog was opened with.
+func (l *Lakehouse) Config() Config { return l.cfg }
+
+// Catalog returns the underlying iceberg-go catalog.
+func (l *Lakehouse) Catalog() catalog.Catalog { return l.cat }
+
+// Close releases the catalog's resources (the sqlite handle).
+func (l *Lakehouse) Close() error {
+	if c, ok := l.cat.(catalog.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// EnsureNamespaces creates the namespaces that do not exist yet.
+func (l *Lakehouse) EnsureNamespaces(ctx context.Context, names ...string) error {
+	for _, n := range names {
+		ident := catalog.ToIdentifier(n)
+		ok, err := l.cat.CheckNamespaceExists(ctx, ident)
+		if err != nil {
+			return fmt.Errorf("lakehouse: check namespace %s: %w", n, err)
+		}
+		if ok {
+			continue
+		}
+		if err := l.cat.CreateNamespace(ctx, ident, nil); err != nil {
+			if ok2, _ := l.cat.CheckNamespaceExists(ctx, ident); ok2 {
+				continue // created concurrently
+			}
+			return fmt.Errorf("lakehouse: create namespace %s: %w", n, err)
+		}
+	}
+	return nil
+}

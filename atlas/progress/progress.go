@@ -1,0 +1,130 @@
+// Package progress defines the per-micro-batch progress report of a
+// streaming query. Its types and JSON shape mirror Spark Structured
+// Streaming's StreamingQueryProgress, so tools and people that read Spark's
+// progress JSON can read Atlas's unchanged.
+package progress
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// StreamingQueryProgress describes one completed micro-batch (trigger) of a
+// streaming query. Field names and JSON keys follow Spark's
+// org.apache.spark.sql.streaming.StreamingQueryProgress.
+type StreamingQueryProgress struct {
+	// ID is the query's stable id: it survives restarts from the same checkpoint.
+	ID string `json:"id"`
+	// RunID is unique to this run of the query.
+	RunID string `json:"runId"`
+	// Name is the query name given with WriteStream().QueryName, or "".
+	Name string `json:"name"`
+	// Timestamp is when the trigger started, ISO-8601 UTC with milliseconds.
+	Timestamp string `json:"timestamp"`
+	// BatchID is the micro-batch id (0-based, continues across restarts).
+	BatchID int64 `json:"batchId"`
+	// BatchDuration is the wall time of the whole trigger in milliseconds.
+	BatchDuration int64 `json:"batchDuration"`
+	// NumInputRows is the number of rows read from all sources in this batch.
+	NumInputRows int64 `json:"numInputRows"`
+	// InputRowsPerSecond is the rate at which rows arrived: rows of this
+	// batch divided by the time since the previous trigger started.
+	InputRowsPerSecond float64 `json:"inputRowsPerSecond"`
+	// ProcessedRowsPerSecond is rows of this batch divided by its duration.
+	ProcessedRowsPerSecond float64 `json:"processedRowsPerSecond"`
+	// DurationMs breaks the trigger down by phase: addBatch, getBatch,
+	// latestOffset, queryPlanning, triggerExecution, walCommit, commitOffsets.
+	DurationMs map[string]int64 `json:"durationMs"`
+	// EventTime holds avg, max, min of the event-time column in this batch
+	// and the watermark used by it, ISO-8601 UTC. Empty when the query has
+	// no watermark.
+	EventTime map[string]string `json:"eventTime,omitempty"`
+	// StateOperators reports each stateful operator (aggregation).
+	StateOperators []StateOperatorProgress `json:"stateOperators"`
+	// Sources reports each source's offsets and rates.
+	Sources []SourceProgress `json:"sources"`
+	// Sink reports the sink.
+	Sink SinkProgress `json:"sink"`
+	// ObservedMetrics holds Atlas's extra counters that Spark has no field
+	// for, such as "numMalformedRows" (records whose JSON did not parse).
+	ObservedMetrics map[string]int64 `json:"observedMetrics,omitempty"`
+}
+
+// StateOperatorProgress mirrors Spark's StateOperatorProgress.
+type StateOperatorProgress struct {
+	OperatorName              string `json:"operatorName"`
+	NumRowsTotal              int64  `json:"numRowsTotal"`
+	NumRowsUpdated            int64  `json:"numRowsUpdated"`
+	NumRowsRemoved            int64  `json:"numRowsRemoved"`
+	AllUpdatesTimeMs          int64  `json:"allUpdatesTimeMs"`
+	AllRemovalsTimeMs         int64  `json:"allRemovalsTimeMs"`
+	CommitTimeMs              int64  `json:"commitTimeMs"`
+	MemoryUsedBytes           int64  `json:"memoryUsedBytes"`
+	NumRowsDroppedByWatermark int64  `json:"numRowsDroppedByWatermark"`
+	NumShufflePartitions      int64  `json:"numShufflePartitions"`
+	NumStateStoreInstances    int64  `json:"numStateStoreInstances"`
+}
+
+// SourceProgress mirrors Spark's SourceProgress. Offsets are the source's
+// own JSON (for Kafka: {"topic":{"partition":offset}}).
+type SourceProgress struct {
+	Description            string          `json:"description"`
+	StartOffset            json.RawMessage `json:"startOffset"`
+	EndOffset              json.RawMessage `json:"endOffset"`
+	LatestOffset           json.RawMessage `json:"latestOffset"`
+	NumInputRows           int64           `json:"numInputRows"`
+	InputRowsPerSecond     float64         `json:"inputRowsPerSecond"`
+	ProcessedRowsPerSecond float64         `json:"processedRowsPerSecond"`
+}
+
+// SinkProgress mirrors Spark's SinkProgress.
+type SinkProgress struct {
+	Description   string `json:"description"`
+	NumOutputRows int64  `json:"numOutputRows"`
+}
+
+// JSON returns the progress as compact JSON, Spark's `json` property.
+func (p *StreamingQueryProgress) JSON() string {
+	b, _ := json.Marshal(p)
+	return string(b)
+}
+
+// PrettyJSON returns the progress as indented JSON, Spark's `prettyJson`.
+func (p *StreamingQueryProgress) PrettyJSON() string {
+	b, _ := json.MarshalIndent(p, "", "  ")
+	return string(b)
+}
+
+// Watermark returns the watermark the batch ran with, or the zero time when
+// the query has none.
+func (p *StreamingQueryProgress) Watermark() time.Time {
+	return parseTime(p.EventTime["watermark"])
+}
+
+// MaxEventTime returns the largest event time of the batch, or the zero time.
+func (p *StreamingQueryProgress) MaxEventTime() time.Time {
+	return parseTime(p.EventTime["max"])
+}
+
+// FormatTime formats t the way Spark writes progress timestamps.
+func FormatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse("2006-01-02T15:04:05.000Z", s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// QueryStatus mirrors Spark's StreamingQueryStatus: what the query is doing now.
+type QueryStatus struct {
+	Message         string `json:"message"`
+	IsDataAvailable bool   `json:"isDataAvailable"`
+	IsTriggerActive bool   `json:"isTriggerActive"`
+}

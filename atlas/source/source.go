@@ -1,0 +1,54 @@
+// Package source defines what a streaming source is: something that can say
+// how far its data goes (an offset) and hand over the rows between two
+// offsets as Apache Arrow records. The shape follows Spark's
+// MicroBatchStream: the executor asks for the latest offset, writes the
+// [start, end) range to the offsets log before reading, then reads exactly
+// that range, so a replay after a crash reads the same rows.
+package source
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Offset is a source position serialised as JSON, exactly as it is written
+// to the offsets log (for Kafka: {"topic":{"0":42,"1":17}}). The empty
+// Offset means "before the first row".
+type Offset string
+
+// Source is a replayable stream of rows.
+type Source interface {
+	// Description names the source in progress reports, such as
+	// "KafkaV2[Subscribe[events]]".
+	Description() string
+	// Schema is the fixed schema of every record GetBatch yields.
+	Schema() *arrow.Schema
+	// InitialOffset is where a query with an empty checkpoint starts
+	// (startingOffsets for Kafka).
+	InitialOffset(ctx context.Context) (Offset, error)
+	// LatestOffset returns the end of the next batch starting at start,
+	// honouring the source's read limit (maxOffsetsPerTrigger). It returns
+	// start itself when there is no new data.
+	LatestOffset(ctx context.Context, start Offset) (Offset, error)
+	// AvailableOffset returns the end of all data available now, ignoring read
+	// limits; progress reports it as latestOffset.
+	AvailableOffset(ctx context.Context) (Offset, error)
+	// GetBatch reads the rows in [start, end) and passes them to fn as one or
+	// more records. A record is valid only during the call; fn must Retain it
+	// to keep it. Reading the same range twice yields the same rows.
+	GetBatch(ctx context.Context, start, end Offset, fn func(arrow.RecordBatch) error) error
+	// Commit tells the source that every row before end is processed and
+	// will never be asked for again.
+	Commit(ctx context.Context, end Offset) error
+	// Close releases clients and buffers.
+	Close() error
+}
+
+// AvailableNow is implemented by sources that support Trigger.AvailableNow:
+// after PrepareForAvailableNow, LatestOffset never goes past the data that
+// was available at the time of the call, so the query can stop once it has
+// processed it (possibly over several batches when a read limit applies).
+type AvailableNow interface {
+	PrepareForAvailableNow(ctx context.Context) error
+}
