@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func init() {
+	register(command{
+		Name:    "produce",
+		Summary: "send a seeded, reproducible test stream to Kafka: atlas produce events|cdc [flags]",
+		Run:     runProduce,
+	})
+}
+
+// brokerPingTimeout bounds the check that a broker answers before producing.
+const brokerPingTimeout = 5 * time.Second
+
+// runProduce dispatches to the events or cdc stream.
+func runProduce(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "events":
+			return runProduceEvents(ctx, args[1:])
+		case "cdc":
+			return runProduceCDC(ctx, args[1:])
+		case "-h", "-help", "--help", "help":
+			produceUsage(os.Stdout)
+			return flag.ErrHelp
+		}
+		fmt.Fprintf(os.Stderr, "atlas produce: unknown stream %q\n\n", args[0])
+	}
+	produceUsage(os.Stderr)
+	return exitCode(2)
+}
+
+// produceUsage lists the streams.
+func produceUsage(w io.Writer) {
+	fmt.Fprint(w, `usage: atlas produce events|cdc [flags]
+
+streams:
+  events   user events {"user_id","event","ts"} with out-of-order, late, duplicate
+           and malformed records, for windowed aggregations (topic events)
+  cdc      Online-Retail-like change data capture {"op","invoice","stock_code",
+           "quantity","price","CustomerID","Country","ts"}, for MERGE INTO
+           (topic online_retail_cdc)
+
+The same flags always produce byte-identical records. Run atlas produce
+events -h or atlas produce cdc -h for the flags.
+`)
+}
+
+// produceFlags are the flags both streams share.
+type produceFlags struct {
+	brokers string
+	topic   string
+	count   int64
+	seed    int64
+	rate    float64
+	start   string
+	print   bool
+}
+
+// add adds the shared flags to fs; topic is the stream's default topic.
+func (f *produceFlags) add(fs *flag.FlagSet, topic string) {
+	fs.StringVar(&f.brokers, "brokers", strings.Join(stack.Brokers(), ","),
+		"seed brokers, comma-separated host:port ($"+stack.EnvKafkaBrokers+", else the running atlas broker)")
+	fs.StringVar(&f.topic, "topic", topic, "topic to produce to")
+	fs.Int64Var(&f.count, "count", 100_000, "number of records")
+	fs.Int64Var(&f.seed, "seed", 1, "random seed: the same seed gives the same records")
+	fs.Float64Var(&f.rate, "rate", 0, "records per second; 0 is as fast as possible")
+	fs.StringVar(&f.start, "start", "", "time of the first record, RFC 3339 (default: the stream's fixed start)")
+	fs.BoolVar(&f.print, "print", false, "write the record values to standard output, one a line, instead of producing")
+}
+
+// startTime parses --start; the zero time selects the stream's default.
+func (f *produceFlags) startTime() (time.Time, error) {
+	if f.start == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, f.start)
+	if err != nil {
+		return t, fmt.Errorf("--start %q is not an RFC 3339 time: %w", f.start, err)
+	}
+	return t, nil
+}
+
+// brokerList splits --brokers.
+func (f *produceFlags) brokerList() []string {
+	var bs []string
+	for _, b := range strings.Split(f.brokers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			bs = append(bs, b)
+		}
+	}
+	return bs
+}
+
+func runProduceEvents(ctx context.Context, args []string) error {
+	var f produceFlags
+	var cfg produce.EventsConfig
+	fs := newFlagSet("produce", "events [flags]")
+	f.add(fs, produce.DefaultEventsTopic)
+	fs.DurationVar(&cfg.Span, "span", produce.DefaultEventsSpan, "event time covered by the whole stream")
+	fs.IntVar(&cfg.Users, "users", produce.DefaultUsers, "number of distinct user ids")
+	fs.Float64Var(&cfg.OutOfOrder, "out-of-order", 0.1, "fraction of records up to 3 minutes behind the max event time")
+	fs.Float64Var(&cfg.Late, "late", 0.02, "fraction of records 15 to 40 minutes behind the max event time (beyond a 10-minute watermark)")
+	fs.Float64Var(&cfg.Duplicates, "duplicates", 0.01, "fraction of records that re-send a recent record byte for byte")
+	fs.Float64Var(&cfg.Malformed, "malformed", 0, "fraction of records whose value is not a valid event")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	start, err := f.startTime()
+	if err != nil {
+		return err
+	}
+	cfg.Count, cfg.Seed, cfg.Rate, cfg.Topic, cfg.Start = f.count, f.seed, f.rate, f.topic, start
+
+	g, err := produce.NewEventGenerator(cfg) // validates cfg before any connection
+	if err != nil {
+		return err
+	}
+	if f.print {
+		return printValues(func() ([]byte, bool) { r, ok := g.Next(); return r.Value, ok })
+	}
+	return produceTo(ctx, f, "events", func(ctx context.Context, cl *kgo.Client, p func(done, total int64)) (fmt.Stringer, error) {
+		return produce.ProduceEvents(ctx, cl, cfg, p)
+	})
+}
+
+func runProduceCDC(ctx context.Context, args []string) error {
+	var f produceFlags
+	var cfg produce.CDCConfig
+	fs := newFlagSet("produce", "cdc [flags]")
+	f.add(fs, produce.DefaultCDCTopic)
+	fs.Int64Var(&cfg.Keys, "keys", 0, "distinct (invoice, stock_code) keys; 0 is count*(1-updates-deletes)")
+	fs.Float64Var(&cfg.UpdateFraction, "updates", 0.6, "fraction of changes that update a live key")
+	fs.Float64Var(&cfg.DeleteFraction, "deletes", 0, "fraction of changes that delete a live key")
+	fs.DurationVar(&cfg.Interval, "interval", produce.DefaultCDCInterval, "time between consecutive changes' ts")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	start, err := f.startTime()
+	if err != nil {
+		return err
+	}
+	cfg.Count, cfg.Seed, cfg.Rate, cfg.Topic, cfg.Start = f.count, f.seed, f.rate, f.topic, start
+
+	g, err := produce.NewCDCGenerator(cfg) // validates cfg before any connection
+	if err != nil {
+		return err
+	}
+	if f.print {
+		return printValues(func() ([]byte, bool) { r, ok := g.Next(); return r.Value, ok })
+	}
+	return produceTo(ctx, f, "cdc", func(ctx context.Context, cl *kgo.Client, p func(done, total int64)) (fmt.Stringer, error) {
+		return produce.ProduceCDC(ctx, cl, cfg, p)
+	})
+}
+
+// produceTo checks that a broker answers, runs one produce through a
+// client tuned by produce.ProducerOpts with a progress display on standard
+// error, and prints its summary on standard output.
+func produceTo(ctx context.Context, f produceFlags, label string,
+	run func(ctx context.Context, cl *kgo.Client, progress func(done, total int64)) (fmt.Stringer, error)) error {
+	brokers := f.brokerList()
+	pingCtx, cancel := context.WithTimeout(ctx, brokerPingTimeout)
+	err := stack.Ping(pingCtx, brokers)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("no Kafka broker answers at %s (start one with `atlas up`): %w", strings.Join(brokers, ","), err)
+	}
+	cl, err := stack.NewClient(brokers, produce.ProducerOpts()...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	pp := produce.NewProgressPrinter(os.Stderr, label, stderrIsTerminal())
+	sum, err := run(ctx, cl, pp.Update)
+	pp.Finish()
+	fmt.Fprint(os.Stdout, sum)
+	return err
+}
+
+// printValues writes each value next yields as one line of standard output.
+func printValues(next func() ([]byte, bool)) error {
+	w := bufio.NewWriterSize(os.Stdout, 1<<16)
+	for v, ok := next(); ok; v, ok = next() {
+		w.Write(v)
+		if err := w.WriteByte('\n'); err != nil {
+			return fmt.Errorf("write records to standard output: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write records to standard output: %w", err)
+	}
+	return nil
+}
+
+// stderrIsTerminal reports whether standard error is a terminal, where a
+// redrawn progress bar makes sense.
+func stderrIsTerminal() bool {
+	fi, err := os.Stderr.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/atlas-lakehouse/atlas/atlas/stack"
+)
+
+func init() {
+	register(command{
+		Name:    "status",
+		Summary: "show the broker (pid, address, topics, offsets) and the catalog (namespaces, tables); exit 1 when the broker is down",
+		Run:     runStatus,
+	})
+}
+
+func runStatus(ctx context.Context, args []string) error {
+	var f stackFlags
+	fs := newFlagSet("status", "[--home DIR] [--json]")
+	f.addHome(fs)
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	info, err := stack.Status(ctx, f.home)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(info); err != nil {
+			return fmt.Errorf("encode status: %w", err)
+		}
+	} else {
+		printInfo(os.Stdout, info)
+	}
+	if !info.Reachable {
+		return exitCode(1)
+	}
+	return nil
+}
+
+// printInfo writes a human-readable description of the stack.
+func printInfo(w io.Writer, info stack.Info) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	defer tw.Flush()
+	fmt.Fprintf(tw, "home\t%s\n", info.Home)
+	switch {
+	case info.External:
+		fmt.Fprintf(tw, "kafka\texternal at %s, %s\n", join(info.Brokers), reach(info))
+	case info.Running:
+		fmt.Fprintf(tw, "kafka\t%s, pid %d, %s, since %s\n", info.Addr, info.PID, reach(info),
+			info.StartedAt.Local().Format("2006-01-02 15:04:05"))
+		fmt.Fprintf(tw, "  data\t%s\n", info.DataDir)
+		fmt.Fprintf(tw, "  log\t%s\n", info.LogFile)
+		fmt.Fprintf(tw, "  new topics\t%d partitions\n", info.Partitions)
+	default:
+		fmt.Fprintf(tw, "kafka\t%s\n", info.BrokerError)
+	}
+	if info.Reachable {
+		fmt.Fprintf(tw, "  clients\t%s=%s\n", stack.EnvKafkaBrokers, join(info.Brokers))
+		if len(info.Topics) == 0 {
+			fmt.Fprintf(tw, "  topics\tnone\n")
+		}
+		for _, t := range info.Topics {
+			fmt.Fprintf(tw, "  topic %s\t%d partitions, %d records, end offsets %s\n",
+				t.Name, t.Partitions, t.Records, offsets(t.EndOffsets))
+		}
+	}
+	c := info.Catalog
+	fmt.Fprintf(tw, "catalog\t%s (%s) %s\n", c.Name, c.Type, c.URI)
+	fmt.Fprintf(tw, "  warehouse\t%s\n", c.Warehouse)
+	if c.Error != "" {
+		fmt.Fprintf(tw, "  error\t%s\n", c.Error)
+	}
+	for _, ns := range c.Namespaces {
+		if len(ns.Tables) == 0 {
+			fmt.Fprintf(tw, "  %s\tno tables\n", ns.Name)
+		}
+		for _, t := range ns.Tables {
+			line := fmt.Sprintf("%d snapshots", t.Snapshots)
+			if t.Error != "" {
+				line = "error: " + t.Error
+			}
+			fmt.Fprintf(tw, "  %s.%s.%s\t%s\n", c.Name, ns.Name, t.Name, line)
+		}
+	}
+}
+
+func reach(info stack.Info) string {
+	if info.Reachable {
+		return "reachable"
+	}
+	return "NOT reachable: " + info.BrokerError
+}
+
+func offsets(o []int64) string {
+	s := make([]string, len(o))
+	for i, v := range o {
+		s[i] = fmt.Sprintf("p%d=%d", i, v)
+	}
+	return strings.Join(s, " ")
+}
+
+func join(s []string) string { return strings.Join(s, ",") }

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/atlas-lakehouse/atlas/atlas/stack"
+)
+
+func init() {
+	register(command{
+		Name:    "up",
+		Summary: "start the embedded Kafka broker (detached) and initialise the Iceberg catalog",
+		Run:     runUp,
+	})
+}
+
+func runUp(ctx context.Context, args []string) error {
+	var f stackFlags
+	fs := newFlagSet("up", "[--home DIR] [--kafka-addr HOST:PORT] [--partitions N]")
+	f.addHome(fs)
+	f.addBroker(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	info, err := stack.Up(ctx, f.options())
+	if err != nil {
+		return err
+	}
+	w := os.Stdout
+	for _, n := range info.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+	switch {
+	case info.External:
+		fmt.Fprintf(w, "using external Kafka at %s ($%s); nothing started\n", join(info.Brokers), stack.EnvKafkaBrokers)
+	case info.Started:
+		fmt.Fprintf(w, "started broker at %s (pid %d)\n", info.Addr, info.PID)
+	default:
+		fmt.Fprintf(w, "already running at %s (pid %d)\n", info.Addr, info.PID)
+	}
+	fmt.Fprintln(w)
+	printInfo(w, info)
+	return nil
+}

@@ -1,0 +1,218 @@
+package display
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/render"
+
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
+)
+
+// chartSpec is one chart of a progress frame: its echarts option as JSON
+// and whether its value axis holds times (the page then formats tooltips
+// as UTC date-times).
+type chartSpec struct {
+	option string
+	timeY  bool
+}
+
+// durationPhases are the durationMs phases stacked in the duration chart, in
+// the order a Spark trigger runs them. Whatever triggerExecution has beyond
+// their sum is shown as "other".
+var durationPhases = []string{"latestOffset", "walCommit", "getBatch", "queryPlanning", "addBatch", "commitOffsets"}
+
+// emptyValue is echarts' marker for a missing data point.
+const emptyValue = "-"
+
+// progressCharts builds the four charts of a progress frame: (a) input vs
+// processed rows/s, (b) trigger duration by phase, (c) max event time vs
+// watermark, (d) rows in state and rows dropped by the watermark
+// (cumulative), each over the batches of ps.
+func progressCharts(ps []progress.StreamingQueryProgress) ([]chartSpec, error) {
+	builders := []func([]progress.StreamingQueryProgress, []string) (render.Renderer, bool){
+		ratesChart, durationChart, eventTimeChart, stateChart,
+	}
+	batches := make([]string, len(ps))
+	for i := range ps {
+		batches[i] = strconv.FormatInt(ps[i].BatchID, 10)
+	}
+	specs := make([]chartSpec, 0, len(builders))
+	for _, build := range builders {
+		r, timeY := build(ps, batches)
+		opt, err := finishOption(r.RenderSnippet().Option, timeY)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, chartSpec{option: opt, timeY: timeY})
+	}
+	return specs, nil
+}
+
+// finishOption turns go-echarts' option JSON into the option the page sets:
+// animation off, and echarts told that times are UTC for time axes. The
+// result is plain JSON (no functions) with "</" escaped so it can sit inside
+// a <script> element.
+func finishOption(option string, timeY bool) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(option)))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return "", fmt.Errorf("display: decoding go-echarts option: %w", err)
+	}
+	m["animation"] = false
+	if timeY {
+		m["useUTC"] = true
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return "", fmt.Errorf("display: encoding chart option: %w", err)
+	}
+	out := bytes.TrimSpace(buf.Bytes())
+	return string(bytes.ReplaceAll(out, []byte("</"), []byte(`<\/`))), nil
+}
+
+// commonOpts are the options every progress chart shares: compact grid,
+// small title, axis tooltip, one-line legend at the bottom, no animation,
+// x axis of batch ids.
+func commonOpts(title string) []charts.GlobalOpts {
+	return []charts.GlobalOpts{
+		charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: title, Left: "center",
+			TitleStyle: &opts.TextStyle{FontSize: 13, FontWeight: "normal"}}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "12", Top: "34", Bottom: "30", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
+	}
+}
+
+func ratesChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
+	in := make([]opts.LineData, len(ps))
+	proc := make([]opts.LineData, len(ps))
+	for i := range ps {
+		in[i] = opts.LineData{Value: ps[i].InputRowsPerSecond}
+		proc[i] = opts.LineData{Value: ps[i].ProcessedRowsPerSecond}
+	}
+	c := charts.NewLine()
+	c.SetGlobalOptions(append(commonOpts("rows / second"),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
+	c.SetXAxis(batches).
+		AddSeries("input rows/s", in).
+		AddSeries("processed rows/s", proc)
+	return c, false
+}
+
+// triggerMs is the whole trigger's duration: durationMs.triggerExecution,
+// or batchDuration when the phase map lacks it.
+func triggerMs(p *progress.StreamingQueryProgress) int64 {
+	if v, ok := p.DurationMs["triggerExecution"]; ok {
+		return v
+	}
+	return p.BatchDuration
+}
+
+func durationChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
+	var present []string
+	for _, phase := range durationPhases {
+		for i := range ps {
+			if ps[i].DurationMs[phase] != 0 {
+				present = append(present, phase)
+				break
+			}
+		}
+	}
+	c := charts.NewBar()
+	c.SetGlobalOptions(append(commonOpts("trigger duration (ms)"),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
+	c.SetXAxis(batches)
+	stack := charts.WithBarChartOpts(opts.BarChart{Stack: "ms"})
+	if len(present) == 0 {
+		total := make([]opts.BarData, len(ps))
+		for i := range ps {
+			total[i] = opts.BarData{Value: triggerMs(&ps[i])}
+		}
+		c.AddSeries("triggerExecution", total, stack)
+		return c, false
+	}
+	other := make([]opts.BarData, len(ps))
+	for i := range ps {
+		rest := triggerMs(&ps[i])
+		for _, phase := range present {
+			rest -= ps[i].DurationMs[phase]
+		}
+		other[i] = opts.BarData{Value: max(rest, 0)}
+	}
+	for _, phase := range present {
+		data := make([]opts.BarData, len(ps))
+		for i := range ps {
+			data[i] = opts.BarData{Value: ps[i].DurationMs[phase]}
+		}
+		c.AddSeries(phase, data, stack)
+	}
+	c.AddSeries("other", other, stack)
+	return c, false
+}
+
+// eventMillis is t as Unix milliseconds for a time axis, or echarts' empty
+// marker when t is unset. Spark reports the watermark as the Unix epoch
+// until it first moves; that is shown as missing too.
+func eventMillis(t time.Time) any {
+	if t.IsZero() || t.UnixMilli() == 0 {
+		return emptyValue
+	}
+	return t.UnixMilli()
+}
+
+func eventTimeChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
+	maxT := make([]opts.LineData, len(ps))
+	wm := make([]opts.LineData, len(ps))
+	for i := range ps {
+		maxT[i] = opts.LineData{Value: eventMillis(ps[i].MaxEventTime())}
+		wm[i] = opts.LineData{Value: eventMillis(ps[i].Watermark())}
+	}
+	c := charts.NewLine()
+	c.SetGlobalOptions(append(commonOpts("event time (UTC)"),
+		charts.WithYAxisOpts(opts.YAxis{Type: "time", Scale: opts.Bool(true), SplitNumber: 4}))...)
+	c.SetXAxis(batches).
+		AddSeries("max event time", maxT).
+		AddSeries("watermark", wm, charts.WithLineChartOpts(opts.LineChart{Step: "end"}))
+	return c, true
+}
+
+// stateTotals returns, for one batch, the rows held by all stateful
+// operators and the rows they dropped as later than the watermark.
+func stateTotals(p *progress.StreamingQueryProgress) (rows, dropped int64) {
+	for _, op := range p.StateOperators {
+		rows += op.NumRowsTotal
+		dropped += op.NumRowsDroppedByWatermark
+	}
+	return rows, dropped
+}
+
+func stateChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
+	rows := make([]opts.LineData, len(ps))
+	dropped := make([]opts.LineData, len(ps))
+	var cum int64
+	for i := range ps {
+		r, d := stateTotals(&ps[i])
+		cum += d
+		rows[i] = opts.LineData{Value: r}
+		dropped[i] = opts.LineData{Value: cum}
+	}
+	c := charts.NewLine()
+	c.SetGlobalOptions(append(commonOpts("state rows / late rows dropped"),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
+	c.ExtendYAxis(opts.YAxis{Type: "value", Position: "right"})
+	c.SetXAxis(batches).
+		AddSeries("rows in state", rows).
+		AddSeries("dropped by watermark (cum.)", dropped, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
+	return c, false
+}

@@ -1,0 +1,102 @@
+package display
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
+)
+
+// ProgressLine summarises one micro-batch on one line for a terminal, e.g.
+//
+//	[events] batch 12 | 48,000 rows | in 52,310/s | proc 410,220/s | 118 ms | wm 2026-11-30 10:40:00 | state 36 rows | late 12
+//
+// The name is the query name (else the first 8 characters of its id); rows
+// are the batch's input rows; rates are rounded (one decimal below 100/s);
+// the duration is durationMs.triggerExecution (else batchDuration). The
+// watermark part appears only when the query has a watermark that has
+// moved, the state and late parts (rows held in state, rows dropped by the
+// watermark in this batch) only when it has stateful operators, and
+// "malformed N" only when observedMetrics.numMalformedRows is positive.
+func ProgressLine(p progress.StreamingQueryProgress) string {
+	parts := []string{
+		"[" + queryLabel(&p) + "] batch " + strconv.FormatInt(p.BatchID, 10),
+		groupThousands(p.NumInputRows) + " rows",
+		"in " + formatRate(p.InputRowsPerSecond) + "/s",
+		"proc " + formatRate(p.ProcessedRowsPerSecond) + "/s",
+		groupThousands(triggerMs(&p)) + " ms",
+	}
+	if wm, ok := watermarkOf(&p); ok {
+		parts = append(parts, "wm "+formatUTC(wm))
+	}
+	if len(p.StateOperators) > 0 {
+		rows, dropped := stateTotals(&p)
+		parts = append(parts, "state "+groupThousands(rows)+" rows", "late "+groupThousands(dropped))
+	}
+	if n := p.ObservedMetrics["numMalformedRows"]; n > 0 {
+		parts = append(parts, "malformed "+groupThousands(n))
+	}
+	return strings.Join(parts, " | ")
+}
+
+// queryLabel names the query: its name, else its id's first 8 characters,
+// else "query".
+func queryLabel(p *progress.StreamingQueryProgress) string {
+	switch {
+	case p.Name != "":
+		return p.Name
+	case len(p.ID) > 8:
+		return p.ID[:8]
+	case p.ID != "":
+		return p.ID
+	}
+	return "query"
+}
+
+// watermarkOf returns the batch's watermark unless it is unset or still the
+// Unix epoch Spark reports before the watermark first moves.
+func watermarkOf(p *progress.StreamingQueryProgress) (time.Time, bool) {
+	wm := p.Watermark()
+	if wm.IsZero() || wm.UnixMilli() == 0 {
+		return time.Time{}, false
+	}
+	return wm, true
+}
+
+// formatUTC formats t as Spark shows timestamps: "2006-01-02 15:04:05" in
+// UTC (with fractional seconds only when present).
+func formatUTC(t time.Time) string { return timestampText(t) }
+
+// formatRate formats a rows-per-second rate: whole and thousands-grouped
+// from 100/s up, one decimal below.
+func formatRate(r float64) string {
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return "0"
+	}
+	if math.Abs(r) >= 100 || r == math.Trunc(r) {
+		return groupThousands(int64(math.Round(r)))
+	}
+	return strconv.FormatFloat(r, 'f', 1, 64)
+}
+
+// groupThousands writes n with a comma between groups of three digits.
+func groupThousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var sb strings.Builder
+	if neg {
+		sb.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteRune(c)
+	}
+	return sb.String()
+}

@@ -1,0 +1,24 @@
+// Package atlas is a Structured-Streaming-style engine for Go, for
+// notebooks and real pipelines: read Kafka topics, parse JSON, set a
+// watermark, count per event-time window, and write Apache Iceberg tables
+// exactly once, with Spark's names and semantics.
+//
+//	spark := atlas.Builder().AppName("events").GetOrCreate()
+//	raw := spark.ReadStream().Format("kafka").
+//		Option("kafka.bootstrap.servers", "127.0.0.1:9092").
+//		Option("subscribe", "events").Load()
+//	events := raw.Select(atlas.FromJSON(atlas.Col("value").Cast("string"), "user_id string, event string, ts timestamp").Alias("data")).
+//		Select("data.*")
+//	counts := events.WithWatermark("ts", "10 minutes").
+//		GroupBy(atlas.Window(atlas.Col("ts"), "5 minutes"), atlas.Col("event")).Count()
+//	q, err := counts.WriteStream().OutputMode("append").Format("iceberg").
+//		Option("checkpointLocation", dir).ToTable("lakehouse.gold.event_windows")
+//
+// DataFrame methods build a logical plan and never fail on their own: an
+// error (an unknown column, a bad duration) is kept in the DataFrame and
+// returned by the first method that runs something (Start, Show, Collect),
+// and by Err. Where Spark has a trap, Atlas keeps the surface and removes
+// the trap: late rows are counted and reported rather than silently
+// dropped, MERGE can reduce a micro-batch to the latest change per key, and
+// foreachBatch and the Iceberg sink are exactly-once across restarts.
+package atlas

@@ -1,0 +1,208 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/state"
+)
+
+// Collect runs a batch plan to completion and returns its rows. The caller
+// owns (must Release) the records.
+func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.RecordBatch, error) {
+	if root.IsStreaming() {
+		return nil, nil, fmt.Errorf("queries with streaming sources must be executed with WriteStream().Start(); use Show or Collect inside ForeachBatch, or read a table with Session.Table")
+	}
+	shape, err := plan.Analyze(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	leaf, ok := shape.Leaf.(*plan.LocalScan)
+	if !ok {
+		return nil, nil, fmt.Errorf("cannot run %s as a batch", shape.Leaf.Describe())
+	}
+	c := expr.NewCtx(ctx)
+	var stats EventTimeStats
+	pre, err := compileOps(shape.Pre, &stats)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []arrow.RecordBatch
+	release := func() {
+		for _, r := range out {
+			r.Release()
+		}
+	}
+	var agg *state.Aggregator
+	if shape.Agg != nil {
+		if agg, err = state.NewAggregator(state.Config{Keys: shape.Agg.BoundKeys, KeyNames: shape.Agg.KeyNames, Aggs: shape.Agg.BoundAggs, EvictKey: -1}); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, rec := range leaf.Records {
+		r, err := runOps(c, pre, rec)
+		if err != nil {
+			release()
+			return nil, nil, err
+		}
+		if agg != nil {
+			_, err = agg.Update(c, r, 0, 0, false)
+			r.Release()
+			if err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	schema := lastSchema(shape)
+	if agg != nil {
+		rec, err := agg.Emit(c.Mem, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		post, err := compileOps(shape.Post, &stats)
+		if err != nil {
+			rec.Release()
+			return nil, nil, err
+		}
+		r, err := runOps(c, post, rec)
+		rec.Release()
+		if err != nil {
+			return nil, nil, err
+		}
+		out = []arrow.RecordBatch{r}
+	}
+	return finish(c, shape, schema, out)
+}
+
+// lastSchema is the schema before Sort/Limit.
+func lastSchema(s *plan.Shape) *arrow.Schema {
+	switch {
+	case len(s.Post) > 0:
+		return s.Post[len(s.Post)-1].Schema()
+	case s.Agg != nil:
+		return s.Agg.Schema()
+	case len(s.Pre) > 0:
+		return s.Pre[len(s.Pre)-1].Schema()
+	}
+	return s.Leaf.Schema()
+}
+
+// finish applies Sort and Limit.
+func finish(c *expr.Ctx, shape *plan.Shape, schema *arrow.Schema, recs []arrow.RecordBatch) (*arrow.Schema, []arrow.RecordBatch, error) {
+	if shape.Sort != nil {
+		sorted, err := sortRecords(c, schema, recs, shape.Sort.Keys)
+		for _, r := range recs {
+			r.Release()
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		recs = []arrow.RecordBatch{sorted}
+	}
+	if shape.Limit != nil {
+		recs = limitRecords(recs, shape.Limit.N)
+	}
+	return schema, recs, nil
+}
+
+// Concat merges records into one.
+func Concat(c *expr.Ctx, schema *arrow.Schema, recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if len(recs) == 1 {
+		recs[0].Retain()
+		return recs[0], nil
+	}
+	cols := make([]arrow.Array, schema.NumFields())
+	var n int64
+	for _, r := range recs {
+		n += r.NumRows()
+	}
+	for i := range cols {
+		parts := make([]arrow.Array, 0, len(recs))
+		for _, r := range recs {
+			parts = append(parts, r.Column(i))
+		}
+		if len(parts) == 0 {
+			cols[i] = array.MakeArrayOfNull(c.Mem, schema.Field(i).Type, 0)
+			continue
+		}
+		a, err := array.Concatenate(parts, c.Mem)
+		if err != nil {
+			return nil, fmt.Errorf("concatenate column %s: %w", schema.Field(i).Name, err)
+		}
+		cols[i] = a
+	}
+	out := array.NewRecordBatch(schema, cols, n)
+	for _, a := range cols {
+		a.Release()
+	}
+	return out, nil
+}
+
+func sortRecords(c *expr.Ctx, schema *arrow.Schema, recs []arrow.RecordBatch, keys []plan.SortKey) (arrow.RecordBatch, error) {
+	all, err := Concat(c, schema, recs)
+	if err != nil {
+		return nil, err
+	}
+	defer all.Release()
+	cols := make([]arrow.Array, len(keys))
+	fields := make([]arrow.Field, len(keys))
+	sk := make([]compute.SortKey, len(keys))
+	for i, k := range keys {
+		a, err := k.Bound.Eval(c, all)
+		if err != nil {
+			return nil, err
+		}
+		defer a.Release()
+		cols[i] = a
+		fields[i] = arrow.Field{Name: fmt.Sprintf("k%d", i), Type: a.DataType(), Nullable: true}
+		sk[i] = compute.DefaultSortKey()
+		sk[i].ColumnIndex = i
+		if k.Descending {
+			sk[i].Order = compute.SortOrderDescending
+		}
+		// Spark: NULLS FIRST for ascending, NULLS LAST for descending.
+		sk[i].NullPlacement = compute.SortNullsAtStart
+		if k.Descending && !k.NullsFirst {
+			sk[i].NullPlacement = compute.SortNullsAtEnd
+		}
+	}
+	keyRec := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, all.NumRows())
+	defer keyRec.Release()
+	idx, err := compute.SortIndicesRecordBatch(c.Context, keyRec, sk)
+	if err != nil {
+		return nil, fmt.Errorf("sort: %w", err)
+	}
+	defer idx.Release()
+	res, err := compute.Take(c.Context, *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(all), compute.NewDatumWithoutOwning(idx))
+	if err != nil {
+		return nil, fmt.Errorf("sort: %w", err)
+	}
+	return res.(*compute.RecordDatum).Value, nil
+}
+
+func limitRecords(recs []arrow.RecordBatch, n int64) []arrow.RecordBatch {
+	var out []arrow.RecordBatch
+	for _, r := range recs {
+		if n <= 0 {
+			r.Release()
+			continue
+		}
+		if r.NumRows() <= n {
+			n -= r.NumRows()
+			out = append(out, r)
+			continue
+		}
+		out = append(out, r.NewSlice(0, n))
+		r.Release()
+		n = 0
+	}
+	return out
+}

@@ -1,0 +1,152 @@
+// Package exec runs logical plans: stateless operators over Arrow record
+// batches, the stateful aggregation, batch collection for DataFrames, and
+// the micro-batch loop of a streaming query with its offsets log, commit
+// log, state versions, watermark and progress reports.
+package exec
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+)
+
+// op is a stateless operator: it maps one record to another. The caller
+// keeps ownership of the input and receives ownership of the output.
+type op interface {
+	apply(c *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBatch, error)
+}
+
+type projectOp struct {
+	bound  []expr.Bound
+	schema *arrow.Schema
+}
+
+func (p *projectOp) apply(c *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, len(p.bound))
+	for i, b := range p.bound {
+		a, err := b.Eval(c, rec)
+		if err != nil {
+			for _, x := range cols[:i] {
+				x.Release()
+			}
+			return nil, err
+		}
+		if a.DataType().ID() == arrow.NULL && p.schema.Field(i).Type.ID() != arrow.NULL {
+			n := a.Len()
+			a.Release()
+			a = array.MakeArrayOfNull(c.Mem, p.schema.Field(i).Type, n)
+		}
+		cols[i] = a
+	}
+	out := array.NewRecordBatch(p.schema, cols, rec.NumRows())
+	for _, a := range cols {
+		a.Release()
+	}
+	return out, nil
+}
+
+type filterOp struct{ cond expr.Bound }
+
+func (f *filterOp) apply(c *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	mask, err := f.cond.Eval(c, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer mask.Release()
+	if mask.DataType().ID() == arrow.NULL {
+		return rec.NewSlice(0, 0), nil
+	}
+	return compute.FilterRecordBatch(c.Context, rec, mask, compute.DefaultFilterOptions())
+}
+
+// EventTimeStats are the event-time statistics of one batch, in
+// microseconds, over the rows that reached the watermark operator.
+type EventTimeStats struct {
+	Min, Max, Sum, Count int64
+}
+
+// Merge folds o into s.
+func (s *EventTimeStats) Merge(o EventTimeStats) {
+	if o.Count == 0 {
+		return
+	}
+	if s.Count == 0 || o.Min < s.Min {
+		s.Min = o.Min
+	}
+	if s.Count == 0 || o.Max > s.Max {
+		s.Max = o.Max
+	}
+	s.Sum += o.Sum
+	s.Count += o.Count
+}
+
+// watermarkOp passes rows through and records their event-time statistics,
+// like Spark's EventTimeWatermarkExec.
+type watermarkOp struct {
+	index int
+	stats *EventTimeStats
+}
+
+func (w *watermarkOp) apply(_ *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	ts, ok := rec.Column(w.index).(*array.Timestamp)
+	if !ok {
+		return nil, fmt.Errorf("watermark column is %s, not a timestamp", rec.Column(w.index).DataType())
+	}
+	st := EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
+	vals := ts.TimestampValues()
+	for i, v := range vals {
+		if ts.IsNull(i) {
+			continue
+		}
+		x := int64(v)
+		if x < st.Min {
+			st.Min = x
+		}
+		if x > st.Max {
+			st.Max = x
+		}
+		st.Sum += x / 1000
+		st.Count++
+	}
+	w.stats.Merge(st)
+	rec.Retain()
+	return rec, nil
+}
+
+// compileOps turns Project/Filter/Watermark nodes into operators.
+func compileOps(nodes []plan.Node, stats *EventTimeStats) ([]op, error) {
+	var ops []op
+	for _, n := range nodes {
+		switch x := n.(type) {
+		case *plan.Project:
+			ops = append(ops, &projectOp{bound: x.Bound, schema: x.Out})
+		case *plan.Filter:
+			ops = append(ops, &filterOp{cond: x.Bound})
+		case *plan.Watermark:
+			ops = append(ops, &watermarkOp{index: x.Index, stats: stats})
+		default:
+			return nil, fmt.Errorf("cannot execute %s here", n.Describe())
+		}
+	}
+	return ops, nil
+}
+
+// runOps applies ops in order; the caller keeps the input record.
+func runOps(c *expr.Ctx, ops []op, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	rec.Retain()
+	for _, o := range ops {
+		out, err := o.apply(c, rec)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		rec = out
+	}
+	return rec, nil
+}

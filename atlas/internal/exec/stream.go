@@ -1,0 +1,394 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/google/uuid"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/state"
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
+	"github.com/atlas-lakehouse/atlas/atlas/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/source"
+)
+
+// Config describes a streaming query to run.
+type Config struct {
+	// Name is the query name ("" for none).
+	Name string
+	// Plan is the validated plan.
+	Shape *plan.Shape
+	// Sink receives each batch's output.
+	Sink sink.Sink
+	// Mode is the output mode.
+	Mode sink.OutputMode
+	// Trigger says when batches run.
+	Trigger Trigger
+	// Checkpoint holds the logs and state.
+	Checkpoint *checkpoint.Checkpoint
+	// OnProgress, when set, is called after every batch (on the query's goroutine).
+	OnProgress func(p *progress.StreamingQueryProgress)
+	// RetainBatches is how many batches of logs and state to keep (Spark's
+	// minBatchesToRetain). Default 100.
+	RetainBatches int64
+}
+
+// Query is a running streaming query: Spark's StreamExecution.
+type Query struct {
+	cfg    Config
+	id     string
+	runID  string
+	src    source.Source
+	ops    []op
+	post   []op
+	stats  EventTimeStats
+	agg    *state.Aggregator
+	delay  time.Duration
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu        sync.Mutex
+	err       error
+	status    progress.QueryStatus
+	recent    []progress.StreamingQueryProgress
+	idleSince time.Time // start of the last trigger that found no data
+	totals    Totals
+}
+
+// Totals are counters over the whole run.
+type Totals struct {
+	Batches          int64
+	InputRows        int64
+	OutputRows       int64
+	DroppedLate      int64
+	Malformed        int64
+	SkippedByReplays int64
+}
+
+const stateOp = "0/aggregate"
+
+// Start prepares the query from its checkpoint and starts the micro-batch
+// loop on its own goroutine. Errors about the checkpoint or the source
+// (unreachable broker, corrupt log) are returned here.
+func Start(ctx context.Context, cfg Config) (*Query, error) {
+	scan, ok := cfg.Shape.Leaf.(*plan.StreamScan)
+	if !ok {
+		return nil, fmt.Errorf("a streaming query needs a streaming source")
+	}
+	if cfg.RetainBatches <= 0 {
+		cfg.RetainBatches = 100
+	}
+	q := &Query{cfg: cfg, src: scan.Source, runID: uuid.NewString(), done: make(chan struct{})}
+	var err error
+	if q.ops, err = compileOps(cfg.Shape.Pre, &q.stats); err != nil {
+		return nil, err
+	}
+	if q.post, err = compileOps(cfg.Shape.Post, &q.stats); err != nil {
+		return nil, err
+	}
+	if cfg.Shape.Watermark != nil {
+		q.delay = cfg.Shape.Watermark.Delay
+	}
+	if a := cfg.Shape.Agg; a != nil {
+		evict := a.EvictKey
+		if cfg.Mode == sink.Complete {
+			evict = -1 // complete mode keeps every group, as Spark does
+		}
+		if q.agg, err = state.NewAggregator(state.Config{Keys: a.BoundKeys, KeyNames: a.KeyNames, Aggs: a.BoundAggs, EvictKey: evict}); err != nil {
+			return nil, err
+		}
+	}
+	meta, ok, err := cfg.Checkpoint.Metadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		meta.ID = uuid.NewString()
+		if err := cfg.Checkpoint.WriteMetadata(ctx, meta); err != nil {
+			return nil, err
+		}
+	}
+	q.id = meta.ID
+	resume, err := q.recover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Trigger.Kind == TriggerAvailableNow || cfg.Trigger.Kind == TriggerOnce {
+		if an, ok := q.src.(source.AvailableNow); ok {
+			if err := an.PrepareForAvailableNow(ctx); err != nil {
+				return nil, fmt.Errorf("prepare available-now trigger: %w", err)
+			}
+		}
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	q.cancel = cancel
+	q.status = progress.QueryStatus{Message: "Initializing sources"}
+	go q.run(runCtx, resume)
+	return q, nil
+}
+
+// resumePoint is where the loop starts.
+type resumePoint struct {
+	batchID   int64
+	start     source.Offset
+	watermark int64 // ms
+	replay    *checkpoint.OffsetSeq
+}
+
+// recover reads the logs: an uncommitted offsets entry is replayed with its
+// recorded range and watermark; state comes from the previous version.
+func (q *Query) recover(ctx context.Context) (resumePoint, error) {
+	ck := q.cfg.Checkpoint
+	var rp resumePoint
+	last, err := ck.LatestOffsets(ctx)
+	if err != nil {
+		return rp, err
+	}
+	commitID, commit, committed, err := ck.LatestCommit(ctx)
+	if err != nil {
+		return rp, err
+	}
+	if last == nil {
+		init, ok, err := ck.InitialOffset(ctx, 0)
+		if err != nil {
+			return rp, err
+		}
+		if !ok {
+			if init, err = q.src.InitialOffset(ctx); err != nil {
+				return rp, fmt.Errorf("resolve starting offsets of %s: %w", q.src.Description(), err)
+			}
+			if err := ck.WriteInitialOffset(ctx, 0, init); err != nil {
+				return rp, err
+			}
+		}
+		rp.start = init
+		return rp, nil
+	}
+	if committed && commitID > last.BatchID {
+		return rp, fmt.Errorf("checkpoint %s is inconsistent: batch %d is committed but the offsets log ends at %d", ck.Location(), commitID, last.BatchID)
+	}
+	if !committed || commitID < last.BatchID {
+		// Replay the last planned batch exactly.
+		rp.batchID = last.BatchID
+		rp.replay = last
+		rp.watermark = last.Metadata.BatchWatermarkMs
+		if last.BatchID == 0 {
+			init, _, err := ck.InitialOffset(ctx, 0)
+			if err != nil {
+				return rp, err
+			}
+			rp.start = init
+		} else {
+			prev, err := ck.Offsets(ctx, last.BatchID-1)
+			if err != nil {
+				return rp, err
+			}
+			rp.start = prev.Offsets[0]
+		}
+	} else {
+		rp.batchID = last.BatchID + 1
+		rp.start = last.Offsets[0]
+		rp.watermark = commit.NextBatchWatermarkMs
+	}
+	if q.agg != nil && rp.batchID > 0 {
+		data, ok, err := ck.ReadState(ctx, stateOp, rp.batchID-1)
+		if err != nil {
+			return rp, err
+		}
+		if !ok {
+			return rp, fmt.Errorf("checkpoint %s: state version %d is missing; the checkpoint was written by a query without this aggregation: use a new checkpointLocation", ck.Location(), rp.batchID-1)
+		}
+		if err := q.agg.Load(data); err != nil {
+			return rp, fmt.Errorf("checkpoint %s: %w", ck.Location(), err)
+		}
+	}
+	return rp, nil
+}
+
+// ID is the query id, stable across restarts from the same checkpoint.
+func (q *Query) ID() string { return q.id }
+
+// RunID is unique to this run.
+func (q *Query) RunID() string { return q.runID }
+
+// Done is closed when the query terminates.
+func (q *Query) Done() <-chan struct{} { return q.done }
+
+// Err is the error that stopped the query, nil if it stopped cleanly or runs.
+func (q *Query) Err() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.err
+}
+
+// Stop asks the query to stop and waits for it, up to ctx. A batch in
+// flight is abandoned; its offsets entry stays uncommitted and is replayed
+// on restart, so nothing is lost or doubled.
+func (q *Query) Stop(ctx context.Context) error {
+	q.cancel()
+	select {
+	case <-q.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("query %s did not stop in time: %w", q.id, ctx.Err())
+	}
+}
+
+// Status returns what the query is doing now.
+func (q *Query) Status() progress.QueryStatus {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.status
+}
+
+// Totals returns counters over this run.
+func (q *Query) Totals() Totals {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.totals
+}
+
+// RecentProgress returns the last progress reports, oldest first.
+func (q *Query) RecentProgress() []progress.StreamingQueryProgress {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]progress.StreamingQueryProgress(nil), q.recent...)
+}
+
+// IdleSince reports the start of the latest trigger that found no new data
+// and no pending work, zero when the query is busy.
+func (q *Query) IdleSince() time.Time {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.idleSince
+}
+
+func (q *Query) setStatus(msg string, data, active bool) {
+	q.mu.Lock()
+	q.status = progress.QueryStatus{Message: msg, IsDataAvailable: data, IsTriggerActive: active}
+	q.mu.Unlock()
+}
+
+func (q *Query) finish(err error) {
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	q.mu.Lock()
+	q.err = err
+	if err != nil {
+		q.status = progress.QueryStatus{Message: "Terminated with exception: " + err.Error()}
+	} else {
+		q.status = progress.QueryStatus{Message: "Stopped"}
+	}
+	q.mu.Unlock()
+	q.src.Close()
+	close(q.done)
+}
+
+func (q *Query) run(ctx context.Context, rp resumePoint) {
+	defer q.cancel()
+	batchID, start, wm := rp.batchID, rp.start, rp.watermark
+	replay := rp.replay
+	var lastTrigger time.Time
+	for {
+		if ctx.Err() != nil {
+			q.finish(nil)
+			return
+		}
+		trigStart := time.Now()
+		if q.cfg.Trigger.Kind == TriggerProcessingTime && !lastTrigger.IsZero() {
+			next := lastTrigger.Add(q.cfg.Trigger.Interval)
+			if d := time.Until(next); d > 0 {
+				select {
+				case <-ctx.Done():
+					q.finish(nil)
+					return
+				case <-time.After(d):
+				}
+				trigStart = time.Now()
+			}
+		}
+		b := &batchRun{q: q, id: batchID, start: start, watermark: wm, trigStart: trigStart, prevTrigger: lastTrigger, durations: map[string]int64{}}
+		ran, err := b.plan(ctx, replay)
+		replay = nil
+		if err != nil {
+			q.finish(err)
+			return
+		}
+		if !ran {
+			q.mu.Lock()
+			if q.idleSince.IsZero() {
+				q.idleSince = trigStart
+			}
+			q.mu.Unlock()
+			if q.cfg.Trigger.Kind == TriggerAvailableNow || q.cfg.Trigger.Kind == TriggerOnce {
+				q.finish(nil)
+				return
+			}
+			q.setStatus("Waiting for data to arrive", false, false)
+			wait := idleDelay
+			if q.cfg.Trigger.Kind == TriggerProcessingTime {
+				wait = time.Until(trigStart.Add(q.cfg.Trigger.Interval))
+				lastTrigger = trigStart
+			}
+			select {
+			case <-ctx.Done():
+				q.finish(nil)
+				return
+			case <-time.After(wait):
+			}
+			continue
+		}
+		q.mu.Lock()
+		q.idleSince = time.Time{}
+		q.mu.Unlock()
+		p, err := b.execute(ctx)
+		if err != nil {
+			q.finish(err)
+			return
+		}
+		lastTrigger = trigStart
+		batchID, start, wm = b.id+1, b.end, b.nextWatermark
+		q.report(p)
+		if batchID%10 == 0 && batchID > q.cfg.RetainBatches {
+			_ = q.cfg.Checkpoint.Purge(ctx, batchID-q.cfg.RetainBatches)
+		}
+		if q.cfg.Trigger.Kind == TriggerOnce {
+			q.finish(nil)
+			return
+		}
+	}
+}
+
+func (q *Query) report(p *progress.StreamingQueryProgress) {
+	q.mu.Lock()
+	q.recent = append(q.recent, *p)
+	if len(q.recent) > 100 {
+		q.recent = q.recent[len(q.recent)-100:]
+	}
+	q.totals.Batches++
+	q.totals.InputRows += p.NumInputRows
+	q.totals.OutputRows += p.Sink.NumOutputRows
+	for _, s := range p.StateOperators {
+		q.totals.DroppedLate += s.NumRowsDroppedByWatermark
+	}
+	q.totals.Malformed += p.ObservedMetrics[expr.MetricMalformed]
+	q.mu.Unlock()
+	if q.cfg.OnProgress != nil {
+		q.cfg.OnProgress(p)
+	}
+}
+
+// releaseAll releases records.
+func releaseAll(recs []arrow.RecordBatch) {
+	for _, r := range recs {
+		r.Release()
+	}
+}

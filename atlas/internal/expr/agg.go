@@ -1,0 +1,95 @@
+package expr
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+)
+
+// AggFunc is an aggregate function call in a GroupBy: count, sum, min, max
+// or avg over an argument (nil Arg means count(*), which counts rows).
+type AggFunc struct {
+	Fn  string
+	Arg Expr
+	// As is the output column name; empty means Spark's default
+	// ("count" for GroupBy().Count(), else "fn(arg)").
+	As string
+}
+
+// Name returns the output column name.
+func (a *AggFunc) Name() string {
+	if a.As != "" {
+		return a.As
+	}
+	return a.String()
+}
+
+func (a *AggFunc) String() string {
+	if a.Arg == nil {
+		return a.Fn + "(1)"
+	}
+	return a.Fn + "(" + a.Arg.String() + ")"
+}
+
+// Bind resolves the argument and checks it suits the function.
+func (a *AggFunc) Bind(s *arrow.Schema) (*BoundAgg, error) {
+	fn := strings.ToLower(a.Fn)
+	out := &BoundAgg{Fn: fn, Name: a.Name()}
+	if a.Arg == nil {
+		if fn != "count" {
+			return nil, fmt.Errorf("%s needs an argument", fn)
+		}
+		out.Type = arrow.PrimitiveTypes.Int64
+		return out, nil
+	}
+	arg, err := a.Arg.Bind(s)
+	if err != nil {
+		return nil, err
+	}
+	out.Arg = arg
+	t := arg.Type()
+	switch fn {
+	case "count":
+		out.Type = arrow.PrimitiveTypes.Int64
+	case "sum":
+		switch {
+		case isFloat(t):
+			out.Type = arrow.PrimitiveTypes.Float64
+		case isNumeric(t):
+			out.Type = arrow.PrimitiveTypes.Int64
+		default:
+			return nil, fmt.Errorf("sum(%s) needs a numeric column, got %s", a.Arg, types.Name(t))
+		}
+	case "avg", "mean":
+		if !isNumeric(t) {
+			return nil, fmt.Errorf("avg(%s) needs a numeric column, got %s", a.Arg, types.Name(t))
+		}
+		out.Fn = "avg"
+		out.Type = arrow.PrimitiveTypes.Float64
+	case "min", "max":
+		switch {
+		case isFloat(t):
+			out.Type = arrow.PrimitiveTypes.Float64
+		case isNumeric(t):
+			out.Type = arrow.PrimitiveTypes.Int64
+		case t.ID() == arrow.TIMESTAMP || t.ID() == arrow.STRING:
+			out.Type = t
+		default:
+			return nil, fmt.Errorf("%s(%s) is not supported for %s", fn, a.Arg, types.Name(t))
+		}
+	default:
+		return nil, fmt.Errorf("unknown aggregate function %q: use count, sum, min, max or avg", a.Fn)
+	}
+	return out, nil
+}
+
+// BoundAgg is a resolved aggregate function.
+type BoundAgg struct {
+	Fn   string
+	Arg  Bound // nil for count(*)
+	Type arrow.DataType
+	Name string
+}

@@ -1,0 +1,351 @@
+package expr
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+)
+
+// Binary is a binary operator: comparison (= != < <= > >=), boolean (AND,
+// OR) or arithmetic (+ - * / %). Numeric operands of different types are
+// widened first (to bigint, or double when either side is fractional), a
+// string literal compared with a timestamp is read as a timestamp, and "/"
+// always yields double, as in Spark.
+type Binary struct {
+	Op   string
+	L, R Expr
+}
+
+// Bin builds a binary expression; op is one of = == != <> < <= > >= AND OR + - * / %.
+func Bin(op string, l, r Expr) *Binary {
+	op = strings.ToUpper(op)
+	switch op {
+	case "==":
+		op = "="
+	case "<>":
+		op = "!="
+	case "&&":
+		op = "AND"
+	case "||":
+		op = "OR"
+	}
+	return &Binary{Op: op, L: l, R: r}
+}
+
+func (b *Binary) String() string {
+	return "(" + b.L.String() + " " + b.Op + " " + b.R.String() + ")"
+}
+
+var binaryFuncs = map[string]string{
+	"=": "equal", "!=": "not_equal", "<": "less", "<=": "less_equal",
+	">": "greater", ">=": "greater_equal", "AND": "and_kleene", "OR": "or_kleene",
+	"+": "add", "-": "subtract", "*": "multiply", "/": "divide",
+}
+
+// Bind resolves both sides and picks the result type.
+func (b *Binary) Bind(s *arrow.Schema) (Bound, error) {
+	l, err := b.L.Bind(s)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.R.Bind(s)
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := binaryFuncs[b.Op]
+	if !ok && b.Op != "%" {
+		return nil, fmt.Errorf("unknown operator %q in %s", b.Op, b)
+	}
+	out := &binaryBound{op: b.Op, fn: fn, text: b.String()}
+	switch b.Op {
+	case "AND", "OR":
+		for _, x := range []Bound{l, r} {
+			if x.Type().ID() != arrow.BOOL && x.Type().ID() != arrow.NULL {
+				return nil, fmt.Errorf("%s: operands of %s must be boolean, got %s", b, b.Op, x.Type())
+			}
+		}
+		out.l, out.r, out.typ = l, r, arrow.FixedWidthTypes.Boolean
+		return out, nil
+	}
+	lt, rt, common, err := coerce(l, r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b, err)
+	}
+	out.l, out.r = lt, rt
+	switch b.Op {
+	case "=", "!=", "<", "<=", ">", ">=":
+		out.typ = arrow.FixedWidthTypes.Boolean
+	case "/":
+		out.l, out.r = castTo(lt, arrow.PrimitiveTypes.Float64), castTo(rt, arrow.PrimitiveTypes.Float64)
+		out.typ = arrow.PrimitiveTypes.Float64
+	default:
+		if !isNumeric(common) {
+			return nil, fmt.Errorf("%s: operator %s needs numbers, got %s", b, b.Op, common)
+		}
+		out.typ = common
+	}
+	return out, nil
+}
+
+type binaryBound struct {
+	op, fn, text string
+	l, r         Bound
+	typ          arrow.DataType
+}
+
+func (b *binaryBound) Type() arrow.DataType { return b.typ }
+func (b *binaryBound) Nullable() bool       { return true }
+func (b *binaryBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	ld, err := datum(c, b.l, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer ld.Release()
+	rd, err := datum(c, b.r, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Release()
+	if b.op == "%" {
+		return modulo(c, ld, rd, int(rec.NumRows()), b.typ)
+	}
+	res, err := compute.CallFunction(c.Context, b.fn, nil, ld, rd)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate %s: %w", b.text, err)
+	}
+	return datumToArray(c, res, int(rec.NumRows()))
+}
+
+// datum evaluates a bound expression as a compute Datum, keeping literals
+// scalar so kernels broadcast them without materialising a column.
+func datum(c *Ctx, b Bound, rec arrow.RecordBatch) (compute.Datum, error) {
+	if lb, ok := b.(*litBound); ok && lb.lit.Value != nil {
+		s, err := lb.lit.Scalar()
+		if err != nil {
+			return nil, err
+		}
+		return compute.NewDatum(s), nil
+	}
+	if sb, ok := b.(*scalarBound); ok && sb.s.IsValid() {
+		return compute.NewDatum(sb.s), nil
+	}
+	a, err := b.Eval(c, rec)
+	if err != nil {
+		return nil, err
+	}
+	d := compute.NewDatum(a)
+	a.Release()
+	return d, nil
+}
+
+func datumToArray(c *Ctx, d compute.Datum, n int) (arrow.Array, error) {
+	defer d.Release()
+	switch v := d.(type) {
+	case *compute.ArrayDatum:
+		return v.MakeArray(), nil
+	case *compute.ScalarDatum:
+		return scalarArray(c, v, n)
+	}
+	return nil, fmt.Errorf("unexpected compute result %s", d.Kind())
+}
+
+// Not negates a boolean expression (NULL stays NULL).
+type Not struct{ X Expr }
+
+func (n *Not) String() string { return "(NOT " + n.X.String() + ")" }
+
+// Bind resolves the operand, which must be boolean.
+func (n *Not) Bind(s *arrow.Schema) (Bound, error) {
+	x, err := n.X.Bind(s)
+	if err != nil {
+		return nil, err
+	}
+	if x.Type().ID() != arrow.BOOL {
+		return nil, fmt.Errorf("%s: NOT needs a boolean, got %s", n, x.Type())
+	}
+	return &funcBound{fn: "invert", args: []Bound{x}, typ: arrow.FixedWidthTypes.Boolean, text: n.String()}, nil
+}
+
+// IsNull tests for null (or, with Negate, for not null).
+type IsNull struct {
+	X      Expr
+	Negate bool
+}
+
+func (n *IsNull) String() string {
+	if n.Negate {
+		return "(" + n.X.String() + " IS NOT NULL)"
+	}
+	return "(" + n.X.String() + " IS NULL)"
+}
+
+// Bind resolves the operand.
+func (n *IsNull) Bind(s *arrow.Schema) (Bound, error) {
+	x, err := n.X.Bind(s)
+	if err != nil {
+		return nil, err
+	}
+	fn := "is_null"
+	if n.Negate {
+		fn = "is_not_null"
+	}
+	return &funcBound{fn: fn, args: []Bound{x}, typ: arrow.FixedWidthTypes.Boolean, text: n.String(), notNull: true}, nil
+}
+
+// funcBound calls one arrow compute function on evaluated arguments.
+type funcBound struct {
+	fn      string
+	args    []Bound
+	opts    compute.FunctionOptions
+	typ     arrow.DataType
+	text    string
+	notNull bool
+}
+
+func (f *funcBound) Type() arrow.DataType { return f.typ }
+func (f *funcBound) Nullable() bool       { return !f.notNull }
+func (f *funcBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	ds := make([]compute.Datum, len(f.args))
+	for i, a := range f.args {
+		d, err := datum(c, a, rec)
+		if err != nil {
+			return nil, err
+		}
+		defer d.Release()
+		ds[i] = d
+	}
+	res, err := compute.CallFunction(c.Context, f.fn, f.opts, ds...)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate %s: %w", f.text, err)
+	}
+	return datumToArray(c, res, int(rec.NumRows()))
+}
+
+// In tests membership in a list of literal values.
+type In struct {
+	X      Expr
+	List   []Expr
+	Negate bool
+}
+
+func (n *In) String() string {
+	parts := make([]string, len(n.List))
+	for i, e := range n.List {
+		parts[i] = e.String()
+	}
+	not := ""
+	if n.Negate {
+		not = "NOT "
+	}
+	return "(" + n.X.String() + " " + not + "IN (" + strings.Join(parts, ", ") + "))"
+}
+
+// Bind expands IN into ORs of equalities (lists here are short).
+func (n *In) Bind(s *arrow.Schema) (Bound, error) {
+	if len(n.List) == 0 {
+		return nil, fmt.Errorf("%s: IN needs at least one value", n)
+	}
+	var e Expr = Bin("=", n.X, n.List[0])
+	for _, v := range n.List[1:] {
+		e = Bin("OR", e, Bin("=", n.X, v))
+	}
+	if n.Negate {
+		e = &Not{X: e}
+	}
+	return e.Bind(s)
+}
+
+func isNumeric(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64, arrow.FLOAT32, arrow.FLOAT64:
+		return true
+	}
+	return false
+}
+
+func isFloat(t arrow.DataType) bool {
+	return t.ID() == arrow.FLOAT32 || t.ID() == arrow.FLOAT64
+}
+
+// coerce brings both operands to one type, Spark-style.
+func coerce(l, r Bound) (Bound, Bound, arrow.DataType, error) {
+	lt, rt := l.Type(), r.Type()
+	switch {
+	case arrow.TypeEqual(lt, rt):
+		return l, r, lt, nil
+	case lt.ID() == arrow.NULL:
+		return castTo(l, rt), r, rt, nil
+	case rt.ID() == arrow.NULL:
+		return l, castTo(r, lt), lt, nil
+	case isNumeric(lt) && isNumeric(rt):
+		var t arrow.DataType = arrow.PrimitiveTypes.Int64
+		if isFloat(lt) || isFloat(rt) {
+			t = arrow.PrimitiveTypes.Float64
+		}
+		return castTo(l, t), castTo(r, t), t, nil
+	case lt.ID() == arrow.TIMESTAMP && rt.ID() == arrow.STRING:
+		return l, castTo(r, lt), lt, nil
+	case rt.ID() == arrow.TIMESTAMP && lt.ID() == arrow.STRING:
+		return castTo(l, rt), r, rt, nil
+	case lt.ID() == arrow.TIMESTAMP && rt.ID() == arrow.TIMESTAMP:
+		return l, castTo(r, lt), lt, nil
+	case (lt.ID() == arrow.STRING && isNumeric(rt)) || (rt.ID() == arrow.STRING && isNumeric(lt)):
+		t := arrow.PrimitiveTypes.Float64
+		return castTo(l, t), castTo(r, t), t, nil
+	}
+	return nil, nil, nil, fmt.Errorf("cannot compare or combine %s with %s", lt, rt)
+}
+
+func modulo(c *Ctx, ld, rd compute.Datum, n int, typ arrow.DataType) (arrow.Array, error) {
+	la, err := datumArray(c, ld, n)
+	if err != nil {
+		return nil, err
+	}
+	defer la.Release()
+	ra, err := datumArray(c, rd, n)
+	if err != nil {
+		return nil, err
+	}
+	defer ra.Release()
+	switch typ.ID() {
+	case arrow.INT64:
+		x, y := la.(*array.Int64), ra.(*array.Int64)
+		b := array.NewInt64Builder(c.Mem)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if x.IsNull(i) || y.IsNull(i) || y.Value(i) == 0 {
+				b.AppendNull()
+				continue
+			}
+			b.Append(x.Value(i) % y.Value(i))
+		}
+		return b.NewArray(), nil
+	case arrow.FLOAT64:
+		x, y := la.(*array.Float64), ra.(*array.Float64)
+		b := array.NewFloat64Builder(c.Mem)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if x.IsNull(i) || y.IsNull(i) || y.Value(i) == 0 {
+				b.AppendNull()
+				continue
+			}
+			q := x.Value(i) / y.Value(i)
+			b.Append(x.Value(i) - float64(int64(q))*y.Value(i))
+		}
+		return b.NewArray(), nil
+	}
+	return nil, fmt.Errorf("%% is not supported for %s", typ)
+}
+
+func datumArray(c *Ctx, d compute.Datum, n int) (arrow.Array, error) {
+	switch v := d.(type) {
+	case *compute.ArrayDatum:
+		return v.MakeArray(), nil
+	case *compute.ScalarDatum:
+		return scalarArray(c, v, n)
+	}
+	return nil, fmt.Errorf("unexpected datum %s", d.Kind())
+}

@@ -1,0 +1,183 @@
+package expr
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+)
+
+// Cast converts an expression to a Spark SQL type ("string", "timestamp",
+// "bigint", ...), as CAST(x AS type). Values that do not convert become
+// null, as in Spark's non-ANSI mode.
+type Cast struct {
+	X        Expr
+	TypeName string
+}
+
+func (c *Cast) String() string { return "CAST(" + c.X.String() + " AS " + c.TypeName + ")" }
+
+// Bind resolves the operand and the target type.
+func (c *Cast) Bind(s *arrow.Schema) (Bound, error) {
+	x, err := c.X.Bind(s)
+	if err != nil {
+		return nil, err
+	}
+	t, err := types.FromName(c.TypeName)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c, err)
+	}
+	return castTo(x, t), nil
+}
+
+// castTo wraps b in a conversion to t (or returns b when it already has t).
+func castTo(b Bound, t arrow.DataType) Bound {
+	if arrow.TypeEqual(b.Type(), t) {
+		return b
+	}
+	if lb, ok := b.(*litBound); ok {
+		if lb.lit.Value == nil {
+			return &scalarBound{s: scalar.MakeNullScalar(t)}
+		}
+		if s, err := lb.lit.Scalar(); err == nil {
+			if cs, err := s.CastTo(t); err == nil {
+				return &scalarBound{s: cs}
+			}
+		}
+	}
+	return &castBound{x: b, typ: t}
+}
+
+type castBound struct {
+	x   Bound
+	typ arrow.DataType
+}
+
+func (b *castBound) Type() arrow.DataType { return b.typ }
+func (b *castBound) Nullable() bool       { return true }
+func (b *castBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	in, err := b.x.Eval(c, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	return CastArray(c, in, b.typ)
+}
+
+// CastArray converts an array to type t. Binary to string reinterprets the
+// bytes (CAST(value AS STRING) on Kafka values); null arrays become typed
+// nulls; everything else goes through arrow compute's safe cast, falling
+// back to a per-value conversion that yields null where a value does not
+// convert.
+func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
+	switch {
+	case arrow.TypeEqual(in.DataType(), t):
+		in.Retain()
+		return in, nil
+	case in.DataType().ID() == arrow.NULL:
+		return array.MakeArrayOfNull(c.Mem, t, in.Len()), nil
+	case in.DataType().ID() == arrow.BINARY && t.ID() == arrow.STRING:
+		d := array.NewData(t, in.Len(), in.Data().Buffers(), nil, in.NullN(), in.Data().Offset())
+		defer d.Release()
+		return array.MakeFromData(d), nil
+	}
+	out, err := compute.CastArray(c.Context, in, compute.SafeCastOptions(t))
+	if err == nil {
+		return out, nil
+	}
+	// Non-ANSI Spark: a value that does not convert becomes null.
+	return castLenient(c.Mem, in, t, err)
+}
+
+func castLenient(mem memory.Allocator, in arrow.Array, t arrow.DataType, cause error) (arrow.Array, error) {
+	b := array.NewBuilder(mem, t)
+	defer b.Release()
+	for i := 0; i < in.Len(); i++ {
+		if in.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		s, err := scalar.GetScalar(in, i)
+		if err != nil {
+			return nil, fmt.Errorf("cast %s to %s: %w", in.DataType(), t, cause)
+		}
+		cs, err := s.CastTo(t)
+		if err != nil || !cs.IsValid() {
+			b.AppendNull()
+			continue
+		}
+		if err := appendScalar(b, cs); err != nil {
+			return nil, fmt.Errorf("cast %s to %s: %w", in.DataType(), t, cause)
+		}
+	}
+	return b.NewArray(), nil
+}
+
+func appendScalar(b array.Builder, s scalar.Scalar) error {
+	a, err := scalar.MakeArrayFromScalar(s, 1, memory.DefaultAllocator)
+	if err != nil {
+		return err
+	}
+	defer a.Release()
+	return b.AppendValueFromString(a.ValueStr(0))
+}
+
+// scalarBound is a constant already converted to its final type.
+type scalarBound struct{ s scalar.Scalar }
+
+func (b *scalarBound) Type() arrow.DataType { return b.s.DataType() }
+func (b *scalarBound) Nullable() bool       { return !b.s.IsValid() }
+func (b *scalarBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	if !b.s.IsValid() {
+		return array.MakeArrayOfNull(c.Mem, b.s.DataType(), int(rec.NumRows())), nil
+	}
+	return scalar.MakeArrayFromScalar(b.s, int(rec.NumRows()), c.Mem)
+}
+
+func scalarArray(c *Ctx, v *compute.ScalarDatum, n int) (arrow.Array, error) {
+	if !v.Value.IsValid() {
+		return array.MakeArrayOfNull(c.Mem, v.Value.DataType(), n), nil
+	}
+	return scalar.MakeArrayFromScalar(v.Value, n, c.Mem)
+}
+
+// structField extracts field i of a struct array, null wherever the struct
+// row itself is null.
+func structField(c *Ctx, in arrow.Array, i int) (arrow.Array, error) {
+	st, ok := in.(*array.Struct)
+	if !ok {
+		return nil, fmt.Errorf("expected a struct, got %s", in.DataType())
+	}
+	f := st.Field(i)
+	if st.NullN() == 0 {
+		f.Retain()
+		return f, nil
+	}
+	n := f.Len()
+	off := f.Data().Offset()
+	bits := memory.NewResizableBuffer(c.Mem)
+	bits.Resize(int(bitutil.BytesForBits(int64(off + n))))
+	bm := bits.Bytes()
+	for j := range bm {
+		bm[j] = 0
+	}
+	nulls := 0
+	for j := 0; j < n; j++ {
+		if st.IsValid(j) && f.IsValid(j) {
+			bitutil.SetBit(bm, off+j)
+		} else {
+			nulls++
+		}
+	}
+	bufs := append([]*memory.Buffer{bits}, f.Data().Buffers()[1:]...)
+	d := array.NewData(f.DataType(), n, bufs, f.Data().Children(), nulls, off)
+	bits.Release()
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}

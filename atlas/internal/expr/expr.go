@@ -1,0 +1,304 @@
+// Package expr holds Atlas's column expressions: unresolved trees built by
+// the DataFrame API and the SQL planner (Expr), and their resolved form
+// bound to an input schema (Bound), which evaluates over Arrow record
+// batches a whole column at a time. Arithmetic, comparison, boolean logic,
+// casts and sorting delegate to arrow-go's compute kernels; only what
+// compute has no kernel for (time windows, from_json) is evaluated here.
+package expr
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Ctx carries what evaluation needs besides the input: an allocator, a
+// context for compute kernels and counters expressions add to (such as
+// numMalformedRows from from_json).
+type Ctx struct {
+	Context context.Context
+	Mem     memory.Allocator
+	// Metrics collects counters by name; nil disables counting.
+	Metrics map[string]int64
+}
+
+// NewCtx returns a Ctx with the default allocator and a fresh metrics map.
+func NewCtx(ctx context.Context) *Ctx {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return &Ctx{Context: ctx, Mem: memory.DefaultAllocator, Metrics: map[string]int64{}}
+}
+
+// Add increments a metric.
+func (c *Ctx) Add(name string, n int64) {
+	if c != nil && c.Metrics != nil && n != 0 {
+		c.Metrics[name] += n
+	}
+}
+
+// Expr is an unresolved column expression: it names columns but knows no
+// schema yet.
+type Expr interface {
+	// String renders the expression the way Spark names a column computed
+	// by it, e.g. "count", "window", "(quantity * price)".
+	String() string
+	// Bind resolves the expression against an input schema.
+	Bind(s *arrow.Schema) (Bound, error)
+}
+
+// Bound is an expression resolved against a schema, ready to evaluate.
+type Bound interface {
+	// Type is the Arrow type of the result.
+	Type() arrow.DataType
+	// Nullable reports whether the result can hold nulls.
+	Nullable() bool
+	// Eval computes the expression for every row of rec. The caller owns
+	// (and must Release) the returned array.
+	Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error)
+}
+
+// OutputName is the column name a projection of e gets: the alias, the
+// referenced column's last name part, or the expression's text.
+func OutputName(e Expr) string {
+	switch x := e.(type) {
+	case *Alias:
+		return x.Name
+	case *ColumnRef:
+		return x.Parts[len(x.Parts)-1]
+	case *Star:
+		return "*"
+	}
+	return e.String()
+}
+
+// ColumnRef refers to an input column by name; further parts select fields
+// of a struct column ("window.start", "data.user_id"). Names match case-
+// insensitively, as in Spark's default analyzer.
+type ColumnRef struct {
+	Parts []string
+}
+
+// Col parses a dotted column name ("a", "data.ts", "`odd.name`").
+func Col(name string) *ColumnRef {
+	return &ColumnRef{Parts: splitName(name)}
+}
+
+func splitName(name string) []string {
+	var parts []string
+	var cur strings.Builder
+	quoted := false
+	for _, r := range name {
+		switch {
+		case r == '`':
+			quoted = !quoted
+		case r == '.' && !quoted:
+			parts = append(parts, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	return append(parts, cur.String())
+}
+
+func (c *ColumnRef) String() string { return strings.Join(c.Parts, ".") }
+
+// Bind resolves the reference; a qualifier naming a relation alias (such as
+// "t" in "t.invoice") is skipped when the schema has no column of that name.
+func (c *ColumnRef) Bind(s *arrow.Schema) (Bound, error) {
+	parts := c.Parts
+	idx := FieldIndex(s, parts[0])
+	if idx < 0 && len(parts) > 1 {
+		if j := FieldIndex(s, parts[1]); j >= 0 {
+			parts, idx = parts[1:], j
+		}
+	}
+	if idx < 0 {
+		return nil, fmt.Errorf("cannot resolve column %q given input columns [%s]", c.String(), columnList(s))
+	}
+	b := &colBound{index: idx, field: s.Field(idx)}
+	var out Bound = b
+	typ := b.field.Type
+	for _, p := range parts[1:] {
+		st, ok := typ.(*arrow.StructType)
+		if !ok {
+			return nil, fmt.Errorf("cannot resolve %q: %q is %s, not a struct", c.String(), p, typ)
+		}
+		fi := structFieldIndex(st, p)
+		if fi < 0 {
+			names := make([]string, st.NumFields())
+			for i, f := range st.Fields() {
+				names[i] = f.Name
+			}
+			return nil, fmt.Errorf("cannot resolve %q: no field %q in struct<%s>", c.String(), p, strings.Join(names, ", "))
+		}
+		out = &fieldBound{inner: out, index: fi, field: st.Field(fi)}
+		typ = st.Field(fi).Type
+	}
+	return out, nil
+}
+
+// FieldIndex finds a column by name: exact match first, then case-insensitive.
+// It returns -1 when there is none.
+func FieldIndex(s *arrow.Schema, name string) int {
+	if idx := s.FieldIndices(name); len(idx) > 0 {
+		return idx[0]
+	}
+	for i, f := range s.Fields() {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func structFieldIndex(st *arrow.StructType, name string) int {
+	if i, ok := st.FieldIdx(name); ok {
+		return i
+	}
+	for i, f := range st.Fields() {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func columnList(s *arrow.Schema) string {
+	names := make([]string, s.NumFields())
+	for i, f := range s.Fields() {
+		names[i] = "`" + f.Name + "`"
+	}
+	return strings.Join(names, ", ")
+}
+
+type colBound struct {
+	index int
+	field arrow.Field
+}
+
+func (b *colBound) Type() arrow.DataType { return b.field.Type }
+func (b *colBound) Nullable() bool       { return b.field.Nullable }
+func (b *colBound) Eval(_ *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	a := rec.Column(b.index)
+	a.Retain()
+	return a, nil
+}
+
+// ColumnIndex reports the input column a bound expression reads directly,
+// or -1 when it computes something.
+func ColumnIndex(b Bound) int {
+	if c, ok := b.(*colBound); ok {
+		return c.index
+	}
+	return -1
+}
+
+type fieldBound struct {
+	inner Bound
+	index int
+	field arrow.Field
+}
+
+func (b *fieldBound) Type() arrow.DataType { return b.field.Type }
+func (b *fieldBound) Nullable() bool       { return true }
+func (b *fieldBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	in, err := b.inner.Eval(c, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	return structField(c, in, b.index)
+}
+
+// Alias names an expression's result column.
+type Alias struct {
+	Expr Expr
+	Name string
+}
+
+func (a *Alias) String() string                      { return a.Expr.String() + " AS " + a.Name }
+func (a *Alias) Bind(s *arrow.Schema) (Bound, error) { return a.Expr.Bind(s) }
+
+// Star stands for all columns ("*") or all fields of a struct ("data.*");
+// projections expand it, it cannot be evaluated.
+type Star struct {
+	// Qualifier is the struct column name, or "" for all columns.
+	Qualifier string
+}
+
+func (s *Star) String() string {
+	if s.Qualifier == "" {
+		return "*"
+	}
+	return s.Qualifier + ".*"
+}
+
+// Bind fails: a star is expanded by the projection that holds it.
+func (s *Star) Bind(*arrow.Schema) (Bound, error) {
+	return nil, fmt.Errorf("%s can only be used as a whole select item", s)
+}
+
+// Expand returns the expressions a star stands for in schema s.
+func (s *Star) Expand(schema *arrow.Schema) ([]Expr, error) {
+	if s.Qualifier == "" {
+		out := make([]Expr, schema.NumFields())
+		for i, f := range schema.Fields() {
+			out[i] = &ColumnRef{Parts: []string{f.Name}}
+		}
+		return out, nil
+	}
+	ref := Col(s.Qualifier)
+	b, err := ref.Bind(schema)
+	if err != nil {
+		if len(ref.Parts) == 1 {
+			// "t.*" where t is a relation alias: all columns.
+			return (&Star{}).Expand(schema)
+		}
+		return nil, err
+	}
+	st, ok := b.Type().(*arrow.StructType)
+	if !ok {
+		// "t.*" where t is a relation alias: all columns.
+		if len(ref.Parts) == 1 {
+			return (&Star{}).Expand(schema)
+		}
+		return nil, fmt.Errorf("cannot expand %s: %s is %s, not a struct", s, s.Qualifier, b.Type())
+	}
+	out := make([]Expr, st.NumFields())
+	for i, f := range st.Fields() {
+		parts := append(append([]string{}, ref.Parts...), f.Name)
+		out[i] = &ColumnRef{Parts: parts}
+	}
+	return out, nil
+}
+
+// MetaWatermarkDelay is the Arrow field metadata key that marks the
+// event-time column of a query (set by WithWatermark, carried through
+// projections), the way Spark tags the attribute with its delay.
+const MetaWatermarkDelay = "spark.watermarkDelayMs"
+
+// SourceField returns the input field a bound expression reads unchanged
+// (through a cast or a window's time column), if any.
+func SourceField(b Bound) (arrow.Field, bool) {
+	switch x := b.(type) {
+	case *colBound:
+		return x.field, true
+	case *castBound:
+		return SourceField(x.x)
+	case *WindowBound:
+		return SourceField(x.TimeCol)
+	}
+	return arrow.Field{}, false
+}
+
+// IsEventTime reports whether b reads the watermarked event-time column
+// (directly or as a window over it).
+func IsEventTime(b Bound) bool {
+	f, ok := SourceField(b)
+	return ok && f.HasMetadata() && f.Metadata.FindKey(MetaWatermarkDelay) >= 0
+}

@@ -1,0 +1,63 @@
+package expr
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/jsonx"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+)
+
+// MetricMalformed counts records from_json could not parse.
+const MetricMalformed = "numMalformedRows"
+
+// FromJSON is Spark's from_json(column, schema) in PERMISSIVE mode: it
+// parses a string (or binary) column of JSON objects into a struct with the
+// schema's fields. Records that are not valid JSON, or whose fields have the
+// wrong type, give nulls and are counted in the numMalformedRows metric;
+// they never stop the query.
+type FromJSON struct {
+	X      Expr
+	Schema *arrow.Schema
+}
+
+func (f *FromJSON) String() string { return "from_json(" + f.X.String() + ")" }
+
+// Bind checks the input is text and prepares a decoder.
+func (f *FromJSON) Bind(s *arrow.Schema) (Bound, error) {
+	x, err := f.X.Bind(s)
+	if err != nil {
+		return nil, err
+	}
+	if id := x.Type().ID(); id != arrow.STRING && id != arrow.BINARY {
+		return nil, fmt.Errorf("from_json(%s): the input must be string or binary, got %s", f.X, types.Name(x.Type()))
+	}
+	dec, err := jsonx.NewDecoder(f.Schema, jsonx.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("from_json(%s): %w", f.X, err)
+	}
+	return &fromJSONBound{x: x, dec: dec, typ: arrow.StructOf(f.Schema.Fields()...)}, nil
+}
+
+type fromJSONBound struct {
+	x   Bound
+	dec *jsonx.Decoder
+	typ arrow.DataType
+}
+
+func (b *fromJSONBound) Type() arrow.DataType { return b.typ }
+func (b *fromJSONBound) Nullable() bool       { return true }
+func (b *fromJSONBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	in, err := b.x.Eval(c, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	out, stats, err := b.dec.Decode(c.Mem, in)
+	if err != nil {
+		return nil, fmt.Errorf("from_json: %w", err)
+	}
+	c.Add(MetricMalformed, stats.Malformed)
+	return out, nil
+}

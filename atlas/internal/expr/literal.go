@@ -1,0 +1,115 @@
+package expr
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/scalar"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+)
+
+// Literal is a constant: nil, bool, int/int32/int64, float64, string,
+// time.Time (a timestamp) or time.Duration (an interval, in microseconds).
+type Literal struct {
+	Value any
+}
+
+// Lit makes a literal from a Go value.
+func Lit(v any) *Literal {
+	switch x := v.(type) {
+	case int:
+		return &Literal{Value: int64(x)}
+	case float32:
+		return &Literal{Value: float64(x)}
+	}
+	return &Literal{Value: v}
+}
+
+func (l *Literal) String() string {
+	switch v := l.Value.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return v
+	case time.Time:
+		return "TIMESTAMP '" + v.UTC().Format("2006-01-02 15:04:05") + "'"
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return fmt.Sprint(l.Value)
+}
+
+// Type returns the Arrow type of the literal.
+func (l *Literal) Type() (arrow.DataType, error) {
+	switch l.Value.(type) {
+	case nil:
+		return arrow.Null, nil
+	case bool:
+		return arrow.FixedWidthTypes.Boolean, nil
+	case int32:
+		return arrow.PrimitiveTypes.Int32, nil
+	case int64:
+		return arrow.PrimitiveTypes.Int64, nil
+	case float64:
+		return arrow.PrimitiveTypes.Float64, nil
+	case string:
+		return arrow.BinaryTypes.String, nil
+	case time.Time:
+		return types.Timestamp, nil
+	case time.Duration:
+		return arrow.PrimitiveTypes.Int64, nil
+	}
+	return nil, fmt.Errorf("unsupported literal %v of type %T", l.Value, l.Value)
+}
+
+// Bind returns a constant column.
+func (l *Literal) Bind(*arrow.Schema) (Bound, error) {
+	t, err := l.Type()
+	if err != nil {
+		return nil, err
+	}
+	return &litBound{lit: l, typ: t}, nil
+}
+
+// Scalar returns the literal as an Arrow scalar.
+func (l *Literal) Scalar() (scalar.Scalar, error) {
+	switch v := l.Value.(type) {
+	case nil:
+		return scalar.MakeNullScalar(arrow.Null), nil
+	case time.Time:
+		return scalar.NewTimestampScalar(arrow.Timestamp(v.UnixMicro()), types.Timestamp), nil
+	case time.Duration:
+		return scalar.NewInt64Scalar(v.Microseconds()), nil
+	}
+	return scalar.MakeScalar(l.Value), nil
+}
+
+type litBound struct {
+	lit *Literal
+	typ arrow.DataType
+}
+
+func (b *litBound) Type() arrow.DataType { return b.typ }
+func (b *litBound) Nullable() bool       { return b.lit.Value == nil }
+func (b *litBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	s, err := b.lit.Scalar()
+	if err != nil {
+		return nil, err
+	}
+	if b.lit.Value == nil {
+		return array.MakeArrayOfNull(c.Mem, arrow.Null, int(rec.NumRows())), nil
+	}
+	return scalar.MakeArrayFromScalar(s, int(rec.NumRows()), c.Mem)
+}
+
+// LiteralValue reports the literal behind a bound expression, if it is one.
+func LiteralValue(b Bound) (any, bool) {
+	if l, ok := b.(*litBound); ok {
+		return l.lit.Value, true
+	}
+	return nil, false
+}

@@ -1,0 +1,320 @@
+package state
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+)
+
+// accumulator keeps one aggregate function's partial result for every group
+// in plain typed slices indexed by group id, so updates are tight loops
+// over Arrow columns.
+type accumulator interface {
+	// grow makes room for groups up to n.
+	grow(n int)
+	// update folds input value rows[k] into group gids[k], for all k; arg
+	// is nil for count(*).
+	update(arg arrow.Array, rows []int32, gids []int32) error
+	// appendResult appends group g's result to b.
+	appendResult(b array.Builder, g int32)
+	// move copies group from into slot to (compaction after eviction).
+	move(to, from int32)
+	// truncate keeps the first n groups.
+	truncate(n int)
+	// save and load convert to and from the snapshot form.
+	save() accState
+	load(accState)
+}
+
+// accState is an accumulator's snapshot: whichever slices it uses.
+type accState struct {
+	I   []int64
+	F   []float64
+	S   []string
+	Has []bool
+	C   []int64
+}
+
+func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
+	switch a.Fn {
+	case "count":
+		return &countAcc{}, nil
+	case "sum":
+		if a.Type.ID() == arrow.FLOAT64 {
+			return &floatAcc{op: opSum}, nil
+		}
+		return &intAcc{op: opSum}, nil
+	case "min", "max":
+		op := opMin
+		if a.Fn == "max" {
+			op = opMax
+		}
+		switch a.Type.ID() {
+		case arrow.FLOAT64:
+			return &floatAcc{op: op}, nil
+		case arrow.STRING:
+			return &stringAcc{max: op == opMax}, nil
+		default:
+			return &intAcc{op: op}, nil
+		}
+	case "avg":
+		return &avgAcc{}, nil
+	}
+	return nil, fmt.Errorf("unknown aggregate %q", a.Fn)
+}
+
+const (
+	opSum = iota
+	opMin
+	opMax
+)
+
+type countAcc struct{ n []int64 }
+
+func (c *countAcc) grow(n int) {
+	for len(c.n) < n {
+		c.n = append(c.n, 0)
+	}
+}
+func (c *countAcc) update(arg arrow.Array, rows, gids []int32) error {
+	n := c.n
+	if arg == nil || arg.NullN() == 0 {
+		for _, g := range gids {
+			n[g]++
+		}
+		return nil
+	}
+	for k, g := range gids {
+		if arg.IsValid(int(rows[k])) {
+			n[g]++
+		}
+	}
+	return nil
+}
+func (c *countAcc) appendResult(b array.Builder, g int32) { b.(*array.Int64Builder).Append(c.n[g]) }
+func (c *countAcc) move(to, from int32)                   { c.n[to] = c.n[from] }
+func (c *countAcc) truncate(n int)                        { c.n = c.n[:n] }
+func (c *countAcc) save() accState                        { return accState{I: c.n} }
+func (c *countAcc) load(s accState)                       { c.n = s.I }
+
+// int64Values reads integer-like columns as int64.
+func int64Values(a arrow.Array) (func(int) int64, error) {
+	switch c := a.(type) {
+	case *array.Int64:
+		return func(i int) int64 { return c.Value(i) }, nil
+	case *array.Int32:
+		return func(i int) int64 { return int64(c.Value(i)) }, nil
+	case *array.Int16:
+		return func(i int) int64 { return int64(c.Value(i)) }, nil
+	case *array.Int8:
+		return func(i int) int64 { return int64(c.Value(i)) }, nil
+	case *array.Timestamp:
+		return func(i int) int64 { return int64(c.Value(i)) }, nil
+	}
+	return nil, fmt.Errorf("expected an integer column, got %s", a.DataType())
+}
+
+func float64Values(a arrow.Array) (func(int) float64, error) {
+	switch c := a.(type) {
+	case *array.Float64:
+		return func(i int) float64 { return c.Value(i) }, nil
+	case *array.Float32:
+		return func(i int) float64 { return float64(c.Value(i)) }, nil
+	}
+	iv, err := int64Values(a)
+	if err != nil {
+		return nil, err
+	}
+	return func(i int) float64 { return float64(iv(i)) }, nil
+}
+
+type intAcc struct {
+	op  int
+	v   []int64
+	has []bool
+}
+
+func (c *intAcc) grow(n int) {
+	for len(c.v) < n {
+		c.v = append(c.v, 0)
+		c.has = append(c.has, false)
+	}
+}
+func (c *intAcc) update(arg arrow.Array, rows, gids []int32) error {
+	if i64, ok := arg.(*array.Int64); ok && c.op == opSum && arg.NullN() == 0 {
+		vals := i64.Int64Values()
+		for k, g := range gids {
+			c.v[g] += vals[rows[k]]
+			c.has[g] = true
+		}
+		return nil
+	}
+	val, err := int64Values(arg)
+	if err != nil {
+		return err
+	}
+	for k, g := range gids {
+		i := int(rows[k])
+		if arg.IsNull(i) {
+			continue
+		}
+		x := val(i)
+		switch {
+		case !c.has[g]:
+			c.v[g] = x
+		case c.op == opSum:
+			c.v[g] += x
+		case c.op == opMin && x < c.v[g], c.op == opMax && x > c.v[g]:
+			c.v[g] = x
+		}
+		c.has[g] = true
+	}
+	return nil
+}
+func (c *intAcc) appendResult(b array.Builder, g int32) {
+	if !c.has[g] {
+		b.AppendNull()
+		return
+	}
+	switch x := b.(type) {
+	case *array.Int64Builder:
+		x.Append(c.v[g])
+	case *array.TimestampBuilder:
+		x.Append(arrow.Timestamp(c.v[g]))
+	}
+}
+func (c *intAcc) move(to, from int32) { c.v[to], c.has[to] = c.v[from], c.has[from] }
+func (c *intAcc) truncate(n int)      { c.v, c.has = c.v[:n], c.has[:n] }
+func (c *intAcc) save() accState      { return accState{I: c.v, Has: c.has} }
+func (c *intAcc) load(s accState)     { c.v, c.has = s.I, s.Has }
+
+type floatAcc struct {
+	op  int
+	v   []float64
+	has []bool
+}
+
+func (c *floatAcc) grow(n int) {
+	for len(c.v) < n {
+		c.v = append(c.v, 0)
+		c.has = append(c.has, false)
+	}
+}
+func (c *floatAcc) update(arg arrow.Array, rows, gids []int32) error {
+	val, err := float64Values(arg)
+	if err != nil {
+		return err
+	}
+	for k, g := range gids {
+		i := int(rows[k])
+		if arg.IsNull(i) {
+			continue
+		}
+		x := val(i)
+		switch {
+		case !c.has[g]:
+			c.v[g] = x
+		case c.op == opSum:
+			c.v[g] += x
+		case c.op == opMin && (x < c.v[g] || math.IsNaN(c.v[g])), c.op == opMax && (x > c.v[g] || math.IsNaN(x)):
+			c.v[g] = x
+		}
+		c.has[g] = true
+	}
+	return nil
+}
+func (c *floatAcc) appendResult(b array.Builder, g int32) {
+	if !c.has[g] {
+		b.AppendNull()
+		return
+	}
+	b.(*array.Float64Builder).Append(c.v[g])
+}
+func (c *floatAcc) move(to, from int32) { c.v[to], c.has[to] = c.v[from], c.has[from] }
+func (c *floatAcc) truncate(n int)      { c.v, c.has = c.v[:n], c.has[:n] }
+func (c *floatAcc) save() accState      { return accState{F: c.v, Has: c.has} }
+func (c *floatAcc) load(s accState)     { c.v, c.has = s.F, s.Has }
+
+type avgAcc struct {
+	sum []float64
+	n   []int64
+}
+
+func (c *avgAcc) grow(n int) {
+	for len(c.n) < n {
+		c.sum = append(c.sum, 0)
+		c.n = append(c.n, 0)
+	}
+}
+func (c *avgAcc) update(arg arrow.Array, rows, gids []int32) error {
+	val, err := float64Values(arg)
+	if err != nil {
+		return err
+	}
+	for k, g := range gids {
+		i := int(rows[k])
+		if arg.IsNull(i) {
+			continue
+		}
+		c.sum[g] += val(i)
+		c.n[g]++
+	}
+	return nil
+}
+func (c *avgAcc) appendResult(b array.Builder, g int32) {
+	if c.n[g] == 0 {
+		b.AppendNull()
+		return
+	}
+	b.(*array.Float64Builder).Append(c.sum[g] / float64(c.n[g]))
+}
+func (c *avgAcc) move(to, from int32) { c.sum[to], c.n[to] = c.sum[from], c.n[from] }
+func (c *avgAcc) truncate(n int)      { c.sum, c.n = c.sum[:n], c.n[:n] }
+func (c *avgAcc) save() accState      { return accState{F: c.sum, C: c.n} }
+func (c *avgAcc) load(s accState)     { c.sum, c.n = s.F, s.C }
+
+type stringAcc struct {
+	max bool
+	v   []string
+	has []bool
+}
+
+func (c *stringAcc) grow(n int) {
+	for len(c.v) < n {
+		c.v = append(c.v, "")
+		c.has = append(c.has, false)
+	}
+}
+func (c *stringAcc) update(arg arrow.Array, rows, gids []int32) error {
+	s, ok := arg.(*array.String)
+	if !ok {
+		return fmt.Errorf("expected a string column, got %s", arg.DataType())
+	}
+	for k, g := range gids {
+		i := int(rows[k])
+		if s.IsNull(i) {
+			continue
+		}
+		x := s.Value(i)
+		if !c.has[g] || (c.max && x > c.v[g]) || (!c.max && x < c.v[g]) {
+			c.v[g] = string([]byte(x)) // own the bytes: the record is released later
+		}
+		c.has[g] = true
+	}
+	return nil
+}
+func (c *stringAcc) appendResult(b array.Builder, g int32) {
+	if !c.has[g] {
+		b.AppendNull()
+		return
+	}
+	b.(*array.StringBuilder).Append(c.v[g])
+}
+func (c *stringAcc) move(to, from int32) { c.v[to], c.has[to] = c.v[from], c.has[from] }
+func (c *stringAcc) truncate(n int)      { c.v, c.has = c.v[:n], c.has[:n] }
+func (c *stringAcc) save() accState      { return accState{S: c.v, Has: c.has} }
+func (c *stringAcc) load(s accState)     { c.v, c.has = s.S, s.Has }

@@ -1,0 +1,375 @@
+// Package state holds the keyed state of streaming aggregations: the
+// partial aggregates of every open group, updated column-at-a-time from
+// Arrow batches, evicted by the watermark, and saved as one immutable
+// version per micro-batch so a restarted query resumes exactly where the
+// last committed batch left it (Spark's state store, version = batch id).
+package state
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+)
+
+// NoEviction marks a group that the watermark never evicts.
+const NoEviction = math.MaxInt64
+
+// Aggregator is a hash aggregation whose groups live across micro-batches.
+type Aggregator struct {
+	keys     []expr.Bound
+	keyTypes []arrow.DataType
+	window   *expr.WindowBound
+	winPos   int // index of the window among keys, or -1
+	evictPos int // key whose value (window end, or the timestamp itself) the watermark evicts on; -1 none
+	aggs     []*expr.BoundAgg
+	accs     []accumulator
+	schema   *arrow.Schema
+
+	groups  map[string]int32
+	keyStr  []string
+	evictAt []int64
+	updated []int64
+	keyMem  int64
+
+	// scratch, reused across batches
+	buf      []byte
+	rows     []int32
+	gids     []int32
+	starts   []int64
+	encoders []keyEncoder
+	rowKeys  []int // per row: len(buf) after the non-window prefix (sliding windows)
+}
+
+// Config describes an aggregation.
+type Config struct {
+	// Keys are the grouping expressions, bound to the input schema; at most
+	// one may be a time window.
+	Keys []expr.Bound
+	// KeyNames are the output names of Keys.
+	KeyNames []string
+	// Aggs are the aggregate functions.
+	Aggs []*expr.BoundAgg
+	// EvictKey is the index in Keys that the watermark applies to (the
+	// window, or the event-time column itself), or -1 when state is never
+	// evicted.
+	EvictKey int
+}
+
+// NewAggregator prepares an empty aggregation.
+func NewAggregator(cfg Config) (*Aggregator, error) {
+	a := &Aggregator{keys: cfg.Keys, winPos: -1, evictPos: cfg.EvictKey, aggs: cfg.Aggs, groups: map[string]int32{}}
+	var fields []arrow.Field
+	for i, k := range cfg.Keys {
+		if w, ok := expr.AsWindow(k); ok {
+			if a.window != nil {
+				return nil, fmt.Errorf("only one time window may be a grouping key")
+			}
+			a.window, a.winPos = w, i
+		}
+		a.keyTypes = append(a.keyTypes, k.Type())
+		fields = append(fields, arrow.Field{Name: cfg.KeyNames[i], Type: k.Type(), Nullable: k.Nullable()})
+	}
+	if a.evictPos >= 0 && a.evictPos != a.winPos && a.keyTypes[a.evictPos].ID() != arrow.TIMESTAMP {
+		return nil, fmt.Errorf("the watermark key must be a window or a timestamp")
+	}
+	for _, ag := range cfg.Aggs {
+		acc, err := newAccumulator(ag)
+		if err != nil {
+			return nil, err
+		}
+		a.accs = append(a.accs, acc)
+		fields = append(fields, arrow.Field{Name: ag.Name, Type: ag.Type, Nullable: ag.Fn != "count"})
+	}
+	a.schema = arrow.NewSchema(fields, nil)
+	return a, nil
+}
+
+// Schema is the output schema: the keys, then the aggregates.
+func (a *Aggregator) Schema() *arrow.Schema { return a.schema }
+
+// NumGroups is the number of groups held.
+func (a *Aggregator) NumGroups() int { return len(a.keyStr) }
+
+// MemoryBytes estimates the memory the state holds.
+func (a *Aggregator) MemoryBytes() int64 {
+	per := int64(16+8+8+48) + int64(len(a.accs))*17
+	return a.keyMem + per*int64(len(a.keyStr))
+}
+
+// UpdateStats reports what one Update did.
+type UpdateStats struct {
+	// Dropped counts (row, window) pairs older than the watermark: their
+	// window was already closed and emitted, so they are not aggregated.
+	Dropped int64
+	// NullTime counts rows without an event time: they join no window.
+	NullTime int64
+	// Updated counts group updates.
+	Updated int64
+}
+
+// Update folds every row of rec into its groups. When dropLate is set, a
+// row whose window (or event time) is at or before watermark (µs) is
+// dropped and counted instead, as Spark does in append and update modes.
+// Groups touched are marked with batchID.
+func (a *Aggregator) Update(c *expr.Ctx, rec arrow.RecordBatch, batchID, watermark int64, dropLate bool) (UpdateStats, error) {
+	var st UpdateStats
+	n := int(rec.NumRows())
+	if n == 0 {
+		return st, nil
+	}
+	cols := make([]arrow.Array, len(a.keys))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	a.encoders = a.encoders[:0]
+	var times *array.Timestamp
+	for i, k := range a.keys {
+		if i == a.winPos {
+			col, err := a.window.TimeCol.Eval(c, rec)
+			if err != nil {
+				return st, err
+			}
+			cols[i] = col
+			times = col.(*array.Timestamp)
+			a.encoders = append(a.encoders, nil)
+			continue
+		}
+		col, err := k.Eval(c, rec)
+		if err != nil {
+			return st, err
+		}
+		cols[i] = col
+		enc, err := newKeyEncoder(col)
+		if err != nil {
+			return st, err
+		}
+		a.encoders = append(a.encoders, enc)
+	}
+	var evictCol *array.Timestamp
+	if a.evictPos >= 0 && a.evictPos != a.winPos {
+		evictCol = cols[a.evictPos].(*array.Timestamp)
+	}
+	a.rows, a.gids = a.rows[:0], a.gids[:0]
+	for i := 0; i < n; i++ {
+		if a.window == nil {
+			evict := int64(NoEviction)
+			if evictCol != nil {
+				if evictCol.IsNull(i) {
+					st.NullTime++
+					continue
+				}
+				evict = int64(evictCol.Value(i))
+				if dropLate && evict <= watermark {
+					st.Dropped++
+					continue
+				}
+			}
+			a.buf = a.buf[:0]
+			for _, enc := range a.encoders {
+				a.buf = enc(a.buf, i)
+			}
+			a.add(i, evict, batchID)
+			continue
+		}
+		if times.IsNull(i) {
+			st.NullTime++
+			continue
+		}
+		ts := int64(times.Value(i))
+		a.starts = a.window.Starts(ts, a.starts[:0])
+		for _, start := range a.starts {
+			end := start + a.window.SizeMicros()
+			if dropLate && a.evictPos == a.winPos && end <= watermark {
+				st.Dropped++
+				continue
+			}
+			a.buf = a.buf[:0]
+			for k, enc := range a.encoders {
+				if k == a.winPos {
+					a.buf = append(a.buf, 1)
+					a.buf = binary.LittleEndian.AppendUint64(a.buf, uint64(start))
+					continue
+				}
+				a.buf = enc(a.buf, i)
+			}
+			evict := int64(NoEviction)
+			if a.evictPos == a.winPos {
+				evict = end
+			} else if evictCol != nil && evictCol.IsValid(i) {
+				evict = int64(evictCol.Value(i))
+			}
+			a.add(i, evict, batchID)
+		}
+	}
+	for j, acc := range a.accs {
+		acc.grow(len(a.keyStr))
+		var arg arrow.Array
+		if a.aggs[j].Arg != nil {
+			v, err := a.aggs[j].Arg.Eval(c, rec)
+			if err != nil {
+				return st, err
+			}
+			arg = v
+		}
+		err := acc.update(arg, a.rows, a.gids)
+		if arg != nil {
+			arg.Release()
+		}
+		if err != nil {
+			return st, fmt.Errorf("%s: %w", a.aggs[j].Name, err)
+		}
+	}
+	st.Updated = int64(len(a.gids))
+	return st, nil
+}
+
+// add records that row i belongs to the group whose key is in a.buf.
+func (a *Aggregator) add(i int, evict, batchID int64) {
+	g, ok := a.groups[string(a.buf)]
+	if !ok {
+		g = int32(len(a.keyStr))
+		k := string(a.buf)
+		a.groups[k] = g
+		a.keyStr = append(a.keyStr, k)
+		a.evictAt = append(a.evictAt, evict)
+		a.updated = append(a.updated, batchID)
+		a.keyMem += int64(len(k))
+	}
+	a.updated[g] = batchID
+	a.rows = append(a.rows, int32(i))
+	a.gids = append(a.gids, g)
+}
+
+// Emit builds the rows of the groups selected by keep (nil = all) as one record.
+func (a *Aggregator) Emit(mem memory.Allocator, keep func(g int32) bool) (arrow.RecordBatch, error) {
+	b := array.NewRecordBuilder(mem, a.schema)
+	defer b.Release()
+	for g := int32(0); g < int32(len(a.keyStr)); g++ {
+		if keep != nil && !keep(g) {
+			continue
+		}
+		if err := a.appendGroup(b, g); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewRecordBatch(), nil
+}
+
+// EmitUpdated returns the groups changed by batchID (update mode).
+func (a *Aggregator) EmitUpdated(mem memory.Allocator, batchID int64) (arrow.RecordBatch, error) {
+	return a.Emit(mem, func(g int32) bool { return a.updated[g] == batchID })
+}
+
+// Expired reports whether group g is at or before the watermark.
+func (a *Aggregator) expired(g int32, watermark int64) bool {
+	return a.evictAt[g] != NoEviction && a.evictAt[g] <= watermark
+}
+
+// EvictExpired removes the groups whose window ended at or before watermark
+// (µs). With emit set it returns their rows (append mode emits each closed
+// window exactly once, here); otherwise it returns nil (update mode).
+func (a *Aggregator) EvictExpired(mem memory.Allocator, watermark int64, emit bool) (arrow.RecordBatch, int, error) {
+	if a.evictPos < 0 {
+		return nil, 0, nil
+	}
+	var out arrow.RecordBatch
+	if emit {
+		rec, err := a.Emit(mem, func(g int32) bool { return a.expired(g, watermark) })
+		if err != nil {
+			return nil, 0, err
+		}
+		out = rec
+	}
+	removed := a.compact(func(g int32) bool { return !a.expired(g, watermark) })
+	return out, removed, nil
+}
+
+// HasExpired reports whether any group would be evicted at watermark: the
+// executor then runs a no-data batch, as Spark does, so closed windows are
+// emitted without waiting for new input.
+func (a *Aggregator) HasExpired(watermark int64) bool {
+	if a.evictPos < 0 {
+		return false
+	}
+	for g := range a.evictAt {
+		if a.expired(int32(g), watermark) {
+			return true
+		}
+	}
+	return false
+}
+
+// compact keeps the groups for which keep is true.
+func (a *Aggregator) compact(keep func(g int32) bool) int {
+	n := int32(len(a.keyStr))
+	w := int32(0)
+	for g := int32(0); g < n; g++ {
+		if !keep(g) {
+			delete(a.groups, a.keyStr[g])
+			a.keyMem -= int64(len(a.keyStr[g]))
+			continue
+		}
+		if w != g {
+			a.keyStr[w], a.evictAt[w], a.updated[w] = a.keyStr[g], a.evictAt[g], a.updated[g]
+			a.groups[a.keyStr[w]] = w
+			for _, acc := range a.accs {
+				acc.move(w, g)
+			}
+		}
+		w++
+	}
+	for i := w; i < n; i++ {
+		a.keyStr[i] = ""
+	}
+	a.keyStr, a.evictAt, a.updated = a.keyStr[:w], a.evictAt[:w], a.updated[:w]
+	for _, acc := range a.accs {
+		acc.truncate(int(w))
+	}
+	return int(n - w)
+}
+
+func (a *Aggregator) appendGroup(b *array.RecordBuilder, g int32) error {
+	key := a.keyStr[g]
+	pos := 0
+	for k := range a.keys {
+		fb := b.Field(k)
+		if k == a.winPos {
+			start := int64(binary.LittleEndian.Uint64([]byte(key[pos+1 : pos+9])))
+			pos += 9
+			sb := fb.(*array.StructBuilder)
+			sb.Append(true)
+			sb.FieldBuilder(0).(*array.TimestampBuilder).Append(arrow.Timestamp(start))
+			sb.FieldBuilder(1).(*array.TimestampBuilder).Append(arrow.Timestamp(start + a.window.SizeMicros()))
+			continue
+		}
+		var err error
+		if pos, err = appendKey(fb, key, pos); err != nil {
+			return err
+		}
+	}
+	for j, acc := range a.accs {
+		acc.appendResult(b.Field(len(a.keys)+j), g)
+	}
+	return nil
+}
+
+// NumUpdated counts the groups changed by batchID.
+func (a *Aggregator) NumUpdated(batchID int64) int64 {
+	var n int64
+	for _, u := range a.updated {
+		if u == batchID {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,267 @@
+package lakehouse
+
+import (
+	"context"
+	cryptorand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// Snapshot summary properties written by every commit that carries a
+// Commit with a query id. The Spark names are those of Iceberg's Spark
+// streaming sink, so a table written by Atlas and by Spark keeps one
+// exactly-once history.
+const (
+	// PropQueryID is the streaming query id.
+	PropQueryID = "atlas.query.id"
+	// PropBatchID is the micro-batch id, in decimal.
+	PropBatchID = "atlas.batch.id"
+	// PropSparkQueryID is Spark's name for the query id.
+	PropSparkQueryID = "spark.sql.streaming.queryId"
+	// PropSparkEpochID is Spark's name for the batch (epoch) id.
+	PropSparkEpochID = "spark.sql.streaming.epochId"
+	// PropWriteID is a random id of one write call: it lets a writer whose
+	// commit answer was lost recognise its own snapshot.
+	PropWriteID = "atlas.write.id"
+)
+
+// Commit identifies a write for exactly-once bookkeeping.
+type Commit struct {
+	// QueryID is the stable id of the streaming query. Empty means a plain
+	// write without exactly-once check (an ad hoc INSERT or MERGE).
+	QueryID string
+	// BatchID is the micro-batch id. Batch ids of one query are committed
+	// in increasing order.
+	BatchID int64
+	// Extra properties go into the snapshot summary next to the ids; they
+	// cannot override the id properties.
+	Extra map[string]string
+}
+
+// summary returns the snapshot summary properties of the commit.
+func (c Commit) summary(writeID string) iceberg.Properties {
+	p := iceberg.Properties{}
+	for k, v := range c.Extra {
+		p[k] = v
+	}
+	p[PropWriteID] = writeID
+	if c.QueryID != "" {
+		b := strconv.FormatInt(c.BatchID, 10)
+		p[PropQueryID] = c.QueryID
+		p[PropBatchID] = b
+		p[PropSparkQueryID] = c.QueryID
+		p[PropSparkEpochID] = b
+	}
+	return p
+}
+
+func queryIDOf(p map[string]string) string {
+	if q := p[PropQueryID]; q != "" {
+		return q
+	}
+	return p[PropSparkQueryID]
+}
+
+func batchIDOf(p map[string]string) (int64, bool) {
+	s, ok := p[PropBatchID]
+	if !ok {
+		s, ok = p[PropSparkEpochID]
+	}
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// lastBatch walks the ancestry of the current snapshot, newest first, and
+// returns the batch id of the newest snapshot written by queryID. This is
+// the check of Iceberg's Spark streaming sink: batches of a query commit in
+// order, so the newest one carries the highest id. The walk stops at the
+// first match, so it usually reads one snapshot.
+func lastBatch(meta table.Metadata, queryID string) (int64, bool) {
+	s := meta.CurrentSnapshot()
+	for s != nil {
+		if s.Summary != nil && queryIDOf(s.Summary.Properties) == queryID {
+			if b, ok := batchIDOf(s.Summary.Properties); ok {
+				return b, true
+			}
+		}
+		if s.ParentSnapshotID == nil {
+			return 0, false
+		}
+		s = meta.SnapshotByID(*s.ParentSnapshotID)
+	}
+	return 0, false
+}
+
+// alreadyCommitted reports whether c's batch (or a later one of the same
+// query) is in the current snapshot's ancestry.
+func alreadyCommitted(meta table.Metadata, c Commit) bool {
+	if c.QueryID == "" {
+		return false
+	}
+	b, ok := lastBatch(meta, c.QueryID)
+	return ok && b >= c.BatchID
+}
+
+// hasWrite reports whether the snapshot written with writeID is in the
+// current snapshot's ancestry. It walks back at most a few snapshots: a
+// lost commit answer is detected on the very next refresh.
+func hasWrite(meta table.Metadata, writeID string) bool {
+	s := meta.CurrentSnapshot()
+	for i := 0; s != nil && i < 64; i++ {
+		if s.Summary != nil && s.Summary.Properties[PropWriteID] == writeID {
+			return true
+		}
+		if s.ParentSnapshotID == nil {
+			return false
+		}
+		s = meta.SnapshotByID(*s.ParentSnapshotID)
+	}
+	return false
+}
+
+// LastCommittedBatch refreshes the table and returns the id of the newest
+// batch of queryID in the current snapshot's ancestry; ok is false when the
+// query never committed to this table.
+func (t *Table) LastCommittedBatch(ctx context.Context, queryID string) (batchID int64, ok bool, err error) {
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	cur, err := t.refreshLocked(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	b, ok := lastBatch(cur.Metadata(), queryID)
+	return b, ok, nil
+}
+
+// Commit retry policy: a conflict (another writer moved the table) is
+// retried after a jittered exponential backoff.
+const (
+	maxCommitAttempts = 25
+	minCommitBackoff  = 2 * time.Millisecond
+	maxCommitBackoff  = time.Second
+)
+
+// stageFunc stages one snapshot on tx, which was opened on cur. It runs
+// again, on a fresh table, after every conflict. A stageFunc returns an
+// error wrapping ErrConflict when the conflict cannot be resolved by
+// replaying (the files it must remove are gone).
+type stageFunc func(ctx context.Context, tx *table.Transaction, cur *table.Table, props iceberg.Properties) error
+
+// commit runs the exactly-once commit loop of every write:
+//
+//  1. if c's batch is already in the ancestry, commit nothing (false);
+//  2. open a transaction pinned to the current branch head
+//     (AssertRefSnapshotID, so the catalog accepts it only if no one
+//     committed in between, and iceberg-go never replays it by itself);
+//  3. stage the snapshot and commit;
+//  4. on failure, reload the table: if our own snapshot landed anyway (the
+//     answer was lost), report success; if the head moved (a concurrent
+//     writer, whatever error the catalog chose to report it with) back off
+//     and go to 1; otherwise the failure is not a conflict: return it.
+//
+// written are data files already written for the commit: they are deleted
+// when the loop ends without committing them.
+func (t *Table) commit(ctx context.Context, op string, c Commit, written []iceberg.DataFile, stage stageFunc) (bool, error) {
+	writeID := newWriteID()
+	props := c.summary(writeID)
+	committed := false
+	unknown := false // the catalog may hold our commit: keep the files
+	defer func() {
+		if !committed && !unknown {
+			t.removeFiles(written)
+		}
+	}()
+	for attempt := 1; ; attempt++ {
+		cur := t.cur.Load()
+		if alreadyCommitted(cur.Metadata(), c) {
+			return false, nil
+		}
+		tx := cur.NewTransaction()
+		if err := tx.AssertRefSnapshotID(""); err != nil {
+			return false, fmt.Errorf("lakehouse: %s %s: pin branch head: %w", op, t.name, err)
+		}
+		if err := stage(ctx, tx, cur, props); err != nil {
+			return false, fmt.Errorf("lakehouse: %s %s: %w", op, t.name, err)
+		}
+		next, cerr := tx.Commit(ctx)
+		if cerr == nil {
+			t.cur.Store(next)
+			committed = true
+			return true, nil
+		}
+		if ctx.Err() != nil {
+			unknown = true
+			return false, fmt.Errorf("lakehouse: %s %s: commit: %w", op, t.name, cerr)
+		}
+		fresh, err := t.refreshLocked(ctx)
+		if err != nil {
+			unknown = true
+			return false, fmt.Errorf("lakehouse: %s %s: commit failed (%w), and then: %w", op, t.name, cerr, err)
+		}
+		if hasWrite(fresh.Metadata(), writeID) {
+			committed = true
+			return true, nil
+		}
+		moved := fresh.MetadataLocation() != cur.MetadataLocation()
+		if !moved && !errors.Is(cerr, table.ErrCommitFailed) {
+			return false, fmt.Errorf("lakehouse: %s %s: commit: %w", op, t.name, cerr)
+		}
+		if attempt >= maxCommitAttempts {
+			return false, fmt.Errorf("lakehouse: %s %s: gave up after %d conflicting commits: %w", op, t.name, attempt, cerr)
+		}
+		if err := sleepCtx(ctx, backoff(attempt)); err != nil {
+			return false, fmt.Errorf("lakehouse: %s %s: %w", op, t.name, err)
+		}
+	}
+}
+
+// removeFiles deletes data files that no snapshot references (best effort).
+func (t *Table) removeFiles(files []iceberg.DataFile) {
+	if len(files) == 0 {
+		return
+	}
+	fs, err := t.cur.Load().FS(context.Background())
+	if err != nil {
+		return
+	}
+	for _, f := range files {
+		_ = fs.Remove(f.FilePath())
+	}
+}
+
+// backoff returns the wait before retry attempt n (n >= 1): exponential,
+// capped, with full jitter in its upper half.
+func backoff(n int) time.Duration {
+	d := minCommitBackoff << min(n-1, 16)
+	if d > maxCommitBackoff {
+		d = maxCommitBackoff
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
+}
+
+func newWriteID() string {
+	var b [16]byte
+	_, _ = cryptorand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,104 @@
+package atlas
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+	"github.com/atlas-lakehouse/atlas/atlas/source"
+	"github.com/atlas-lakehouse/atlas/atlas/source/kafka"
+	"github.com/atlas-lakehouse/atlas/atlas/source/rate"
+)
+
+// DataStreamReader describes a streaming source, as spark.readStream.
+type DataStreamReader struct {
+	s      *Session
+	format string
+	opts   map[string]string
+	schema string
+}
+
+// Format picks the source: "kafka", "rate" or "memory".
+func (r *DataStreamReader) Format(name string) *DataStreamReader {
+	r.format = strings.ToLower(name)
+	return r
+}
+
+// Option sets a source option, spelled as in Spark
+// ("kafka.bootstrap.servers", "subscribe", "startingOffsets",
+// "maxOffsetsPerTrigger", ...).
+func (r *DataStreamReader) Option(key string, value any) *DataStreamReader {
+	r.opts[key] = fmt.Sprint(value)
+	return r
+}
+
+// Options sets several options.
+func (r *DataStreamReader) Options(opts map[string]string) *DataStreamReader {
+	for k, v := range opts {
+		r.opts[k] = v
+	}
+	return r
+}
+
+// Schema sets the schema of sources that take one (a DDL string such as
+// "user_id string, event string, ts timestamp"); Kafka's schema is fixed.
+func (r *DataStreamReader) Schema(ddl string) *DataStreamReader {
+	r.schema = ddl
+	return r
+}
+
+// Load creates the streaming DataFrame. Errors (unknown format or option,
+// missing required option) are kept in the DataFrame and reported by Err
+// and Start, with the list of valid choices.
+func (r *DataStreamReader) Load() *DataFrame {
+	df := &DataFrame{s: r.s}
+	src, err := r.open()
+	if err != nil {
+		df.err = fmt.Errorf("readStream.format(%q).load(): %w", r.format, err)
+		return df
+	}
+	df.node = &plan.StreamScan{Source: src, Format: r.format}
+	return df
+}
+
+func (r *DataStreamReader) open() (source.Source, error) {
+	switch r.format {
+	case "kafka":
+		if r.schema != "" {
+			return nil, fmt.Errorf("the kafka source has a fixed schema (key, value, topic, partition, offset, timestamp, timestampType) and cannot take a user schema; parse value with FromJSON instead")
+		}
+		opts := map[string]string{}
+		for k, v := range r.opts {
+			opts[k] = v
+		}
+		if opts["kafka.bootstrap.servers"] == "" {
+			opts["kafka.bootstrap.servers"] = r.s.Brokers()
+		}
+		return kafka.New(opts)
+	case "rate":
+		return rate.New(r.opts)
+	case "memory":
+		name := r.opts["name"]
+		ms, ok := r.s.memoryStream(name)
+		if !ok {
+			return nil, fmt.Errorf("no memory stream named %q in this session: create one with session.MemoryStream(name, schema)", name)
+		}
+		if r.schema != "" {
+			want, err := types.ParseDDL(r.schema)
+			if err != nil {
+				return nil, err
+			}
+			if !want.Equal(ms.Schema()) {
+				return nil, fmt.Errorf("memory stream %q has schema %s, not %s", name, ms.Schema(), want)
+			}
+		}
+		return ms, nil
+	case "":
+		return nil, fmt.Errorf("no format: call Format(\"kafka\"), Format(\"rate\") or Format(\"memory\")")
+	}
+	valid := []string{"kafka", "rate", "memory"}
+	sort.Strings(valid)
+	return nil, fmt.Errorf("unknown format %q; valid formats: %s", r.format, strings.Join(valid, ", "))
+}

@@ -1,0 +1,189 @@
+package atlas
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	mem "github.com/atlas-lakehouse/atlas/atlas/source/memory"
+	"github.com/atlas-lakehouse/atlas/atlas/stack"
+)
+
+// Session is the entry point, as SparkSession: it reads streams, runs SQL
+// and knows the lakehouse catalog. Configuration comes from Config calls,
+// then the ATLAS_* environment, then the embedded defaults (broker on
+// 127.0.0.1:9092, sqlite catalog and warehouse under $ATLAS_HOME).
+type Session struct {
+	appName string
+	conf    map[string]string
+
+	mu      sync.Mutex
+	lh      *lakehouse.Lakehouse
+	views   map[string]*DataFrame
+	streams map[string]*mem.Stream
+	tables  map[string]*memoryTable
+	batch   *batchContext
+}
+
+// Session configuration keys.
+const (
+	// ConfHome is the Atlas home directory (default $ATLAS_HOME or ~/.atlas).
+	ConfHome = "atlas.home"
+	// ConfKafkaBrokers is the default kafka.bootstrap.servers.
+	ConfKafkaBrokers = "atlas.kafka.brokers"
+	// ConfCatalogURI is the Iceberg catalog URI.
+	ConfCatalogURI = "atlas.catalog.uri"
+	// ConfCatalogType is the Iceberg catalog type (sql, rest, ...).
+	ConfCatalogType = "atlas.catalog.type"
+	// ConfWarehouse is the warehouse location.
+	ConfWarehouse = "atlas.warehouse"
+)
+
+// SessionBuilder configures a Session, as SparkSession.builder.
+type SessionBuilder struct {
+	appName string
+	conf    map[string]string
+}
+
+// Builder starts configuring a session.
+func Builder() *SessionBuilder { return &SessionBuilder{conf: map[string]string{}} }
+
+// AppName names the application (shown in progress and logs).
+func (b *SessionBuilder) AppName(name string) *SessionBuilder { b.appName = name; return b }
+
+// Config sets a configuration key (see the Conf* constants).
+func (b *SessionBuilder) Config(key, value string) *SessionBuilder {
+	b.conf[key] = value
+	return b
+}
+
+// Master is accepted for familiarity with PySpark and ignored: Atlas runs
+// in the calling process.
+func (b *SessionBuilder) Master(string) *SessionBuilder { return b }
+
+// GetOrCreate returns a new session. Nothing is contacted until used.
+func (b *SessionBuilder) GetOrCreate() *Session {
+	conf := map[string]string{}
+	for k, v := range b.conf {
+		conf[k] = v
+	}
+	return &Session{appName: b.appName, conf: conf, views: map[string]*DataFrame{}}
+}
+
+// NewSession returns a session with the default configuration.
+func NewSession() *Session { return Builder().GetOrCreate() }
+
+// AppName returns the application name.
+func (s *Session) AppName() string { return s.appName }
+
+// Home returns the Atlas home directory.
+func (s *Session) Home() string {
+	if h := s.conf[ConfHome]; h != "" {
+		abs, _ := filepath.Abs(h)
+		return abs
+	}
+	return lakehouse.Home()
+}
+
+// Brokers returns the Kafka bootstrap servers used when a reader names none.
+func (s *Session) Brokers() string {
+	if b := s.conf[ConfKafkaBrokers]; b != "" {
+		return b
+	}
+	return strings.Join(stack.Brokers(), ",")
+}
+
+// LakehouseConfig returns the catalog configuration.
+func (s *Session) LakehouseConfig() lakehouse.Config {
+	c := lakehouse.ConfigFromEnv(s.Home())
+	if v := s.conf[ConfCatalogURI]; v != "" {
+		c.URI = v
+	}
+	if v := s.conf[ConfCatalogType]; v != "" {
+		c.Type = v
+	}
+	if v := s.conf[ConfWarehouse]; v != "" {
+		c.Warehouse = v
+	}
+	return c
+}
+
+// Lakehouse opens (once) and returns the Iceberg catalog.
+func (s *Session) Lakehouse(ctx context.Context) (*lakehouse.Lakehouse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lh != nil {
+		return s.lh, nil
+	}
+	lh, err := lakehouse.Open(ctx, s.LakehouseConfig())
+	if err != nil {
+		return nil, err
+	}
+	s.lh = lh
+	return lh, nil
+}
+
+// Stop releases the catalog.
+func (s *Session) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lh != nil {
+		s.lh.Close()
+		s.lh = nil
+	}
+}
+
+// ReadStream starts describing a streaming source.
+func (s *Session) ReadStream() *DataStreamReader {
+	return &DataStreamReader{s: s, opts: map[string]string{}}
+}
+
+// CheckpointDir returns the default checkpoint directory for a query name.
+func (s *Session) CheckpointDir(name string) string {
+	return filepath.Join(s.Home(), "checkpoints", sanitize(name))
+}
+
+func sanitize(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+// registerView names a DataFrame for SQL (CreateOrReplaceTempView).
+func (s *Session) registerView(name string, df *DataFrame) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.views[strings.ToLower(name)] = df
+}
+
+func (s *Session) view(name string) (*DataFrame, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	df, ok := s.views[strings.ToLower(name)]
+	return df, ok
+}
+
+// CreateOrReplaceTempView names the DataFrame so SQL can read it
+// (a micro-batch as the source of MERGE INTO, for example). Views live in
+// the session only.
+func (df *DataFrame) CreateOrReplaceTempView(name string) error {
+	if err := df.Err(); err != nil {
+		return err
+	}
+	if df.IsStreaming() {
+		return fmt.Errorf("createOrReplaceTempView(%q): streaming views are not supported; use it on the batch inside ForeachBatch", name)
+	}
+	df.s.registerView(name, df)
+	return nil
+}
+
+func warnf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "atlas: "+format+"\n", args...)
+}

@@ -1,0 +1,142 @@
+package atlas
+
+import (
+	"context"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/sink"
+)
+
+// tapSink forwards to the real sink and keeps the last batch's first rows
+// for the live view.
+type tapSink struct {
+	inner sink.Sink
+	mu    sync.Mutex
+	last  []arrow.RecordBatch
+	sch   *arrow.Schema
+	batch int64
+}
+
+const tapRows = 10
+
+func (t *tapSink) Description() string { return t.inner.Description() }
+
+func (t *tapSink) AddBatch(ctx context.Context, b *sink.Batch) error {
+	if err := t.inner.AddBatch(ctx, b); err != nil {
+		return err
+	}
+	if b.NumRows() == 0 {
+		return nil
+	}
+	var keep []arrow.RecordBatch
+	left := int64(tapRows)
+	for _, r := range b.Records {
+		if left <= 0 {
+			break
+		}
+		n := min(left, r.NumRows())
+		if n > 0 {
+			keep = append(keep, r.NewSlice(0, n))
+			left -= n
+		}
+	}
+	t.mu.Lock()
+	releaseAll(t.last)
+	t.last, t.sch, t.batch = keep, b.Schema, b.BatchID
+	t.mu.Unlock()
+	return nil
+}
+
+// latest returns the retained rows of the last non-empty batch.
+func (t *tapSink) latest(fn func(schema *arrow.Schema, recs []arrow.RecordBatch, batchID int64)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sch != nil {
+		fn(t.sch, t.last, t.batch)
+	}
+}
+
+// foreachBatchSink hands each batch to user code as a batch DataFrame.
+type foreachBatchSink struct {
+	s  *Session
+	fn func(*DataFrame, int64) error
+}
+
+func (f *foreachBatchSink) Description() string { return "ForeachBatchSink" }
+
+func (f *foreachBatchSink) AddBatch(ctx context.Context, b *sink.Batch) error {
+	df := &DataFrame{s: f.s, node: &plan.LocalScan{Name: "microBatch", Out: b.Schema, Records: b.Records}}
+	restore := f.s.enterBatch(batchContext{queryID: b.QueryID, batchID: b.BatchID})
+	defer restore()
+	return f.fn(df, b.BatchID)
+}
+
+// batchContext identifies the micro-batch a foreachBatch callback runs
+// for; writes through the session inside it are keyed by it.
+type batchContext struct {
+	queryID string
+	batchID int64
+	seq     int // writes so far in this batch, to key several writes apart
+}
+
+func (s *Session) enterBatch(bc batchContext) func() {
+	s.mu.Lock()
+	prev := s.batch
+	s.batch = &bc
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.batch = prev
+		s.mu.Unlock()
+	}
+}
+
+// memoryTable is the memory sink: rows kept in the session under the query
+// name, readable with Session.Table(name).
+type memoryTable struct {
+	name   string
+	schema *arrow.Schema
+	mu     sync.Mutex
+	recs   []arrow.RecordBatch
+	done   map[int64]bool
+}
+
+func (s *Session) newMemoryTable(name string, schema *arrow.Schema) *memoryTable {
+	t := &memoryTable{name: name, schema: schema, done: map[int64]bool{}}
+	s.mu.Lock()
+	if s.tables == nil {
+		s.tables = map[string]*memoryTable{}
+	}
+	s.tables[name] = t
+	s.mu.Unlock()
+	return t
+}
+
+func (m *memoryTable) Description() string { return "MemorySink[" + m.name + "]" }
+
+func (m *memoryTable) AddBatch(_ context.Context, b *sink.Batch) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.done[b.BatchID] {
+		return nil
+	}
+	m.done[b.BatchID] = true
+	if b.Mode == sink.Complete {
+		releaseAll(m.recs)
+		m.recs = nil
+	}
+	for _, r := range b.Records {
+		r.Retain()
+		m.recs = append(m.recs, r)
+	}
+	return nil
+}
+
+func (m *memoryTable) snapshot() []arrow.RecordBatch {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]arrow.RecordBatch(nil), m.recs...)
+}

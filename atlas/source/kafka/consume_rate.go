@@ -1,0 +1,97 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ConsumeRate reads every record currently in topic as fast as the client
+// can, counting records without decoding or copying them, and returns the
+// count and the time taken. It uses the source's own client settings, so it
+// is the raw consume rate that GetBatch's Arrow building can be compared
+// with. brokers is a kafka.bootstrap.servers list ("host:port,host:port").
+// The clock starts when the end offsets are known, before the first fetch.
+func ConsumeRate(ctx context.Context, brokers, topic string) (n int64, dur time.Duration, err error) {
+	cfg, err := parseOptions(map[string]string{"kafka.bootstrap.servers": brokers, "subscribe": topic})
+	if err != nil {
+		return 0, 0, err
+	}
+	cl, err := kgo.NewClient(clientOptions(cfg)...)
+	if err != nil {
+		return 0, 0, fmt.Errorf("kafka consume rate: creating client for %s: %w", brokers, err)
+	}
+	defer cl.Close()
+
+	lister := &offsetLister{adm: kadm.NewClient(cl), topics: cfg.topics}
+	starts, err := lister.earliest(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("kafka consume rate: %w", err)
+	}
+	ends, err := lister.latest(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("kafka consume rate: %w", err)
+	}
+	assign := make(map[string]map[int32]kgo.Offset)
+	remaining := 0
+	ends.each(func(t string, p int32, end int64) {
+		if start, _ := starts.get(t, p); end > start {
+			if assign[t] == nil {
+				assign[t] = make(map[int32]kgo.Offset)
+			}
+			assign[t][p] = kgo.NewOffset().At(start)
+			remaining++
+		}
+	})
+	if remaining == 0 {
+		return 0, 0, nil
+	}
+
+	done := make(map[topicPartition]bool, remaining)
+	began := time.Now()
+	cl.AddConsumePartitions(assign)
+	for remaining > 0 {
+		fetches := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return n, time.Since(began), fmt.Errorf("kafka consume rate: %w", err)
+		}
+		for i := range fetches {
+			for j := range fetches[i].Topics {
+				ft := &fetches[i].Topics[j]
+				for k := range ft.Partitions {
+					fp := &ft.Partitions[k]
+					if fp.Err != nil {
+						if errors.Is(fp.Err, kgo.ErrClientClosed) || errors.Is(fp.Err, context.Canceled) {
+							return n, time.Since(began), fmt.Errorf("kafka consume rate: %w", fp.Err)
+						}
+						return n, time.Since(began), fmt.Errorf("kafka consume rate: fetching %s-%d: %w", ft.Topic, fp.Partition, fp.Err)
+					}
+					end, ok := ends.get(ft.Topic, fp.Partition)
+					if !ok || len(fp.Records) == 0 {
+						continue
+					}
+					for _, r := range fp.Records {
+						if r.Offset < end && !r.Attrs.IsControl() {
+							n++
+						}
+					}
+					key := topicPartition{ft.Topic, fp.Partition}
+					if fp.Records[len(fp.Records)-1].Offset+1 >= end && !done[key] {
+						done[key] = true
+						remaining--
+					}
+				}
+			}
+		}
+	}
+	return n, time.Since(began), nil
+}
+
+type topicPartition struct {
+	topic     string
+	partition int32
+}

@@ -1,0 +1,498 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+const (
+	// stallTimeout is how long a poll may bring nothing for a partition the
+	// batch still needs before the reader asks the broker whether the
+	// missing records were deleted (retention) or truncated away.
+	stallTimeout = time.Second
+	// pauseAfter is how many records a partition may buffer beyond its
+	// batch's end (while other partitions catch up, or between batches)
+	// before the reader pauses fetching it, bounding memory.
+	pauseAfter = 1 << 18
+)
+
+// reader turns [start, end) offset ranges into Arrow records with one
+// long-lived client. Consuming never stops between batches: records fetched
+// past a batch's end are kept for the next batch, and a partition is
+// repositioned only when a batch does not start where the last one ended.
+type reader struct {
+	cl             *kgo.Client
+	adm            *kadm.Client
+	failOnDataLoss bool
+	readCommitted  bool
+	stallTimeout   time.Duration
+	pauseAfter     int
+
+	mu      sync.Mutex
+	parts   map[string]map[int32]*partState
+	builder *batchBuilder
+	active  []*partState // partitions the current batch still reads
+	// remaining counts active partitions that are not complete yet.
+	remaining int
+	closed    bool
+
+	lost atomic.Int64
+}
+
+// partState is the reader's view of one partition.
+type partState struct {
+	topic     string
+	partition int32
+
+	// consuming says the client has the partition assigned.
+	consuming bool
+	paused    bool
+	// next is the offset of the first record not yet handed out: every
+	// record before it was emitted or skipped.
+	next int64
+	// fetched is the offset after the last record received from the
+	// client; anything older that still arrives is a stale duplicate.
+	fetched int64
+	// pending holds records received but not handed out, from pending[head],
+	// all at offsets >= next.
+	pending []*kgo.Record
+	head    int
+	// losses are offset ranges the broker deleted before they were read,
+	// noticed while fetching and charged to the batch that covers them.
+	losses []offsetRange
+
+	// For the batch in progress: whether the partition is in it, its
+	// end, and whether every record before the end was handed out.
+	inBatch bool
+	end     int64
+	done    bool
+}
+
+type offsetRange struct{ from, to int64 }
+
+func (st *partState) String() string { return fmt.Sprintf("%s-%d", st.topic, st.partition) }
+
+func newReader(cl *kgo.Client, failOnDataLoss, readCommitted bool, mem memory.Allocator) *reader {
+	return &reader{
+		cl:             cl,
+		adm:            kadm.NewClient(cl),
+		failOnDataLoss: failOnDataLoss,
+		readCommitted:  readCommitted,
+		stallTimeout:   stallTimeout,
+		pauseAfter:     pauseAfter,
+		parts:          make(map[string]map[int32]*partState),
+		builder:        newBatchBuilder(mem, batchMaxRows, batchMaxBytes),
+	}
+}
+
+func (r *reader) state(t string, p int32) *partState {
+	ps := r.parts[t]
+	if ps == nil {
+		ps = make(map[int32]*partState)
+		r.parts[t] = ps
+	}
+	st := ps[p]
+	if st == nil {
+		st = &partState{topic: t, partition: p}
+		ps[p] = st
+	}
+	return st
+}
+
+// read hands fn every record in [start, end) of every partition in end.
+func (r *reader) read(ctx context.Context, start, end Offsets, fn func(arrow.RecordBatch) error) (err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errors.New("the source is closed")
+	}
+	flush := func() error {
+		rec := r.builder.newRecord()
+		defer rec.Release()
+		return fn(rec)
+	}
+	defer func() {
+		if err != nil {
+			// Leave no half-built batch behind for the next call.
+			if r.builder.len() > 0 {
+				r.builder.newRecord().Release()
+			}
+			for _, st := range r.active {
+				// The batch will be retried from its start: make the next
+				// read reposition rather than trust a half-read state.
+				st.next = -1
+			}
+		}
+		for _, st := range r.active {
+			st.inBatch = false
+		}
+		r.active = r.active[:0]
+		r.remaining = 0
+	}()
+
+	if err := r.plan(start, end); err != nil {
+		return err
+	}
+	r.builder.expect = 0
+	for _, st := range r.active {
+		r.builder.expect += int(min(st.end-st.next, batchMaxRows))
+	}
+	for _, st := range r.active {
+		if err := r.drainPending(st, flush); err != nil {
+			return err
+		}
+	}
+	lastProgress := time.Now()
+	for r.remaining > 0 {
+		pctx, cancel := context.WithTimeout(ctx, r.stallTimeout)
+		fetches := r.cl.PollFetches(pctx)
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("waiting for records: %w", err)
+		}
+		progressed, err := r.handle(fetches, flush)
+		if err != nil {
+			return err
+		}
+		if progressed {
+			lastProgress = time.Now()
+		} else if time.Since(lastProgress) >= r.stallTimeout {
+			if err := r.checkStalled(ctx, flush); err != nil {
+				return err
+			}
+			lastProgress = time.Now()
+		}
+	}
+	if r.builder.len() > 0 {
+		return flush()
+	}
+	return nil
+}
+
+// plan sets up the batch: which partitions to read up to where, and which
+// must be repositioned because the batch does not start where the client
+// is.
+func (r *reader) plan(start, end Offsets) error {
+	var (
+		reposition = make(map[string]map[int32]kgo.Offset)
+		remove     = make(map[string][]int32)
+		resume     = make(map[string][]int32)
+	)
+	var backwards []string
+	end.each(func(t string, p int32, e int64) {
+		s, _ := start.get(t, p) // a partition new since start begins at 0
+		if e < s {
+			backwards = append(backwards, fmt.Sprintf("%s-%d from %d to %d", t, p, s, e))
+			return
+		}
+		if e == s {
+			return
+		}
+		st := r.state(t, p)
+		if !st.consuming || st.next != s {
+			if st.consuming {
+				remove[t] = append(remove[t], p)
+			}
+			if reposition[t] == nil {
+				reposition[t] = make(map[int32]kgo.Offset)
+			}
+			reposition[t][p] = kgo.NewOffset().At(s)
+			st.consuming = true
+			st.next, st.fetched = s, s
+			st.pending, st.head, st.losses = nil, 0, nil
+		}
+		if st.paused {
+			resume[t] = append(resume[t], p)
+			st.paused = false
+		}
+		st.inBatch, st.end, st.done = true, e, false
+		r.active = append(r.active, st)
+		r.remaining++
+	})
+	if len(backwards) > 0 {
+		if r.failOnDataLoss {
+			return fmt.Errorf("the batch end is before its start for %s: some data may have been lost (the partition was truncated or the topic recreated); set the source option failOnDataLoss to false to go on", strings.Join(backwards, ", "))
+		}
+	}
+	if len(remove) > 0 {
+		// Removing drops whatever the client buffered or has in flight for
+		// the partition; adding it back starts a fresh fetch at the offset.
+		r.cl.RemoveConsumePartitions(remove)
+	}
+	if len(reposition) > 0 {
+		r.cl.AddConsumePartitions(reposition)
+	}
+	if len(resume) > 0 {
+		r.cl.ResumeFetchPartitions(resume)
+	}
+	return nil
+}
+
+// drainPending hands out the records buffered for st before its batch end.
+func (r *reader) drainPending(st *partState, flush func() error) error {
+	recs := st.pending[st.head:]
+	if len(recs) == 0 {
+		return nil
+	}
+	k := countBefore(recs, st.end)
+	if err := r.emit(st, recs[:k], flush); err != nil {
+		return err
+	}
+	st.head += k
+	if st.head == len(st.pending) {
+		clear(st.pending)
+		st.pending, st.head = st.pending[:0], 0
+	}
+	if k < len(recs) || st.next >= st.end {
+		return r.complete(st, flush)
+	}
+	return nil
+}
+
+// handle routes one poll's records to their partitions and emits those the
+// batch needs. It reports whether any partition the batch needs moved.
+func (r *reader) handle(fetches kgo.Fetches, flush func() error) (progressed bool, err error) {
+	for i := range fetches {
+		for j := range fetches[i].Topics {
+			ft := &fetches[i].Topics[j]
+			for k := range ft.Partitions {
+				fp := &ft.Partitions[k]
+				if fp.Err != nil {
+					if errors.Is(fp.Err, context.DeadlineExceeded) || errors.Is(fp.Err, context.Canceled) {
+						continue // our poll timeout; the caller checks its own context
+					}
+					if errors.Is(fp.Err, kgo.ErrClientClosed) {
+						return progressed, fmt.Errorf("fetching: %w", fp.Err)
+					}
+				}
+				st := r.parts[ft.Topic][fp.Partition]
+				if st == nil {
+					continue
+				}
+				if fp.Err != nil {
+					st.consuming = false // reposition before reading it again
+					if st.inBatch && !st.done {
+						return progressed, fmt.Errorf("fetching %s: %w", st, fp.Err)
+					}
+					continue
+				}
+				moved, err := r.receive(st, fp, flush)
+				if err != nil {
+					return progressed, err
+				}
+				progressed = progressed || moved
+			}
+		}
+	}
+	return progressed, nil
+}
+
+// receive takes the records of one fetched partition. It reports whether
+// the partition was in the batch and moved towards its batch end.
+func (r *reader) receive(st *partState, fp *kgo.FetchPartition, flush func() error) (bool, error) {
+	active := st.inBatch && !st.done
+	recs := fp.Records
+	// A partition without records says nothing: brokers leave partitions
+	// empty once a response is full, so only records move a partition.
+	if len(recs) == 0 {
+		return false, nil
+	}
+	// Drop anything older than what we already have (a fetch that was in
+	// flight when the partition was repositioned).
+	i := 0
+	for i < len(recs) && recs[i].Offset < st.fetched {
+		i++
+	}
+	recs = recs[i:]
+	if len(recs) == 0 {
+		return false, nil
+	}
+	if first := recs[0].Offset; first > st.fetched && fp.LogStartOffset > st.fetched {
+		// The records in between were deleted (retention, DeleteRecords)
+		// before we read them; compaction leaves the log start alone.
+		st.losses = append(st.losses, offsetRange{st.fetched, min(fp.LogStartOffset, first)})
+	}
+	st.fetched = recs[len(recs)-1].Offset + 1
+
+	if !active || st.head < len(st.pending) {
+		st.pending = append(st.pending, recs...)
+		if active {
+			return true, r.drainPending(st, flush)
+		}
+		r.maybePause(st)
+		return false, nil
+	}
+	k := countBefore(recs, st.end)
+	if err := r.emit(st, recs[:k], flush); err != nil {
+		return true, err
+	}
+	if k < len(recs) {
+		st.pending = append(st.pending, recs[k:]...)
+		r.maybePause(st)
+	}
+	if k < len(recs) || st.next >= st.end {
+		return true, r.complete(st, flush)
+	}
+	return true, nil
+}
+
+// emit appends records of st (all before its batch end) to the batch.
+func (r *reader) emit(st *partState, recs []*kgo.Record, flush func() error) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if err := r.chargeLosses(st, recs[len(recs)-1].Offset+1); err != nil {
+		return err
+	}
+	if _, err := r.builder.add(recs, flush); err != nil {
+		return err
+	}
+	st.next = recs[len(recs)-1].Offset + 1
+	return nil
+}
+
+// complete marks st as having every record of its batch.
+func (r *reader) complete(st *partState, flush func() error) error {
+	if st.done {
+		return nil
+	}
+	if err := r.chargeLosses(st, st.end); err != nil {
+		return err
+	}
+	st.next = st.end
+	st.done = true
+	r.remaining--
+	return nil
+}
+
+// chargeLosses fails on, or counts, the lost ranges that start before upTo.
+func (r *reader) chargeLosses(st *partState, upTo int64) error {
+	if len(st.losses) == 0 {
+		return nil
+	}
+	keep := st.losses[:0]
+	for _, l := range st.losses {
+		if l.from >= upTo {
+			keep = append(keep, l)
+			continue
+		}
+		if r.failOnDataLoss {
+			return fmt.Errorf("cannot fetch offsets [%d, %d) of %s: some data may have been lost because they are not available in Kafka any more; either the data was aged out by Kafka or the topic may have been deleted before all the data in the topic was processed. If you don't want your streaming query to fail on such cases, set the source option failOnDataLoss to false", l.from, l.to, st)
+		}
+		r.lost.Add(l.to - l.from)
+	}
+	st.losses = keep
+	return nil
+}
+
+// checkStalled asks the broker about partitions that have brought nothing
+// for a while: whose records were deleted by retention before being read,
+// or whose log was truncated below the batch end. Both are data loss.
+func (r *reader) checkStalled(ctx context.Context, flush func() error) error {
+	var topics []string
+	seen := map[string]bool{}
+	for _, st := range r.active {
+		if !st.done && !seen[st.topic] {
+			seen[st.topic] = true
+			topics = append(topics, st.topic)
+		}
+	}
+	lister := &offsetLister{adm: r.adm, readCommitted: r.readCommitted}
+	starts, err := lister.earliest(ctx, topics...)
+	if err != nil {
+		return err
+	}
+	ends, err := lister.latest(ctx, topics...)
+	if err != nil {
+		return err
+	}
+	for _, st := range r.active {
+		if st.done {
+			continue
+		}
+		logStart, _ := starts.get(st.topic, st.partition)
+		logEnd, ok := ends.get(st.topic, st.partition)
+		switch {
+		case logStart >= st.end:
+			st.losses = append(st.losses, offsetRange{st.fetched, st.end})
+		case ok && logEnd < st.end:
+			st.losses = append(st.losses, offsetRange{max(st.fetched, logEnd), st.end})
+		default:
+			continue
+		}
+		st.fetched = st.end
+		if err := r.complete(st, flush); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maybePause stops fetching a partition the batch does not need once it has
+// buffered many records, so that a fast partition cannot fill memory while a
+// slow one catches up.
+func (r *reader) maybePause(st *partState) {
+	if st.paused || len(st.pending)-st.head < r.pauseAfter {
+		return
+	}
+	st.paused = true
+	r.cl.PauseFetchPartitions(map[string][]int32{st.topic: {st.partition}})
+}
+
+// trim drops buffered records before the committed offsets.
+func (r *reader) trim(committed Offsets) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	committed.each(func(t string, p int32, off int64) {
+		st := r.parts[t][p]
+		if st == nil {
+			return
+		}
+		k := countBefore(st.pending[st.head:], off)
+		clear(st.pending[st.head : st.head+k])
+		st.head += k
+		if st.head == len(st.pending) {
+			st.pending, st.head = st.pending[:0], 0
+		} else if st.head > len(st.pending)/2 {
+			n := copy(st.pending, st.pending[st.head:])
+			clear(st.pending[n:])
+			st.pending, st.head = st.pending[:n], 0
+		}
+	})
+}
+
+// close drops every buffer.
+func (r *reader) close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
+	r.parts = nil
+	r.builder.release()
+}
+
+// countBefore returns how many of recs (ascending offsets) are before end.
+func countBefore(recs []*kgo.Record, end int64) int {
+	if len(recs) == 0 || recs[len(recs)-1].Offset < end {
+		return len(recs)
+	}
+	lo, hi := 0, len(recs)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if recs[m].Offset < end {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}

@@ -1,0 +1,107 @@
+package kafka
+
+import (
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/atlas-lakehouse/atlas/atlas/source"
+)
+
+// TestWholeRangeDeleted deletes every record of a batch's range: no record
+// will ever arrive for it, so the reader must notice from the broker's log
+// start that the range is gone rather than wait.
+func TestWholeRangeDeleted(t *testing.T) {
+	ctx := testContext(t)
+	addr := newCluster(t, kfake.SeedTopics(3, "events"))
+	produce(t, ctx, addr, "events", "x", map[int32]int{0: 60, 1: 60, 2: 60})
+
+	strict := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events", "startingOffsets": "earliest"})
+	lenient := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events", "startingOffsets": "earliest", "failOnDataLoss": "false"})
+	strict.reader.stallTimeout = 200 * time.Millisecond
+	lenient.reader.stallTimeout = 200 * time.Millisecond
+
+	admCl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admCl.Close()
+	var cut kadm.Offsets
+	for p := int32(0); p < 3; p++ {
+		cut.AddOffset("events", p, 60, -1)
+	}
+	if resp, err := kadm.NewClient(admCl).DeleteRecords(ctx, cut); err != nil || resp.Error() != nil {
+		t.Fatalf("DeleteRecords: %v %v", err, resp.Error())
+	}
+
+	start, end := source.Offset(`{"events":{"0":0,"1":0,"2":0}}`), source.Offset(`{"events":{"0":60,"1":60,"2":60}}`)
+	if err := strict.GetBatch(ctx, start, end, func(arrow.RecordBatch) error { return nil }); err == nil {
+		t.Fatal("GetBatch over a deleted range succeeded with failOnDataLoss=true")
+	}
+	rows, _ := readBatch(t, ctx, lenient, start, end)
+	if len(rows) != 0 || lenient.DataLossOffsets() != 180 {
+		t.Fatalf("read %d rows and counted %d lost offsets, want 0 and 180", len(rows), lenient.DataLossOffsets())
+	}
+
+	// Records produced after the deletion are read normally afterwards.
+	more := produce(t, ctx, addr, "events", "y", map[int32]int{0: 5, 1: 5, 2: 5})
+	rows, _ = readBatch(t, ctx, lenient, end, `{"events":{"0":65,"1":65,"2":65}}`)
+	sameRows(t, "after the deleted range", rows, more)
+}
+
+// TestBufferedPartitionsPauseAndResume reads batches that leave some
+// partitions out, so their fetched records pile up in the reader: past the
+// pause threshold the reader pauses them, and later batches resume them and
+// still read exactly the produced records.
+func TestBufferedPartitionsPauseAndResume(t *testing.T) {
+	ctx := testContext(t)
+	addr := newCluster(t, kfake.SeedTopics(3, "events"))
+	all := produce(t, ctx, addr, "events", "p", map[int32]int{0: 3000, 1: 3000, 2: 3000})
+
+	// Small fetches, so that records keep arriving for every partition
+	// while a batch reads only some of them.
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events", "kafka.max.partition.fetch.bytes": "2000"})
+	src.reader.pauseAfter = 100
+
+	steps := []source.Offset{
+		`{"events":{"0":0,"1":0,"2":0}}`,
+		`{"events":{"0":10,"1":10,"2":10}}`,
+		`{"events":{"0":3000,"1":10,"2":10}}`, // only partition 0: 1 and 2 buffer and pause
+		`{"events":{"0":3000,"1":2000,"2":10}}`,
+		`{"events":{"0":3000,"1":3000,"2":3000}}`,
+	}
+	var got []row
+	paused := false
+	for i := 1; i < len(steps); i++ {
+		rows, _ := readBatch(t, ctx, src, steps[i-1], steps[i])
+		from, until := mustOffsets(t, steps[i-1]), mustOffsets(t, steps[i])
+		sameRows(t, string(steps[i]), rows, filterRows(all, func(r row) bool {
+			return r.offset >= from[r.topic][r.partition] && r.offset < until[r.topic][r.partition]
+		}))
+		got = append(got, rows...)
+		for _, st := range src.reader.parts["events"] {
+			paused = paused || st.paused
+		}
+	}
+	if !paused {
+		t.Error("no partition was ever paused with a 100-record threshold")
+	}
+	sameRows(t, "all", got, all)
+}
+
+// TestNewPartitionsShareTheRateLimit checks that partitions discovered after
+// the start are weighed by their lag from the log start.
+func TestNewPartitionsShareTheRateLimit(t *testing.T) {
+	ctx := testContext(t)
+	addr := newCluster(t, kfake.SeedTopics(2, "late"))
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "late", "maxOffsetsPerTrigger": "20"})
+	produce(t, ctx, addr, "late", "1", map[int32]int{0: 25, 1: 15})
+	// Lags 25 and 15 of 40: 20*25/40 = 12.5 -> 12, 20*15/40 = 7.5 -> 7.
+	if end := waitLatest(t, ctx, src, "{}"); end != `{"late":{"0":12,"1":7}}` {
+		t.Fatalf("LatestOffset = %s", end)
+	}
+}

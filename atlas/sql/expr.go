@@ -1,0 +1,210 @@
+// Package sql plans Atlas's SQL subset onto the same logical plans and
+// expressions the DataFrame API builds: parser.Expr trees become
+// expr.Expr, SELECT becomes a plan, and MERGE INTO / CREATE TABLE run
+// against the lakehouse.
+package sql
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
+)
+
+// Expr converts a parsed scalar expression. Aggregate calls are rejected
+// here (see Agg).
+func Expr(e parser.Expr) (expr.Expr, error) {
+	switch x := e.(type) {
+	case *parser.ColumnRef:
+		return &expr.ColumnRef{Parts: x.Parts}, nil
+	case *parser.Star:
+		return &expr.Star{Qualifier: strings.Join(x.Qualifier, ".")}, nil
+	case *parser.Literal:
+		switch v := x.Value.(type) {
+		case time.Duration, time.Time, nil, bool, string, float64:
+			return expr.Lit(v), nil
+		case int64:
+			if x.Kind == parser.IntLiteral {
+				return expr.Lit(int32(v)), nil
+			}
+			return expr.Lit(v), nil
+		}
+		return nil, errAt(e, "unsupported literal %s", x.Text)
+	case *parser.Binary:
+		l, err := Expr(x.L)
+		if err != nil {
+			return nil, err
+		}
+		r, err := Expr(x.R)
+		if err != nil {
+			return nil, err
+		}
+		op := strings.ToUpper(x.Op)
+		switch op {
+		case "=", "==", "!=", "<>", "<", "<=", ">", ">=", "AND", "OR", "+", "-", "*", "/", "%":
+			return expr.Bin(op, l, r), nil
+		}
+		return nil, errAt(e, "operator %s is not supported yet", x.Op)
+	case *parser.Unary:
+		inner, err := Expr(x.X)
+		if err != nil {
+			return nil, err
+		}
+		switch strings.ToUpper(x.Op) {
+		case "NOT":
+			return &expr.Not{X: inner}, nil
+		case "-":
+			return expr.Bin("-", expr.Lit(int32(0)), inner), nil
+		case "+":
+			return inner, nil
+		}
+		return nil, errAt(e, "unary %s is not supported", x.Op)
+	case *parser.IsNull:
+		inner, err := Expr(x.X)
+		if err != nil {
+			return nil, err
+		}
+		return &expr.IsNull{X: inner, Negate: x.Not}, nil
+	case *parser.In:
+		inner, err := Expr(x.X)
+		if err != nil {
+			return nil, err
+		}
+		list := make([]expr.Expr, len(x.List))
+		for i, it := range x.List {
+			if list[i], err = Expr(it); err != nil {
+				return nil, err
+			}
+		}
+		return &expr.In{X: inner, List: list, Negate: x.Not}, nil
+	case *parser.Between:
+		v, err := Expr(x.X)
+		if err != nil {
+			return nil, err
+		}
+		lo, err := Expr(x.Low)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := Expr(x.High)
+		if err != nil {
+			return nil, err
+		}
+		var out expr.Expr = expr.Bin("AND", expr.Bin(">=", v, lo), expr.Bin("<=", v, hi))
+		if x.Not {
+			out = &expr.Not{X: out}
+		}
+		return out, nil
+	case *parser.Cast:
+		inner, err := Expr(x.X)
+		if err != nil {
+			return nil, err
+		}
+		return &expr.Cast{X: inner, TypeName: x.Type}, nil
+	case *parser.Call:
+		name := strings.ToLower(x.Name)
+		switch name {
+		case "count", "sum", "min", "max", "avg", "mean":
+			return nil, errAt(e, "aggregate %s(...) is only allowed in the SELECT list of a query", name)
+		case "window":
+			if len(x.Args) < 2 {
+				return nil, errAt(e, "window(timeColumn, '5 minutes'[, slide]) needs at least two arguments")
+			}
+			t, err := Expr(x.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			var ds []time.Duration
+			for _, a := range x.Args[1:] {
+				lit, ok := a.(*parser.Literal)
+				if !ok {
+					return nil, errAt(a, "window durations must be literals such as '5 minutes'")
+				}
+				var d time.Duration
+				switch v := lit.Value.(type) {
+				case string:
+					if d, err = plan.ParseDuration(v); err != nil {
+						return nil, errAt(a, "%v", err)
+					}
+				case time.Duration:
+					d = v
+				default:
+					return nil, errAt(a, "window durations must be strings such as '5 minutes'")
+				}
+				ds = append(ds, d)
+			}
+			w := &expr.TimeWindow{Time: t, Size: ds[0], Slide: ds[0]}
+			if len(ds) > 1 {
+				w.Slide = ds[1]
+			}
+			if len(ds) > 2 {
+				w.Offset = ds[2]
+			}
+			return w, nil
+		}
+		return nil, errAt(e, "function %s is not supported; supported: count, sum, min, max, avg, window, CAST", x.Name)
+	}
+	return nil, errAt(e, "%s is not supported yet", e.SQL())
+}
+
+// Agg converts an aggregate call, or returns ok=false when e is not one.
+func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
+	c, ok := e.(*parser.Call)
+	if !ok {
+		return nil, false, nil
+	}
+	name := strings.ToLower(c.Name)
+	switch name {
+	case "count", "sum", "min", "max", "avg", "mean":
+	default:
+		return nil, false, nil
+	}
+	if c.Distinct {
+		return nil, true, errAt(e, "%s(DISTINCT ...) is not supported yet", name)
+	}
+	a := &expr.AggFunc{Fn: name, As: alias}
+	if c.Star || (len(c.Args) == 1 && isLiteralOne(c.Args[0])) {
+		if name != "count" {
+			return nil, true, errAt(e, "%s(*) is not valid", name)
+		}
+		if alias == "" {
+			a.As = "count(1)"
+		}
+		return a, true, nil
+	}
+	if len(c.Args) != 1 {
+		return nil, true, errAt(e, "%s takes one argument", name)
+	}
+	arg, err := Expr(c.Args[0])
+	if err != nil {
+		return nil, true, err
+	}
+	a.Arg = arg
+	if alias == "" {
+		a.As = name + "(" + c.Args[0].SQL() + ")"
+	}
+	return a, true, nil
+}
+
+func isLiteralOne(e parser.Expr) bool {
+	l, ok := e.(*parser.Literal)
+	return ok && l.Value == int64(1)
+}
+
+// Error is a planning error at a position of the SQL text.
+type Error struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("error at line %d, column %d: %s", e.Line, e.Col, e.Msg)
+}
+
+func errAt(n parser.Node, format string, args ...any) error {
+	p := n.Pos()
+	return &Error{Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+}

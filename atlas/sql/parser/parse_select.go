@@ -1,0 +1,225 @@
+package parser
+
+import "strings"
+
+// query parses a SELECT, or a parenthesised one.
+func (p *parser) query() *Select {
+	if p.atOp("(") {
+		open := p.advance()
+		q := p.query()
+		p.closeParen(open, "the query")
+		return q
+	}
+	if !p.at("SELECT") {
+		p.expected("SELECT", "", "")
+	}
+	return p.selectStmt()
+}
+
+// selectStmt parses SELECT ... [FROM] [WHERE] [GROUP BY] [HAVING]
+// [ORDER BY] [LIMIT].
+func (p *parser) selectStmt() *Select {
+	kw := p.expect("SELECT", "")
+	s := &Select{At: kw.pos}
+	if p.accept("DISTINCT") {
+		s.Distinct = true
+	} else {
+		p.accept("ALL")
+	}
+	s.Items = append(s.Items, p.selectItem())
+	for p.acceptOp(",") {
+		s.Items = append(s.Items, p.selectItem())
+	}
+	if p.accept("FROM") {
+		s.From = p.relations()
+	}
+	if p.accept("WHERE") {
+		s.Where = p.expr()
+	}
+	if p.at("GROUP") {
+		p.advance()
+		p.expect("BY", "after GROUP")
+		s.GroupBy = p.exprList()
+	}
+	if p.accept("HAVING") {
+		s.Having = p.expr()
+	}
+	if p.at("ORDER") {
+		p.advance()
+		p.expect("BY", "after ORDER")
+		s.OrderBy = append(s.OrderBy, p.orderItem())
+		for p.acceptOp(",") {
+			s.OrderBy = append(s.OrderBy, p.orderItem())
+		}
+	}
+	if p.accept("LIMIT") {
+		s.Limit = p.expr()
+	}
+	if t := p.tok(); t.is("UNION") || t.is("EXCEPT") || t.is("INTERSECT") || t.is("MINUS") {
+		p.fail(t, "", "set operations (%s) are not supported", strings.ToUpper(t.text))
+	}
+	return s
+}
+
+// exprList parses expr { , expr }.
+func (p *parser) exprList() []Expr {
+	es := []Expr{p.expr()}
+	for p.acceptOp(",") {
+		es = append(es, p.expr())
+	}
+	return es
+}
+
+// selectItem parses *, qualifier.* or expr [[AS] alias].
+func (p *parser) selectItem() *SelectItem {
+	t := p.tok()
+	if t.isOp("*") {
+		p.advance()
+		return &SelectItem{Expr: &Star{At: t.pos}, At: t.pos}
+	}
+	if q, n := p.starQualifier(); n > 0 {
+		for range n {
+			p.advance()
+		}
+		return &SelectItem{Expr: &Star{Qualifier: q, At: t.pos}, At: t.pos}
+	}
+	e := p.expr()
+	return &SelectItem{Expr: e, Alias: p.alias("the select list"), At: t.pos}
+}
+
+// starQualifier looks ahead for name(.name)*.* and returns the qualifier
+// and the number of tokens it spans (0 when it is not there).
+func (p *parser) starQualifier() ([]string, int) {
+	var q []string
+	n := 0
+	for {
+		t := p.look(n)
+		if !(t.kind == tokQuotedIdent || (t.kind == tokIdent && (n > 0 || !isReserved(t.text)))) {
+			return nil, 0
+		}
+		q = append(q, t.val)
+		if !p.look(n + 1).isOp(".") {
+			return nil, 0
+		}
+		if p.look(n + 2).isOp("*") {
+			return q, n + 3
+		}
+		n += 2
+	}
+}
+
+// orderItem parses expr [ASC|DESC] [NULLS FIRST|LAST].
+func (p *parser) orderItem() *OrderItem {
+	e := p.expr()
+	o := &OrderItem{Expr: e, At: e.Pos()}
+	if p.accept("DESC") {
+		o.Desc = true
+	} else {
+		p.accept("ASC")
+	}
+	if p.accept("NULLS") {
+		switch {
+		case p.accept("FIRST"):
+			o.Nulls = NullsFirst
+		case p.accept("LAST"):
+			o.Nulls = NullsLast
+		default:
+			p.expected("FIRST or LAST", "after NULLS", "")
+		}
+	}
+	return o
+}
+
+// relations parses a FROM clause: relation { , relation }, each with its
+// joins; a comma is a cross join.
+func (p *parser) relations() Relation {
+	r := p.joined()
+	for p.atOp(",") {
+		p.advance()
+		r = &Join{Type: CrossJoin, Left: r, Right: p.joined(), At: r.Pos()}
+	}
+	return r
+}
+
+// joined parses a relation followed by any number of joins.
+func (p *parser) joined() Relation {
+	r := p.relationPrimary("FROM")
+	for {
+		typ, ok := p.joinType()
+		if !ok {
+			return r
+		}
+		right := p.relationPrimary("JOIN")
+		j := &Join{Type: typ, Left: r, Right: right, At: r.Pos()}
+		switch {
+		case p.accept("ON"):
+			j.On = p.expr()
+		case p.at("USING"):
+			p.advance()
+			open := p.expectOp("(", "after USING")
+			for {
+				col, _ := p.ident("a column name", "in USING (...)")
+				j.Using = append(j.Using, col)
+				if !p.acceptOp(",") {
+					break
+				}
+			}
+			p.closeParen(open, "USING")
+		case typ != CrossJoin:
+			p.expected("ON or USING", "after the joined relation", "")
+		}
+		r = j
+	}
+}
+
+// joinType consumes a join operator: [INNER] JOIN, LEFT|RIGHT|FULL [OUTER]
+// JOIN, CROSS JOIN, LEFT SEMI|ANTI JOIN.
+func (p *parser) joinType() (JoinType, bool) {
+	var typ JoinType
+	switch {
+	case p.at("JOIN"):
+		typ = InnerJoin
+	case p.accept("INNER"):
+		typ = InnerJoin
+	case p.accept("CROSS"):
+		typ = CrossJoin
+	case p.accept("LEFT"):
+		switch {
+		case p.accept("SEMI"):
+			typ = SemiJoin
+		case p.accept("ANTI"):
+			typ = AntiJoin
+		default:
+			p.accept("OUTER")
+			typ = LeftJoin
+		}
+	case p.accept("RIGHT"):
+		p.accept("OUTER")
+		typ = RightJoin
+	case p.accept("FULL"):
+		p.accept("OUTER")
+		typ = FullJoin
+	case p.at("NATURAL"):
+		p.fail(p.tok(), "write the join condition with ON or USING", "NATURAL joins are not supported")
+	default:
+		return "", false
+	}
+	p.expect("JOIN", "after "+string(typ))
+	return typ, true
+}
+
+// relationPrimary parses name [[AS] alias] or ( query ) [[AS] alias].
+func (p *parser) relationPrimary(after string) Relation {
+	t := p.tok()
+	if t.isOp("(") {
+		p.advance()
+		if !p.at("SELECT") && !p.atOp("(") {
+			p.expected("SELECT", "in the subquery", "")
+		}
+		q := p.query()
+		p.closeParen(t, "the subquery")
+		return &SubqueryRef{Query: q, Alias: p.alias("the subquery"), At: t.pos}
+	}
+	name := p.name("a table name", "after "+after)
+	return &TableRef{Name: name, Alias: p.alias("the table reference"), At: name.At}
+}

@@ -1,0 +1,477 @@
+package parser
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// String returns Spark's name for the column: its last part.
+func (e *ColumnRef) String() string { return render(e, true) }
+
+// SQL returns the reference with every part, quoted as needed.
+func (e *ColumnRef) SQL() string { return render(e, false) }
+
+// String returns the literal as Spark names it: strings without quotes.
+func (e *Literal) String() string { return render(e, true) }
+
+// SQL returns the literal as SQL text.
+func (e *Literal) SQL() string { return render(e, false) }
+
+// String returns Spark's name, such as (a + 1) or concat(a, b) for a || b.
+func (e *Binary) String() string { return render(e, true) }
+
+// SQL returns the operation as parenthesised SQL text.
+func (e *Binary) SQL() string { return render(e, false) }
+
+// String returns Spark's name, such as (- x) or (NOT x).
+func (e *Unary) String() string { return render(e, true) }
+
+// SQL returns the operation as parenthesised SQL text.
+func (e *Unary) SQL() string { return render(e, false) }
+
+// String returns Spark's name, such as (x IS NOT NULL).
+func (e *IsNull) String() string { return render(e, true) }
+
+// SQL returns the predicate as parenthesised SQL text.
+func (e *IsNull) SQL() string { return render(e, false) }
+
+// String returns Spark's name, such as (x IN (1, 2)).
+func (e *In) String() string { return render(e, true) }
+
+// SQL returns the predicate as parenthesised SQL text.
+func (e *In) SQL() string { return render(e, false) }
+
+// String returns Spark's name: ((x >= low) AND (x <= high)).
+func (e *Between) String() string { return render(e, true) }
+
+// SQL returns the predicate as parenthesised SQL text.
+func (e *Between) SQL() string { return render(e, false) }
+
+// String returns Spark's name, such as x LIKE a%.
+func (e *Like) String() string { return render(e, true) }
+
+// SQL returns the predicate as parenthesised SQL text.
+func (e *Like) SQL() string { return render(e, false) }
+
+// String returns Spark's name, such as CAST(x AS INT).
+func (e *Cast) String() string { return render(e, true) }
+
+// SQL returns the cast as SQL text.
+func (e *Cast) SQL() string { return render(e, false) }
+
+// String returns Spark's name: CASE WHEN ... THEN ... ELSE ... END, with
+// CASE x WHEN v written as CASE WHEN (x = v).
+func (e *Case) String() string { return render(e, true) }
+
+// SQL returns the CASE as SQL text.
+func (e *Case) SQL() string { return render(e, false) }
+
+// String returns Spark's name of the arm: WHEN cond THEN result.
+func (e *When) String() string {
+	var b strings.Builder
+	(&printer{b: &b, pretty: true}).when(e, nil)
+	return b.String()
+}
+
+// String returns Spark's name: the function name in lower case and its
+// arguments, count(1) for count(*).
+func (e *Call) String() string { return render(e, true) }
+
+// SQL returns the call as SQL text.
+func (e *Call) SQL() string { return render(e, false) }
+
+// String returns * or qualifier.*.
+func (e *Star) String() string { return render(e, true) }
+
+// SQL returns * or qualifier.* with the qualifier quoted as needed.
+func (e *Star) SQL() string { return render(e, false) }
+
+func render(e Expr, pretty bool) string {
+	var b strings.Builder
+	(&printer{b: &b, pretty: pretty}).expr(e)
+	return b.String()
+}
+
+// printer writes expressions either as Spark's column names (pretty) or as
+// SQL text that parses back to the same tree. Both parenthesise every
+// operation, as Spark's names do.
+type printer struct {
+	b      *strings.Builder
+	pretty bool
+}
+
+func (p *printer) w(ss ...string) {
+	for _, s := range ss {
+		p.b.WriteString(s)
+	}
+}
+
+func (p *printer) list(es []Expr) {
+	for i, e := range es {
+		if i > 0 {
+			p.w(", ")
+		}
+		p.expr(e)
+	}
+}
+
+func (p *printer) expr(e Expr) {
+	switch e := e.(type) {
+	case nil:
+		p.w("<nil>")
+	case *ColumnRef:
+		if p.pretty {
+			if len(e.Parts) > 0 {
+				p.w(e.Parts[len(e.Parts)-1])
+			}
+			return
+		}
+		p.w(quoteParts(e.Parts))
+	case *Literal:
+		p.literal(e)
+	case *Binary:
+		p.binary(e)
+	case *Unary:
+		switch e.Op {
+		case "NOT":
+			p.w("(NOT ")
+		case "~":
+			p.w("(~")
+		default:
+			// A space keeps "- -5" from reading as a comment; parentheses
+			// keep "-(5)" from folding into the literal -5.
+			p.w("(", e.Op, " ")
+			if lit, ok := e.X.(*Literal); ok && !p.pretty && lit.Text != "" {
+				p.w("(")
+				p.expr(e.X)
+				p.w("))")
+				return
+			}
+		}
+		p.expr(e.X)
+		p.w(")")
+	case *IsNull:
+		p.w("(")
+		p.expr(e.X)
+		if e.Not {
+			p.w(" IS NOT NULL)")
+		} else {
+			p.w(" IS NULL)")
+		}
+	case *In:
+		p.w("(")
+		if e.Not && p.pretty {
+			p.w("NOT (")
+		}
+		p.expr(e.X)
+		if e.Not && !p.pretty {
+			p.w(" NOT")
+		}
+		p.w(" IN (")
+		p.list(e.List)
+		p.w("))")
+		if e.Not && p.pretty {
+			p.w(")")
+		}
+	case *Between:
+		p.between(e)
+	case *Like:
+		p.like(e)
+	case *Cast:
+		if e.Try {
+			p.w("TRY_CAST(")
+		} else {
+			p.w("CAST(")
+		}
+		p.expr(e.X)
+		p.w(" AS ", p.typeName(e.Type), ")")
+	case *Case:
+		p.caseExpr(e)
+	case *Call:
+		p.call(e)
+	case *Star:
+		if len(e.Qualifier) > 0 {
+			p.w(quoteParts(e.Qualifier), ".")
+		}
+		p.w("*")
+	default:
+		p.w("<?>")
+	}
+}
+
+func (p *printer) binary(e *Binary) {
+	if p.pretty {
+		switch e.Op {
+		case "||":
+			p.w("concat(")
+			p.expr(e.L)
+			p.w(", ")
+			p.expr(e.R)
+			p.w(")")
+			return
+		case "<>":
+			p.w("(NOT (")
+			p.expr(e.L)
+			p.w(" = ")
+			p.expr(e.R)
+			p.w("))")
+			return
+		}
+	}
+	p.w("(")
+	p.expr(e.L)
+	p.w(" ", e.Op, " ")
+	p.expr(e.R)
+	p.w(")")
+}
+
+func (p *printer) between(e *Between) {
+	if p.pretty {
+		if e.Not {
+			p.w("(NOT ")
+		}
+		p.w("((")
+		p.expr(e.X)
+		p.w(" >= ")
+		p.expr(e.Low)
+		p.w(") AND (")
+		p.expr(e.X)
+		p.w(" <= ")
+		p.expr(e.High)
+		p.w("))")
+		if e.Not {
+			p.w(")")
+		}
+		return
+	}
+	p.w("(")
+	p.expr(e.X)
+	if e.Not {
+		p.w(" NOT")
+	}
+	p.w(" BETWEEN ")
+	p.expr(e.Low)
+	p.w(" AND ")
+	p.expr(e.High)
+	p.w(")")
+}
+
+func (p *printer) like(e *Like) {
+	if p.pretty {
+		if e.Not {
+			p.w("(NOT ")
+		}
+		p.expr(e.X)
+		p.w(" ", e.Op, " ")
+		p.expr(e.Pattern)
+		if e.Not {
+			p.w(")")
+		}
+		return
+	}
+	p.w("(")
+	p.expr(e.X)
+	if e.Not {
+		p.w(" NOT")
+	}
+	p.w(" ", e.Op, " ")
+	p.expr(e.Pattern)
+	p.w(")")
+}
+
+func (p *printer) caseExpr(e *Case) {
+	p.w("CASE")
+	if e.Operand != nil && !p.pretty {
+		p.w(" ")
+		p.expr(e.Operand)
+	}
+	for _, wh := range e.Whens {
+		p.w(" ")
+		if p.pretty {
+			p.when(wh, e.Operand)
+		} else {
+			p.when(wh, nil)
+		}
+	}
+	if e.Else != nil {
+		p.w(" ELSE ")
+		p.expr(e.Else)
+	}
+	p.w(" END")
+}
+
+// when writes one arm; with an operand, the condition is written as
+// (operand = cond), as Spark names the simple CASE form.
+func (p *printer) when(wh *When, operand Expr) {
+	p.w("WHEN ")
+	if operand != nil {
+		p.w("(")
+		p.expr(operand)
+		p.w(" = ")
+		p.expr(wh.Cond)
+		p.w(")")
+	} else {
+		p.expr(wh.Cond)
+	}
+	p.w(" THEN ")
+	p.expr(wh.Result)
+}
+
+func (p *printer) call(e *Call) {
+	if p.pretty {
+		p.w(strings.ToLower(e.Name), "(")
+	} else {
+		p.w(quoteIdent(e.Name), "(")
+	}
+	if e.Distinct {
+		p.w("DISTINCT ")
+	}
+	switch {
+	case e.Star && p.pretty:
+		p.w("1")
+	case e.Star:
+		p.w("*")
+	default:
+		p.list(e.Args)
+	}
+	p.w(")")
+}
+
+// typeName renders a cast's type: upper case for Spark names, with a few
+// synonyms mapped to Spark's spelling (integer → INT).
+func (p *printer) typeName(t string) string {
+	if !p.pretty {
+		return t
+	}
+	switch t {
+	case "integer":
+		t = "int"
+	case "long":
+		t = "bigint"
+	case "short":
+		t = "smallint"
+	case "byte":
+		t = "tinyint"
+	case "real":
+		t = "float"
+	}
+	return strings.ToUpper(t)
+}
+
+func (p *printer) literal(e *Literal) {
+	switch e.Kind {
+	case NullLiteral:
+		p.w("NULL")
+	case BoolLiteral:
+		if v, _ := e.Value.(bool); v {
+			p.w("true")
+		} else {
+			p.w("false")
+		}
+	case StringLiteral:
+		s, _ := e.Value.(string)
+		if p.pretty {
+			p.w(s)
+		} else {
+			p.w(quoteString(s))
+		}
+	case TimestampLiteral:
+		t, _ := e.Value.(time.Time)
+		p.w("TIMESTAMP '", formatTimestamp(t), "'")
+	case DateLiteral:
+		t, _ := e.Value.(time.Time)
+		p.w("DATE '", t.Format("2006-01-02"), "'")
+	case IntervalLiteral:
+		d, _ := e.Value.(time.Duration)
+		p.w(formatInterval(d))
+	default:
+		p.number(e)
+	}
+}
+
+// number writes a numeric literal: its source text for SQL, and Spark's
+// rendering of the value for names (no suffix, doubles with a fraction).
+func (p *printer) number(e *Literal) {
+	if !p.pretty && e.Text != "" {
+		p.w(e.Text)
+		return
+	}
+	switch v := e.Value.(type) {
+	case int64:
+		s := strconv.FormatInt(v, 10)
+		if !p.pretty {
+			s += map[LiteralKind]string{BigIntLiteral: "L", SmallIntLiteral: "S", TinyIntLiteral: "Y"}[e.Kind]
+		}
+		p.w(s)
+	case float64:
+		if e.Kind == DecimalLiteral && e.Text != "" {
+			t := strings.TrimRight(strings.ToUpper(e.Text), "BD")
+			p.w(t)
+			return
+		}
+		s := strconv.FormatFloat(v, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eEIN") {
+			s += ".0"
+		}
+		if !p.pretty {
+			s += map[LiteralKind]string{DoubleLiteral: "D", FloatLiteral: "F", DecimalLiteral: "BD"}[e.Kind]
+		}
+		p.w(s)
+	default:
+		p.w("NULL")
+	}
+}
+
+// quoteString renders s as a single-quoted SQL string literal.
+func quoteString(s string) string {
+	var b strings.Builder
+	b.WriteByte('\'')
+	for _, r := range s {
+		switch r {
+		case '\'':
+			b.WriteString("''")
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case 0:
+			b.WriteString(`\0`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// formatTimestamp writes t as yyyy-MM-dd HH:mm:ss[.fraction] in UTC.
+func formatTimestamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05.999999999")
+}
+
+// intervalUnits are the units an interval is written in, largest first.
+var intervalUnits = []struct {
+	name string
+	d    time.Duration
+}{
+	{"DAY", 24 * time.Hour}, {"HOUR", time.Hour}, {"MINUTE", time.Minute},
+	{"SECOND", time.Second}, {"MILLISECOND", time.Millisecond}, {"MICROSECOND", time.Microsecond},
+}
+
+// formatInterval writes d as INTERVAL 'n' UNIT in the largest unit that
+// divides it exactly.
+func formatInterval(d time.Duration) string {
+	for _, u := range intervalUnits {
+		if d%u.d == 0 {
+			return "INTERVAL '" + strconv.FormatInt(int64(d/u.d), 10) + "' " + u.name
+		}
+	}
+	return "INTERVAL '" + strconv.FormatInt(int64(d), 10) + "' NANOSECOND"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,127 @@
+package stack
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// DaemonArg is the first argument that makes a program run as the broker
+// daemon. The atlas CLI has it as a hidden subcommand; any other program
+// importing this package (a notebook cell, a test binary) also becomes the
+// daemon when started by [Up] with this argument, through this package's
+// init, so [EnsureUp] works from any executable.
+const DaemonArg = "broker-daemon"
+
+// envDaemon marks a process started by [Up] as the detached daemon.
+const envDaemon = "ATLAS_BROKER_DAEMON"
+
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == DaemonArg && os.Getenv(envDaemon) == "1" {
+		os.Exit(DaemonMain(os.Args[2:], os.Stderr))
+	}
+}
+
+// exitAddrInUse is the daemon's exit code when its address is taken.
+const exitAddrInUse = 3
+
+// DaemonConfig configures [RunDaemon].
+type DaemonConfig struct {
+	// Home is the Atlas home: data in Home/broker, state in Home/run.
+	Home string
+	// Addr is the listen address; port 0 picks a free port, recorded in
+	// the state file.
+	Addr string
+	// Partitions is the partition count of auto-created topics.
+	Partitions int
+	// Log receives the daemon's and the broker's log lines.
+	Log io.Writer
+	// LogFile names the file Log writes to, for the state file; empty
+	// when the log is not a file of its own.
+	LogFile string
+}
+
+// DaemonMain runs the broker daemon with command-line arguments (those
+// after [DaemonArg]: --home, --addr, --partitions) until SIGTERM or SIGINT,
+// logging to log. It returns the process exit code.
+func DaemonMain(args []string, log io.Writer) int {
+	fs := flag.NewFlagSet(DaemonArg, flag.ContinueOnError)
+	fs.SetOutput(log)
+	var cfg DaemonConfig
+	fs.StringVar(&cfg.Home, "home", "", "Atlas home directory (default $ATLAS_HOME or ~/.atlas)")
+	fs.StringVar(&cfg.Addr, "addr", "", "listen address host:port (default $ATLAS_KAFKA_ADDR or "+DefaultAddr+")")
+	fs.IntVar(&cfg.Partitions, "partitions", 0, "partitions of auto-created topics (default $ATLAS_KAFKA_PARTITIONS or 3)")
+	fs.StringVar(&cfg.LogFile, "log-file", "", "the file the log goes to, recorded in the state file")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	o, err := Options{Home: cfg.Home, Addr: cfg.Addr, Partitions: cfg.Partitions}.withDefaults()
+	if err != nil {
+		fmt.Fprintf(log, "%s atlas broker: %v\n", stamp(), err)
+		return 1
+	}
+	cfg = DaemonConfig{Home: o.Home, Addr: o.Addr, Partitions: o.Partitions, Log: log, LogFile: cfg.LogFile}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := RunDaemon(ctx, cfg); err != nil {
+		fmt.Fprintf(log, "%s atlas broker: %v\n", stamp(), err)
+		if _, ok := errors.AsType[*AddrInUseError](err); ok {
+			return exitAddrInUse
+		}
+		return 1
+	}
+	return 0
+}
+
+// RunDaemon serves the persistent broker of cfg.Home until ctx is done:
+// it starts the broker on cfg.Addr with data in Home/broker (fsync on every
+// write), records its pid and address in Home/run, and on cancellation
+// closes the broker, which writes all state to disk, and removes the
+// records.
+func RunDaemon(ctx context.Context, cfg DaemonConfig) error {
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(cfg.Log, "%s atlas broker: "+format+"\n", append([]any{stamp()}, args...)...)
+	}
+	p := pathsOf(cfg.Home)
+	b, err := NewBroker(BrokerOptions{
+		Addr:       cfg.Addr,
+		DataDir:    p.dataDir,
+		SyncWrites: true,
+		Partitions: cfg.Partitions,
+		Log:        cfg.Log,
+	})
+	if err != nil {
+		return err
+	}
+	pid := os.Getpid()
+	st := State{
+		PID:        pid,
+		Addr:       b.Addr(),
+		DataDir:    p.dataDir,
+		LogFile:    cfg.LogFile,
+		Partitions: cfg.Partitions,
+		StartedAt:  time.Now().UTC().Truncate(time.Millisecond),
+	}
+	if err := writeState(p, st); err != nil {
+		b.Close()
+		return err
+	}
+	logf("pid %d serving Kafka at %s, data in %s, %d partitions per new topic", pid, st.Addr, p.dataDir, cfg.Partitions)
+	<-ctx.Done()
+	logf("stopping (%v): writing state to %s", context.Cause(ctx), p.dataDir)
+	b.Close()
+	removeState(p, pid)
+	logf("stopped")
+	return nil
+}
+
+func stamp() string { return time.Now().Format("2006-01-02T15:04:05.000Z07:00") }

@@ -1,0 +1,201 @@
+package atlas
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/sink/console"
+	"github.com/atlas-lakehouse/atlas/atlas/sink/iceberg"
+)
+
+// DataStreamWriter describes where and how a streaming query writes, as
+// DataFrame.writeStream.
+type DataStreamWriter struct {
+	df        *DataFrame
+	mode      string
+	format    string
+	opts      map[string]string
+	trigger   Trigger
+	name      string
+	foreach   func(batch *DataFrame, batchID int64) error
+	progress  bool
+	liveTitle string
+}
+
+// WriteStream starts describing the output of a streaming DataFrame.
+func (df *DataFrame) WriteStream() *DataStreamWriter {
+	return &DataStreamWriter{df: df, mode: "append", opts: map[string]string{}, progress: true}
+}
+
+// OutputMode sets "append" (default), "update" or "complete".
+func (w *DataStreamWriter) OutputMode(mode string) *DataStreamWriter { w.mode = mode; return w }
+
+// Format picks the sink: "iceberg", "console", "memory" (or use ForeachBatch).
+func (w *DataStreamWriter) Format(name string) *DataStreamWriter {
+	w.format = strings.ToLower(name)
+	return w
+}
+
+// Option sets a writer option: "checkpointLocation" (a local path, file://,
+// or s3:// URL), and sink options (console: numRows, truncate).
+func (w *DataStreamWriter) Option(key string, value any) *DataStreamWriter {
+	w.opts[key] = fmt.Sprint(value)
+	return w
+}
+
+// Trigger sets when micro-batches run (ProcessingTime, AvailableNow, Once);
+// the default runs the next batch as soon as data arrives.
+func (w *DataStreamWriter) Trigger(t Trigger) *DataStreamWriter { w.trigger = t; return w }
+
+// QueryName names the query (and its default checkpoint directory).
+func (w *DataStreamWriter) QueryName(name string) *DataStreamWriter { w.name = name; return w }
+
+// Progress turns the live progress display (charts in a notebook, one line
+// per batch in a terminal) on or off; on by default.
+func (w *DataStreamWriter) Progress(on bool) *DataStreamWriter { w.progress = on; return w }
+
+// ForeachBatch calls fn with each micro-batch as a batch DataFrame and its
+// batch id, as foreachBatch. An error from fn stops the query; on restart
+// the same batch (same rows, same id) is offered again. MERGE INTO and
+// INSERT run through the session inside fn are exactly-once: each records
+// (query id, batch id) in its Iceberg snapshot and a replayed batch whose
+// write already committed is skipped.
+func (w *DataStreamWriter) ForeachBatch(fn func(batch *DataFrame, batchID int64) error) *DataStreamWriter {
+	w.foreach = fn
+	return w
+}
+
+var writerOptions = []string{"checkpointLocation", "path", "numRows", "truncate", "queryName"}
+
+// ToTable starts the query writing to a lakehouse table (created from the
+// query's schema when missing), as toTable.
+func (w *DataStreamWriter) ToTable(name string) (*StreamingQuery, error) {
+	if w.format == "" {
+		w.format = "iceberg"
+	}
+	w.opts["path"] = name
+	return w.Start()
+}
+
+// Start starts the query and returns at once; the query runs in the
+// background until stopped (Stop, AwaitTermination with an interrupt, or
+// the end of an AvailableNow/Once trigger). Invalid queries fail here with
+// the reason and the fix.
+func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
+	ctx := context.Background()
+	df := w.df
+	if err := df.Err(); err != nil {
+		return nil, err
+	}
+	if w.trigger.err != nil {
+		return nil, fmt.Errorf("trigger: %w", w.trigger.err)
+	}
+	for k := range w.opts {
+		if !contains(writerOptions, k) {
+			valid := append([]string(nil), writerOptions...)
+			sort.Strings(valid)
+			return nil, fmt.Errorf("writeStream: unknown option %q; valid options: %s", k, strings.Join(valid, ", "))
+		}
+	}
+	mode, err := sink.ParseOutputMode(w.mode)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := plan.ValidateStreaming(df.node, mode)
+	if err != nil {
+		return nil, err
+	}
+	name := w.name
+	if name == "" {
+		name = w.opts["queryName"]
+	}
+	schema := exec.ShapeOutputSchema(shape)
+	var snk sink.Sink
+	switch {
+	case w.foreach != nil:
+		snk = &foreachBatchSink{s: df.s, fn: w.foreach}
+	case w.format == "iceberg" || w.format == "delta":
+		table := w.opts["path"]
+		if table == "" {
+			return nil, fmt.Errorf("the iceberg sink needs a table: use ToTable(\"lakehouse.gold.event_windows\")")
+		}
+		lh, err := df.s.Lakehouse(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if snk, err = iceberg.Open(ctx, lh, table, schema); err != nil {
+			return nil, err
+		}
+		if name == "" {
+			name = table
+		}
+	case w.format == "console":
+		if snk, err = console.New(os.Stdout, w.opts); err != nil {
+			return nil, err
+		}
+	case w.format == "memory":
+		if name == "" {
+			return nil, fmt.Errorf("the memory sink needs a query name, used as the table name: add QueryName(\"...\")")
+		}
+		snk = df.s.newMemoryTable(name, schema)
+	case w.format == "":
+		return nil, fmt.Errorf("no sink: call Format(\"iceberg\"|\"console\"|\"memory\"), ToTable(name) or ForeachBatch(fn)")
+	default:
+		return nil, fmt.Errorf("unknown sink format %q; valid formats: console, iceberg, memory (or ForeachBatch)", w.format)
+	}
+	if mc, ok := snk.(sink.ModeChecker); ok {
+		if err := mc.CheckMode(mode); err != nil {
+			return nil, err
+		}
+	}
+	loc := w.opts["checkpointLocation"]
+	temp := false
+	if loc == "" {
+		switch {
+		case name != "":
+			loc = df.s.CheckpointDir(name)
+		case w.format == "console":
+			dir, err := os.MkdirTemp("", "atlas-checkpoint-")
+			if err != nil {
+				return nil, err
+			}
+			loc, temp = dir, true
+		default:
+			return nil, fmt.Errorf("checkpointLocation must be specified: add Option(\"checkpointLocation\", dir) or QueryName(\"...\") (which checkpoints under %s)", df.s.CheckpointDir("<name>"))
+		}
+	}
+	ck, err := checkpoint.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck}
+	tap := &tapSink{inner: snk}
+	sq.tap = tap
+	cfg := exec.Config{Name: name, Shape: shape, Sink: tap, Mode: mode, Trigger: w.trigger.t, Checkpoint: ck, OnProgress: sq.onProgress}
+	if w.progress {
+		sq.view = newProgressView(name, df.s.appName)
+	}
+	q, err := exec.Start(ctx, cfg)
+	if err != nil {
+		ck.Close()
+		return nil, err
+	}
+	sq.q = q
+	return sq, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
