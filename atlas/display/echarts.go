@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha512"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +22,11 @@ import (
 // (see [FetchEcharts]); it is Apache-2.0 licensed and its LICENSE and NOTICE
 // are kept next to the bundle.
 const EchartsVersion = "6.1.0"
+
+// EchartsIntegrity is the npm integrity (sha512, base64) of the
+// echarts-[EchartsVersion] tarball, as `npm pack --json` reports it and as
+// kernel/echarts.integrity pins it; [FetchEcharts] refuses any other.
+const EchartsIntegrity = "sha512-q0yaFPggC9FUdsWH4blavRWFmxdrIodbkoKNAjJudAI6CA9gNPxHtV2RcZNEepZVlk4yvBYkOkbk6HIVpIyHZA=="
 
 // EnvEchartsJS names the environment variable that, when set, is the path of
 // the echarts bundle to inline instead of [EchartsPath]'s default.
@@ -65,9 +72,10 @@ func atlasHome() string {
 }
 
 // FetchEcharts installs echarts@[EchartsVersion] into dir for the kernel
-// installer: it runs `npm pack echarts@<version>` (npm checks the tarball's
-// integrity against the registry) in a temporary directory inside dir and
-// extracts dist/echarts.min.js, LICENSE, NOTICE and package.json, so that
+// installer or an `atlas assets` command: it runs `npm pack echarts@<version>`
+// in a temporary directory inside dir, checks the tarball against
+// [EchartsIntegrity], and extracts dist/echarts.min.js, LICENSE, NOTICE and
+// package.json, plus a VERSION file (as kernel/install.sh writes), so that
 // the bundle ends up at dir/dist/echarts.min.js. Pass [EchartsDir] for the
 // default location. Files are replaced only once all of them were extracted
 // and checked; npm must be on PATH.
@@ -102,6 +110,9 @@ func FetchEcharts(ctx context.Context, dir string) error {
 		return fmt.Errorf("display: npm pack %s returned version %s", spec, packed[0].Version)
 	}
 	tgz := filepath.Join(tmp, filepath.Base(packed[0].Filename))
+	if err := verifyIntegrity(tgz, EchartsIntegrity); err != nil {
+		return err
+	}
 	return extractEchartsPackage(tgz, dir)
 }
 
@@ -136,6 +147,9 @@ func extractEchartsPackage(tgz, dir string) error {
 		if err := os.Rename(filepath.Join(stage, filepath.FromSlash(rel)), to); err != nil {
 			return fmt.Errorf("display: installing %s: %w", to, err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "VERSION"), []byte(EchartsVersion+"\n"), 0o644); err != nil {
+		return fmt.Errorf("display: writing %s: %w", filepath.Join(dir, "VERSION"), err)
 	}
 	return nil
 }
@@ -182,6 +196,24 @@ func untarSelected(tgz, stage string) error {
 			}
 		}
 		return fmt.Errorf("display: echarts tarball %s lacks %s", tgz, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// verifyIntegrity checks that the file at path has the npm integrity want
+// ("sha512-<base64>").
+func verifyIntegrity(path, want string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("display: opening %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha512.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("display: hashing %s: %w", path, err)
+	}
+	if got := "sha512-" + base64.StdEncoding.EncodeToString(h.Sum(nil)); got != want {
+		return fmt.Errorf("display: %s has integrity %s, want %s", path, got, want)
 	}
 	return nil
 }

@@ -67,7 +67,7 @@ func TestExtractEchartsPackage(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, ","); got != "LICENSE,NOTICE,dist,package.json" {
+	if got := strings.Join(names, ","); got != "LICENSE,NOTICE,VERSION,dist,package.json" {
 		t.Errorf("echarts dir holds %s, want only the kept files (no staging dirs)", got)
 	}
 	dist, _ := os.ReadDir(filepath.Join(dir, "dist"))
@@ -102,5 +102,20 @@ func TestEchartsPath(t *testing.T) {
 	t.Setenv(EnvEchartsJS, "/elsewhere/echarts.js")
 	if got := EchartsPath(); got != "/elsewhere/echarts.js" {
 		t.Errorf("EchartsPath with %s = %s", EnvEchartsJS, got)
+	}
+}
+
+func TestVerifyIntegrity(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "abc")
+	if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// SHA-512("abc") from FIPS 180-2, base64-encoded.
+	const abc = "sha512-3a81oZNherrMQXNJriBBMRLm+k6JqX6iCp7u5ktV05ohkpkqJ0/BqDa6PCOj/uu9RU1EI2Q86A4qmslPpUyknw=="
+	if err := verifyIntegrity(path, abc); err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyIntegrity(path, EchartsIntegrity); err == nil {
+		t.Fatal("a file that is not the echarts tarball passed the integrity check")
 	}
 }

@@ -95,7 +95,10 @@ func stageAppend(ctx context.Context, tx *table.Transaction, files []iceberg.Dat
 // Parquet data files of the cached table (one rolling file per partition).
 func (t *Table) writeDataFiles(ctx context.Context, records []arrow.RecordBatch) ([]iceberg.DataFile, error) {
 	cur := t.cur.Load()
-	target := t.Schema()
+	target, err := arrowSchema(cur)
+	if err != nil {
+		return nil, err
+	}
 	aligned, err := alignRecords(ctx, t.name, target, records)
 	if err != nil {
 		return nil, err

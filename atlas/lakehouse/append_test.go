@@ -40,6 +40,11 @@ func TestAppendReadAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertRows(t, all, want)
+	for _, r := range all {
+		if !r.Schema().Equal(testSchema) {
+			t.Fatalf("ReadAll schema\n%v\nwant\n%v", r.Schema(), testSchema)
+		}
+	}
 
 	files, err := tb.PlanFiles(ctx, nil)
 	if err != nil {

@@ -1,6 +1,7 @@
 package lakehouse
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,15 +24,17 @@ var ErrNoSuchTable = catalog.ErrNoSuchTable
 // exists and CreateOptions.IfNotExists is false.
 var ErrTableExists = catalog.ErrTableAlreadyExists
 
-// DefaultTableProperties are set on every table CreateTable makes, before
-// CreateOptions.Properties (which may override them): format version 2,
-// manifest merging so that a stream of small appends does not pile up
-// manifests, and no built-in commit retries (Table does its own retry with
-// an exactly-once re-check; see AppendBatch).
-var DefaultTableProperties = map[string]string{
-	table.PropertyFormatVersion:   "2",
-	table.ManifestMergeEnabledKey: "true",
-	table.CommitNumRetriesKey:     "0",
+// DefaultTableProperties returns the properties set on every table
+// CreateTable makes, before CreateOptions.Properties (which may override
+// them): format version 2, manifest merging so that a stream of small
+// appends does not pile up manifests, and no built-in commit retries (Table
+// does its own retry with an exactly-once re-check; see AppendBatch).
+func DefaultTableProperties() map[string]string {
+	return map[string]string{
+		table.PropertyFormatVersion:   "2",
+		table.ManifestMergeEnabledKey: "true",
+		table.CommitNumRetriesKey:     "0",
+	}
 }
 
 // CreateOptions tune CreateTable.
@@ -45,7 +48,7 @@ type CreateOptions struct {
 	// bucket(n, col) or truncate(n, col).
 	PartitionBy []string
 	// Properties are extra Iceberg table properties; they override
-	// DefaultTableProperties.
+	// DefaultTableProperties().
 	Properties map[string]string
 	// Location overrides the table location (default: chosen by the
 	// catalog under the warehouse).
@@ -104,7 +107,7 @@ func (l *Lakehouse) CreateTable(ctx context.Context, name string, schema *arrow.
 	if err != nil {
 		return nil, fmt.Errorf("lakehouse: create table %s: %w", full, err)
 	}
-	props := iceberg.Properties(maps.Clone(DefaultTableProperties))
+	props := iceberg.Properties(DefaultTableProperties())
 	maps.Copy(props, opts.Properties)
 	if err := l.EnsureNamespaces(ctx, strings.Join(catalog.NamespaceFromIdent(ident), ".")); err != nil {
 		return nil, fmt.Errorf("lakehouse: create table %s: %w", full, err)
@@ -217,13 +220,22 @@ func (t *Table) Iceberg() *table.Table { return t.cur.Load() }
 // Schema returns the Arrow schema of the table's current Iceberg schema:
 // timestamptz → timestamp[us, tz=UTC], long → int64, optional → nullable.
 func (t *Table) Schema() *arrow.Schema {
-	sc, err := table.SchemaToArrowSchema(t.cur.Load().Schema(), nil, false, false)
+	sc, err := arrowSchema(t.cur.Load())
 	if err != nil {
 		// Every schema this package creates converts; a foreign schema with
 		// a type Arrow cannot express yields an empty schema.
 		return arrow.NewSchema(nil, nil)
 	}
 	return sc
+}
+
+// arrowSchema converts the current schema of t to Arrow, without field ids.
+func arrowSchema(t *table.Table) (*arrow.Schema, error) {
+	sc, err := table.SchemaToArrowSchema(t.Schema(), nil, false, false)
+	if err != nil {
+		return nil, fmt.Errorf("convert the table schema to Arrow: %w", err)
+	}
+	return sc, nil
 }
 
 // Location returns the table's base location in the warehouse.
@@ -293,10 +305,10 @@ func (t *Table) Snapshots() []SnapshotInfo {
 		out = append(out, snapshotInfo(s, curID))
 	}
 	slices.SortStableFunc(out, func(a, b SnapshotInfo) int {
-		if a.SequenceNumber != b.SequenceNumber {
-			return int(a.SequenceNumber - b.SequenceNumber)
+		if c := cmp.Compare(a.SequenceNumber, b.SequenceNumber); c != 0 {
+			return c
 		}
-		return int(a.TimestampMs - b.TimestampMs)
+		return cmp.Compare(a.TimestampMs, b.TimestampMs)
 	})
 	return out
 }

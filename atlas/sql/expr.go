@@ -16,7 +16,23 @@ import (
 
 // Expr converts a parsed scalar expression. Aggregate calls are rejected
 // here (see Agg).
-func Expr(e parser.Expr) (expr.Expr, error) {
+func Expr(e parser.Expr) (expr.Expr, error) { return ExprWith(e, nil) }
+
+// Rewrite is consulted by ExprWith on every node before the default
+// conversion: when it returns ok (or an error), its result replaces the
+// node and the node's children are not visited. The SQL planner uses it to
+// resolve qualified column references of MERGE (t.col, s.col) and to
+// substitute aggregate calls and GROUP BY keys by the columns computing them.
+type Rewrite func(e parser.Expr) (out expr.Expr, ok bool, err error)
+
+// ExprWith converts a parsed scalar expression as Expr does, letting rw
+// replace any node (nil rw: none).
+func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
+	if rw != nil {
+		if out, ok, err := rw(e); ok || err != nil {
+			return out, err
+		}
+	}
 	switch x := e.(type) {
 	case *parser.ColumnRef:
 		return &expr.ColumnRef{Parts: x.Parts}, nil
@@ -34,11 +50,11 @@ func Expr(e parser.Expr) (expr.Expr, error) {
 		}
 		return nil, errAt(e, "unsupported literal %s", x.Text)
 	case *parser.Binary:
-		l, err := Expr(x.L)
+		l, err := ExprWith(x.L, rw)
 		if err != nil {
 			return nil, err
 		}
-		r, err := Expr(x.R)
+		r, err := ExprWith(x.R, rw)
 		if err != nil {
 			return nil, err
 		}
@@ -49,7 +65,7 @@ func Expr(e parser.Expr) (expr.Expr, error) {
 		}
 		return nil, errAt(e, "operator %s is not supported yet", x.Op)
 	case *parser.Unary:
-		inner, err := Expr(x.X)
+		inner, err := ExprWith(x.X, rw)
 		if err != nil {
 			return nil, err
 		}
@@ -63,33 +79,33 @@ func Expr(e parser.Expr) (expr.Expr, error) {
 		}
 		return nil, errAt(e, "unary %s is not supported", x.Op)
 	case *parser.IsNull:
-		inner, err := Expr(x.X)
+		inner, err := ExprWith(x.X, rw)
 		if err != nil {
 			return nil, err
 		}
 		return &expr.IsNull{X: inner, Negate: x.Not}, nil
 	case *parser.In:
-		inner, err := Expr(x.X)
+		inner, err := ExprWith(x.X, rw)
 		if err != nil {
 			return nil, err
 		}
 		list := make([]expr.Expr, len(x.List))
 		for i, it := range x.List {
-			if list[i], err = Expr(it); err != nil {
+			if list[i], err = ExprWith(it, rw); err != nil {
 				return nil, err
 			}
 		}
 		return &expr.In{X: inner, List: list, Negate: x.Not}, nil
 	case *parser.Between:
-		v, err := Expr(x.X)
+		v, err := ExprWith(x.X, rw)
 		if err != nil {
 			return nil, err
 		}
-		lo, err := Expr(x.Low)
+		lo, err := ExprWith(x.Low, rw)
 		if err != nil {
 			return nil, err
 		}
-		hi, err := Expr(x.High)
+		hi, err := ExprWith(x.High, rw)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +115,7 @@ func Expr(e parser.Expr) (expr.Expr, error) {
 		}
 		return out, nil
 	case *parser.Cast:
-		inner, err := Expr(x.X)
+		inner, err := ExprWith(x.X, rw)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +129,7 @@ func Expr(e parser.Expr) (expr.Expr, error) {
 			if len(x.Args) < 2 {
 				return nil, errAt(e, "window(timeColumn, '5 minutes'[, slide]) needs at least two arguments")
 			}
-			t, err := Expr(x.Args[0])
+			t, err := ExprWith(x.Args[0], rw)
 			if err != nil {
 				return nil, err
 			}

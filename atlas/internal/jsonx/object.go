@@ -129,7 +129,7 @@ func (d *Decoder) parseField(b []byte, i int, lv *level, col int, depth int) (in
 			if err != synOK {
 				return end, err
 			}
-			if sp, n := scanSpecial(text, 0); len(text) > 0 && sp != specialNone && n == len(text) {
+			if sp, n := scanSpecial(text, 0); sp != specialNone && n == len(text) {
 				s.setFloat(specialValue(sp))
 			} else {
 				d.mismatch(c, b[i:end])

@@ -299,6 +299,9 @@ const (
 // scanSpecial reads NaN, Infinity, +Infinity, -Infinity, +INF or -INF at
 // b[i]. It returns specialNone when none is there.
 func scanSpecial(b []byte, i int) (int, int) {
+	if i >= len(b) {
+		return specialNone, i
+	}
 	switch b[i] {
 	case 'N':
 		if hasLit(b, i, "NaN") {

@@ -127,10 +127,14 @@ func (r *reader) read(ctx context.Context, start, end Offsets, fn func(arrow.Rec
 			if r.builder.len() > 0 {
 				r.builder.newRecord().Release()
 			}
-			for _, st := range r.active {
-				// The batch will be retried from its start: make the next
-				// read reposition rather than trust a half-read state.
-				st.next = -1
+			// The batch will be retried from its start, and the poll that
+			// failed may have carried records of other partitions that were
+			// never taken: make the next read reposition every partition
+			// rather than trust a half-read state.
+			for _, ps := range r.parts {
+				for _, st := range ps {
+					st.next = -1
+				}
 			}
 		}
 		for _, st := range r.active {
@@ -278,6 +282,18 @@ func (r *reader) handle(fetches kgo.Fetches, flush func() error) (progressed boo
 				st := r.parts[ft.Topic][fp.Partition]
 				if st == nil {
 					continue
+				}
+				var lossErr *kgo.ErrDataLoss
+				if errors.As(fp.Err, &lossErr) {
+					// The log was truncated below what we had read (an
+					// unclean leader election): the records we read there
+					// are gone, and offsets before st.fetched that come
+					// again are replacements, dropped as stale.
+					if r.failOnDataLoss {
+						return progressed, fmt.Errorf("fetching %s: %w; set the source option failOnDataLoss to false to go on", st, fp.Err)
+					}
+					r.lost.Add(max(0, lossErr.ConsumedTo-lossErr.ResetTo))
+					fp.Err = nil
 				}
 				if fp.Err != nil {
 					st.consuming = false // reposition before reading it again
@@ -475,6 +491,9 @@ func (r *reader) trim(committed Offsets) {
 func (r *reader) close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
 	r.closed = true
 	r.parts = nil
 	r.builder.release()

@@ -278,10 +278,11 @@ func (s *Source) Commit(_ context.Context, end source.Offset) error {
 // failOnDataLoss=false; otherwise such a loss fails the batch.
 func (s *Source) DataLossOffsets() int64 { return s.reader.lost.Load() }
 
-// Close closes the Kafka client and drops buffered records.
+// Close closes the Kafka client, which ends a GetBatch in progress, and
+// drops buffered records. Closing twice is harmless.
 func (s *Source) Close() error {
-	s.reader.close()
 	s.cl.Close()
+	s.reader.close()
 	return nil
 }
 

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +168,17 @@ func TestReplayYieldsIdenticalRecords(t *testing.T) {
 	sameRows(t, "batch 1 read a third time", again1, first)
 	replay2, _ := readBatch(t, ctx, src, e1, e2)
 	sameRows(t, "batch 2 replayed", replay2, second)
+
+	// A batch whose consumer fails half-way (a sink error) is retried.
+	failing := errors.New("sink failed")
+	if err := src.GetBatch(ctx, e1, e2, func(arrow.RecordBatch) error { return failing }); !errors.Is(err, failing) {
+		t.Fatalf("GetBatch with a failing callback: err = %v, want the callback's error", err)
+	}
+	retried, _ := readBatch(t, ctx, src, e1, e2)
+	sameRows(t, "batch 2 after a failed attempt", retried, second)
+	if src.Schema() != Schema {
+		t.Error("Schema() is not the package Schema")
+	}
 
 	// A new source (a restarted query) replaying batch 2 from the log.
 	restarted := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events"})

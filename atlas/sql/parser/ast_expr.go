@@ -162,18 +162,41 @@ type Star struct {
 // Pos returns where the expression starts.
 func (e *ColumnRef) Pos() Position { return e.At }
 
+// Pos returns where the expression starts.
 func (e *Literal) Pos() Position { return e.At }
-func (e *Binary) Pos() Position  { return e.At }
-func (e *Unary) Pos() Position   { return e.At }
-func (e *IsNull) Pos() Position  { return e.At }
-func (e *In) Pos() Position      { return e.At }
+
+// Pos returns where the expression starts.
+func (e *Binary) Pos() Position { return e.At }
+
+// Pos returns where the expression starts.
+func (e *Unary) Pos() Position { return e.At }
+
+// Pos returns where the expression starts.
+func (e *IsNull) Pos() Position { return e.At }
+
+// Pos returns where the expression starts.
+func (e *In) Pos() Position { return e.At }
+
+// Pos returns where the expression starts.
 func (e *Between) Pos() Position { return e.At }
-func (e *Like) Pos() Position    { return e.At }
-func (e *Cast) Pos() Position    { return e.At }
-func (e *Case) Pos() Position    { return e.At }
-func (e *When) Pos() Position    { return e.At }
-func (e *Call) Pos() Position    { return e.At }
-func (e *Star) Pos() Position    { return e.At }
+
+// Pos returns where the expression starts.
+func (e *Like) Pos() Position { return e.At }
+
+// Pos returns where the expression starts.
+func (e *Cast) Pos() Position { return e.At }
+
+// Pos returns where the expression starts.
+func (e *Case) Pos() Position { return e.At }
+
+// Pos returns where the expression starts.
+func (e *When) Pos() Position { return e.At }
+
+// Pos returns where the expression starts.
+func (e *Call) Pos() Position { return e.At }
+
+// Pos returns where the expression starts.
+func (e *Star) Pos() Position { return e.At }
 
 func (*ColumnRef) exprNode() {}
 func (*Literal) exprNode()   {}

@@ -128,11 +128,15 @@ type Relation interface {
 }
 
 // TableRef is a table or temporary view by name, with an optional alias
-// ("" when none).
+// ("" when none). In a FROM clause it may carry Iceberg time travel:
+// VERSION AS OF v (a snapshot id or a tag/branch name) sets Version,
+// TIMESTAMP AS OF ts sets Timestamp; both are nil otherwise.
 type TableRef struct {
-	Name  *Name
-	Alias string
-	At    Position
+	Name      *Name
+	Version   Expr
+	Timestamp Expr
+	Alias     string
+	At        Position
 }
 
 // SubqueryRef is a parenthesised query used as a relation, with an optional

@@ -25,6 +25,9 @@
 //	    WHEN NOT MATCHED BY SOURCE [AND cond] THEN UPDATE SET col = expr, ... | DELETE
 //	SELECT [DISTINCT] items [FROM relation [joins]] [WHERE cond] [GROUP BY exprs]
 //	    [HAVING cond] [ORDER BY expr [ASC|DESC] [NULLS FIRST|LAST], ...] [LIMIT n]
+//	    where relation is name [VERSION AS OF v | TIMESTAMP AS OF ts] [[AS] alias]
+//	    or (query) [[AS] alias], and joins are [INNER|LEFT|RIGHT|FULL [OUTER]|CROSS|
+//	    LEFT SEMI|LEFT ANTI] JOIN relation [ON cond | USING (cols)], or a comma
 //	INSERT INTO|OVERWRITE [TABLE] name [(cols)] VALUES (...), ... | SELECT ...
 //	DELETE FROM name [[AS] alias] [WHERE cond]
 //	UPDATE name [[AS] alias] SET col = expr, ... [WHERE cond]
@@ -32,6 +35,11 @@
 //	SHOW NAMESPACES|DATABASES|SCHEMAS [IN|FROM namespace] [LIKE 'pattern']
 //	DESCRIBE|DESC [TABLE] [EXTENDED|FORMATTED] name
 //	DESCRIBE|DESC HISTORY name
+//
+// Parse reads one statement, ParseScript several separated by semicolons,
+// ParseExpr a lone expression (DataFrame.Where) and ParseSelectItem an
+// expression with an optional alias (DataFrame.SelectExpr); Inspect walks
+// an expression tree.
 //
 // Every node records the Position where its text starts. Syntax errors are
 // *Error values that name the line and column, what was expected and what

@@ -60,7 +60,7 @@ func TestSyntaxErrors(t *testing.T) {
 			name: "unclosed call",
 			sql:  "SELECT count(a\nFROM t",
 			line: 2, col: 1,
-			msg:  "expected ')' to close the '(' of the arguments of count(...) at line 1, column 13, found 'FROM'",
+			msg: "expected ')' to close the '(' of the arguments of count(...) at line 1, column 13, found 'FROM'",
 		},
 		{
 			name: "missing comma between column definitions",
@@ -108,7 +108,7 @@ func TestSyntaxErrors(t *testing.T) {
 			name: "insert values count",
 			sql:  "MERGE INTO t USING s ON t.id = s.id\nWHEN NOT MATCHED THEN INSERT (a, b) VALUES (s.a)",
 			line: 2, col: 37,
-			msg:  "INSERT lists 2 columns but 1 values",
+			msg: "INSERT lists 2 columns but 1 values",
 		},
 		{
 			name: "unknown partition transform",
@@ -135,7 +135,7 @@ func TestSyntaxErrors(t *testing.T) {
 			name: "missing table name at end of input",
 			sql:  "SELECT a FROM",
 			line: 1, col: 14,
-			msg:  "expected a table name after FROM, found end of input",
+			msg: "expected a table name after FROM, found end of input",
 		},
 		{
 			name: "unterminated comment",
@@ -162,7 +162,7 @@ func TestSyntaxErrors(t *testing.T) {
 			name: "case without end",
 			sql:  "SELECT CASE WHEN a THEN 1\nFROM t",
 			line: 2, col: 1,
-			msg:  "expected END to close the CASE at line 1, column 8, found 'FROM'",
+			msg: "expected END to close the CASE at line 1, column 8, found 'FROM'",
 		},
 		{
 			name: "unexpected character",
@@ -189,13 +189,20 @@ func TestSyntaxErrors(t *testing.T) {
 			name: "bigint out of range",
 			sql:  "SELECT 9223372036854775808L",
 			line: 1, col: 8,
-			msg:  "number 9223372036854775808L is out of range for bigint",
+			msg: "number 9223372036854775808L is out of range for bigint",
+		},
+		{
+			name: "common table expression",
+			sql:  "WITH x AS (SELECT 1) SELECT * FROM x",
+			line: 1, col: 1,
+			msg:  "WITH (common table expressions) is not supported",
+			hint: "subquery in FROM",
 		},
 		{
 			name: "dangling operator",
 			sql:  "SELECT a +\n",
 			line: 1, col: 11,
-			msg:  "expected an expression, found end of input",
+			msg: "expected an expression, found end of input",
 		},
 	}
 	for _, tc := range cases {
@@ -253,5 +260,13 @@ func TestParseExprErrors(t *testing.T) {
 	}
 	if _, err := ParseExpr(""); err == nil {
 		t.Fatal("ParseExpr(\"\") succeeded")
+	}
+}
+
+func TestTrailingCommaInColumnList(t *testing.T) {
+	_, err := Parse("CREATE TABLE t (\n  a int,\n) USING iceberg")
+	var perr *Error
+	if !errors.As(err, &perr) || perr.Line != 3 || perr.Col != 1 || !strings.Contains(perr.Hint, "trailing comma") {
+		t.Fatalf("trailing comma in column list: %v", err)
 	}
 }

@@ -5,8 +5,8 @@ import (
 )
 
 // FuzzParseScript checks that no input makes the parser panic, and that
-// every statement it accepts renders (String) to SQL that parses back and
-// renders the same way again.
+// every statement it accepts renders (String) to SQL that parses back to
+// the same tree and renders the same way again.
 func FuzzParseScript(f *testing.F) {
 	for _, tc := range stmtCases {
 		f.Add(tc.sql)
@@ -36,12 +36,15 @@ func FuzzParseScript(f *testing.F) {
 			if again.String() != text {
 				t.Fatalf("String() is not stable\ninput: %q\nfirst: %s\nagain: %s", sql, text, again.String())
 			}
+			if !sameTree(again, s) {
+				t.Fatalf("String() parses to another tree\ninput: %q\nString(): %s\n got: %s\nwant: %s", sql, text, dump(again), dump(s))
+			}
 		}
 	})
 }
 
 // FuzzParseExpr checks ParseExpr never panics and that SQL() of an
-// accepted expression parses back to the same text.
+// accepted expression parses back to the same tree and text.
 func FuzzParseExpr(f *testing.F) {
 	for _, s := range []string{"a OR b AND c", "NOT a = b", "-x * y", "a || b = c", "CASE x WHEN 1 THEN 2 END",
 		"CAST(a AS decimal(10,2)) BETWEEN 1 AND 2", "x NOT IN (1, 2)", "count(DISTINCT x)", "- (5)", "t.`a``b`"} {
@@ -60,6 +63,9 @@ func FuzzParseExpr(f *testing.F) {
 		}
 		if again.SQL() != text {
 			t.Fatalf("SQL() not stable\ninput: %q\nfirst: %s\nagain: %s", s, text, again.SQL())
+		}
+		if !sameTree(again, e) {
+			t.Fatalf("SQL() parses to another tree\ninput: %q\nSQL(): %s", s, text)
 		}
 	})
 }

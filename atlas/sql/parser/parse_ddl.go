@@ -107,6 +107,9 @@ func (p *parser) createTable(kw token, orReplace bool) *CreateTable {
 // columnDef parses name type [NOT NULL] [COMMENT 'text'] (options in any
 // order).
 func (p *parser) columnDef() *ColumnDef {
+	if p.atOp(")") && p.prev().isOp(",") {
+		p.expected("a column name", "in the column list", "remove the trailing comma before ')'")
+	}
 	name, pos := p.ident("a column name", "in the column list")
 	if p.atOp(",") || p.atOp(")") {
 		p.expected("a type", "for column "+quoteIdent(name), "write each column as name type, such as "+quoteIdent(name)+" string")

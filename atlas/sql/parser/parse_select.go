@@ -221,5 +221,37 @@ func (p *parser) relationPrimary(after string) Relation {
 		return &SubqueryRef{Query: q, Alias: p.alias("the subquery"), At: t.pos}
 	}
 	name := p.name("a table name", "after "+after)
-	return &TableRef{Name: name, Alias: p.alias("the table reference"), At: name.At}
+	r := &TableRef{Name: name, At: name.At}
+	if after == "FROM" || after == "JOIN" {
+		p.timeTravel(r)
+	}
+	r.Alias = p.alias("the table reference")
+	return r
+}
+
+// timeTravel parses an optional [FOR] VERSION|SYSTEM_VERSION AS OF v or
+// [FOR] TIMESTAMP|SYSTEM_TIME AS OF ts after a table name.
+func (p *parser) timeTravel(r *TableRef) {
+	n := 0
+	if p.at("FOR") {
+		n = 1
+	}
+	kw := p.look(n)
+	version := kw.is("VERSION") || kw.is("SYSTEM_VERSION")
+	stamp := kw.is("TIMESTAMP") || kw.is("SYSTEM_TIME")
+	if !(version || stamp) || !p.look(n+1).is("AS") || !p.look(n+2).is("OF") {
+		return
+	}
+	for range n + 3 {
+		p.advance()
+	}
+	if version {
+		t := p.tok()
+		if t.kind != tokNumber && t.kind != tokString {
+			p.expected("a snapshot id or a quoted tag name", "after VERSION AS OF", "")
+		}
+		r.Version = p.primary()
+		return
+	}
+	r.Timestamp = p.additive()
 }

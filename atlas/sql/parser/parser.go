@@ -356,6 +356,10 @@ func (p *parser) statement() Statement {
 		return p.describe()
 	}
 	hint := "supported statements: " + supportedStatements
+	if t.is("WITH") {
+		p.fail(t, "write the common table expression as a subquery in FROM: SELECT ... FROM (SELECT ...) AS name",
+			"WITH (common table expressions) is not supported")
+	}
 	if t.kind == tokIdent {
 		if s := suggest(t.text, append(statementKeywords, "DESC")); s != "" {
 			hint = "did you mean " + s + "? " + hint

@@ -162,10 +162,17 @@ func (s *DropNamespace) String() string {
 
 // String renders the relation as SQL.
 func (r *TableRef) String() string {
-	if r.Alias != "" {
-		return r.Name.String() + " AS " + quoteIdent(r.Alias)
+	s := r.Name.String()
+	if r.Version != nil {
+		s += " VERSION AS OF " + r.Version.SQL()
 	}
-	return r.Name.String()
+	if r.Timestamp != nil {
+		s += " TIMESTAMP AS OF " + r.Timestamp.SQL()
+	}
+	if r.Alias != "" {
+		s += " AS " + quoteIdent(r.Alias)
+	}
+	return s
 }
 
 // String renders the relation as SQL.

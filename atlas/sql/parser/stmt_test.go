@@ -227,6 +227,28 @@ LIMIT 10`,
 		},
 	},
 	{
+		name: "time travel",
+		sql:  "SELECT * FROM lakehouse.silver.t VERSION AS OF 8109744798576441359 v JOIN t2 FOR SYSTEM_TIME AS OF TIMESTAMP '2026-11-30 10:00:00' - INTERVAL 1 HOUR ON v.id = t2.id",
+		want: &Select{
+			Items: []*SelectItem{item(&Star{}, "")},
+			From: &Join{Type: InnerJoin,
+				Left: &TableRef{Name: name("lakehouse", "silver", "t"), Alias: "v",
+					Version: &Literal{Kind: BigIntLiteral, Value: int64(8109744798576441359), Text: "8109744798576441359"}},
+				Right: &TableRef{Name: name("t2"), Timestamp: bin("-",
+					&Literal{Kind: TimestampLiteral, Value: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)},
+					&Literal{Kind: IntervalLiteral, Value: time.Hour})},
+				On: eq(col("v", "id"), col("t2", "id"))},
+		},
+	},
+	{
+		name: "metadata table and a table named version",
+		sql:  "SELECT snapshot_id FROM lakehouse.silver.t.snapshots, version",
+		want: &Select{
+			Items: []*SelectItem{item(col("snapshot_id"), "")},
+			From:  &Join{Type: CrossJoin, Left: table("", "lakehouse", "silver", "t", "snapshots"), Right: table("", "version")},
+		},
+	},
+	{
 		name: "show tables",
 		sql:  "SHOW TABLES",
 		want: &ShowTables{},
@@ -363,8 +385,8 @@ func TestStatementStringRoundTrip(t *testing.T) {
 func TestScenarioStatementText(t *testing.T) {
 	cases := map[string]string{
 		"MERGE INTO lakehouse.silver.online_retail_cdc t USING updates s ON t.invoice = s.invoice AND t.stock_code = s.stock_code WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *": "MERGE INTO lakehouse.silver.online_retail_cdc AS t USING updates AS s ON ((t.invoice = s.invoice) AND (t.stock_code = s.stock_code)) WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *",
-		"SELECT event, window_start, window_end, count FROM lakehouse.gold.event_windows ORDER BY window_start, event LIMIT 20": "SELECT event, window_start, window_end, count FROM lakehouse.gold.event_windows ORDER BY window_start, event LIMIT 20",
-		"create table t (`select` int, `a b` string) using iceberg partitioned by (`select`)":                                "CREATE TABLE t (`select` int, `a b` string) USING iceberg PARTITIONED BY (`select`)",
+		"SELECT event, window_start, window_end, count FROM lakehouse.gold.event_windows ORDER BY window_start, event LIMIT 20":                                                                  "SELECT event, window_start, window_end, count FROM lakehouse.gold.event_windows ORDER BY window_start, event LIMIT 20",
+		"create table t (`select` int, `a b` string) using iceberg partitioned by (`select`)":                                                                                                    "CREATE TABLE t (`select` int, `a b` string) USING iceberg PARTITIONED BY (`select`)",
 	}
 	for in, want := range cases {
 		if got := mustParse(t, in).String(); got != want {

@@ -1,0 +1,57 @@
+# Atlas: streaming lakehouse notebooks in Go.
+#
+#   make demo   set up everything and run the scenarios on the embedded stack
+#   make test   vet and run every test
+#
+# ATLAS_HOME (default ~/.atlas) holds the broker data, the catalog, the
+# warehouse, checkpoints and the kernel's tools.
+
+GO      ?= go
+BIN     := $(CURDIR)/bin
+ATLAS   := $(BIN)/atlas
+GOFLAGS_TEST ?=
+
+.PHONY: all build demo test vet unit up down status bench bench-windows kernel lab clean
+
+all: build
+
+build:
+	$(GO) build -o $(ATLAS) ./atlas/cmd/atlas
+
+# The README's first command: build, start the embedded stack, produce data
+# when the topics are empty, run scenario 1 and print its table.
+demo: build
+	$(ATLAS) up
+	$(ATLAS) run events
+
+test: vet unit
+
+vet:
+	@test -z "$$(gofmt -l atlas)" || { echo "gofmt needed:"; gofmt -l atlas; exit 1; }
+	$(GO) vet ./...
+
+unit:
+	$(GO) test $(GOFLAGS_TEST) -count=1 -timeout 20m ./...
+
+up: build
+	$(ATLAS) up
+
+down: build
+	$(ATLAS) down
+
+status: build
+	$(ATLAS) status
+
+bench: bench-windows
+
+bench-windows: build
+	$(ATLAS) bench windows
+
+kernel:
+	bash kernel/install.sh
+
+lab: kernel
+	cd notebooks && /usr/bin/jupyter notebook --no-browser --ip=127.0.0.1
+
+clean:
+	rm -rf $(BIN)

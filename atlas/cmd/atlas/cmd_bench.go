@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+	"github.com/atlas-lakehouse/atlas/atlas/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
+	"github.com/atlas-lakehouse/atlas/atlas/source/kafka"
+	"github.com/atlas-lakehouse/atlas/atlas/stack"
+)
+
+func init() {
+	register(command{
+		Name:    "bench",
+		Summary: "measure a path: `bench windows` (raw Kafka consume vs parse+watermark+window count+Iceberg commits)",
+		Run:     runBench,
+	})
+}
+
+func runBench(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: atlas bench windows [--events N]")
+	}
+	switch args[0] {
+	case "windows":
+		return benchWindows(ctx, args[1:])
+	}
+	if b, ok := benches[args[0]]; ok {
+		return b(ctx, args[1:])
+	}
+	return fmt.Errorf("unknown benchmark %q: use windows", args[0])
+}
+
+// benches lets other files add benchmarks (bench cdc).
+var benches = map[string]func(context.Context, []string) error{}
+
+func benchWindows(ctx context.Context, args []string) error {
+	fs := newFlagSet("bench windows", "[--events N] [--max-offsets-per-trigger N]")
+	n := fs.Int64("events", 1_000_000, "events to produce and process")
+	maxOff := fs.Int64("max-offsets-per-trigger", 200_000, "records per micro-batch")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := stack.EnsureUp(ctx, stack.Options{}); err != nil {
+		return err
+	}
+	brokers := stack.Brokers()
+	topic := "bench_events_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if err := stack.EnsureTopic(ctx, brokers, topic, 3); err != nil {
+		return err
+	}
+	cl, err := stack.NewClient(brokers, produce.ProducerOpts()...)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if _, err := produce.ProduceEvents(ctx, cl, produce.EventsConfig{Topic: topic, Count: *n, Seed: 1, Span: 4 * time.Hour, OutOfOrder: 0.1, Late: 0.01}, nil); err != nil {
+		cl.Close()
+		return err
+	}
+	cl.Close()
+	prodDur := time.Since(t0)
+
+	raw, rawDur, err := kafka.ConsumeRate(ctx, strings.Join(brokers, ","), topic)
+	if err != nil {
+		return err
+	}
+	rawRate := float64(raw) / rawDur.Seconds()
+
+	home, err := os.MkdirTemp("", "atlas-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	s := atlas.Builder().AppName("bench").Config(atlas.ConfHome, home).GetOrCreate()
+	defer s.Stop()
+	var m0 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	t1 := time.Now()
+	q, err := scenarios.StartEventWindows(s, scenarios.EventsOptions{Topic: topic, MaxOffsetsPerTrigger: *maxOff}, "lakehouse.gold.bench_event_windows", filepath.Join(home, "ck"), atlas.AvailableNow(), false)
+	if err != nil {
+		return err
+	}
+	if err := q.AwaitTermination(); err != nil {
+		return err
+	}
+	e2eDur := time.Since(t1)
+	t := q.Totals()
+	e2eRate := float64(t.InputRows) / e2eDur.Seconds()
+	ps := q.RecentProgress()
+	var maxState int64
+	var closeLat []float64
+	for i, p := range ps {
+		if len(p.StateOperators) > 0 && p.StateOperators[0].MemoryUsedBytes > maxState {
+			maxState = p.StateOperators[0].MemoryUsedBytes
+		}
+		// A window closes when the watermark computed at the end of batch
+		// i-1 passes its end; its row is visible when batch i commits.
+		if i > 0 && p.Sink.NumOutputRows > 0 {
+			prevEnd := endOf(ps[i-1])
+			closeLat = append(closeLat, float64(endOf(p).Sub(prevEnd).Milliseconds()))
+		}
+	}
+	sort.Float64s(closeLat)
+	fmt.Printf("events                 %d (%d micro-batches of <= %d)\n", *n, len(ps), *maxOff)
+	fmt.Printf("produce                %.0f events/s\n", float64(*n)/prodDur.Seconds())
+	fmt.Printf("raw consume            %.0f records/s (%d records in %s)\n", rawRate, raw, rawDur.Round(time.Millisecond))
+	fmt.Printf("end to end             %.0f events/s (%d rows, parse + watermark + window count + Iceberg commits, %s)\n", e2eRate, t.InputRows, e2eDur.Round(time.Millisecond))
+	fmt.Printf("ratio e2e/raw          %.2f\n", e2eRate/rawRate)
+	fmt.Printf("windows written        %d, late rows dropped %d\n", t.OutputRows, t.DroppedLate)
+	fmt.Printf("peak RSS               %s\n", peakRSS())
+	fmt.Printf("state memory (max)     %d bytes\n", maxState)
+	if len(closeLat) > 0 {
+		fmt.Printf("window close->visible  p50 %.0f ms, max %.0f ms (one trigger, as in Spark append mode)\n", closeLat[len(closeLat)/2], closeLat[len(closeLat)-1])
+	}
+	return nil
+}
+
+func endOf(p atlas.StreamingQueryProgress) time.Time {
+	ts, _ := time.Parse("2006-01-02T15:04:05.000Z", p.Timestamp)
+	return ts.Add(time.Duration(p.BatchDuration) * time.Millisecond)
+}
+
+// peakRSS reads the process's high-water resident set size.
+func peakRSS() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:"))
+		}
+	}
+	return "unknown"
+}

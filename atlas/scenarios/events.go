@@ -1,0 +1,85 @@
+// Package scenarios holds the two flagship pipelines as Go functions, the
+// same steps the notebooks run cell by cell, for the CLI (atlas run,
+// atlas bench) and for checks outside a notebook.
+package scenarios
+
+import (
+	"github.com/atlas-lakehouse/atlas/atlas"
+)
+
+// EventsSchema is the JSON schema of scenario 1's events.
+const EventsSchema = "user_id string, event string, ts timestamp"
+
+// EventWindowsTable is where scenario 1 writes.
+const EventWindowsTable = "lakehouse.gold.event_windows"
+
+// EventsOptions configures scenario 1.
+type EventsOptions struct {
+	// Topic is the Kafka topic (default "events").
+	Topic string
+	// StartingOffsets is "earliest" (default) or "latest".
+	StartingOffsets string
+	// MaxOffsetsPerTrigger bounds a micro-batch (0 = unbounded).
+	MaxOffsetsPerTrigger int64
+	// Watermark and Window are Spark durations (default "10 minutes", "5 minutes").
+	Watermark, Window string
+}
+
+func (o EventsOptions) withDefaults() EventsOptions {
+	if o.Topic == "" {
+		o.Topic = "events"
+	}
+	if o.StartingOffsets == "" {
+		o.StartingOffsets = "earliest"
+	}
+	if o.Watermark == "" {
+		o.Watermark = "10 minutes"
+	}
+	if o.Window == "" {
+		o.Window = "5 minutes"
+	}
+	return o
+}
+
+// EventWindows builds scenario 1's streaming DataFrame: JSON events from
+// Kafka, a watermark on ts, counts per event type per tumbling window,
+// flattened to (event, window_start, window_end, count).
+func EventWindows(s *atlas.Session, o EventsOptions) *atlas.DataFrame {
+	o = o.withDefaults()
+	r := s.ReadStream().Format("kafka").
+		Option("subscribe", o.Topic).
+		Option("startingOffsets", o.StartingOffsets)
+	if o.MaxOffsetsPerTrigger > 0 {
+		r = r.Option("maxOffsetsPerTrigger", o.MaxOffsetsPerTrigger)
+	}
+	events := r.Load().
+		SelectExpr("CAST(value AS STRING) AS json").
+		Select(atlas.FromJSON(atlas.Col("json"), EventsSchema).Alias("data")).
+		Select("data.*")
+	return events.
+		WithWatermark("ts", o.Watermark).
+		GroupBy(atlas.Window(atlas.Col("ts"), o.Window), atlas.Col("event")).
+		Count().
+		Select(atlas.Col("event"),
+			atlas.Col("window.start").Alias("window_start"),
+			atlas.Col("window.end").Alias("window_end"),
+			atlas.Col("count"))
+}
+
+// StartEventWindows starts scenario 1 writing closed windows to table in
+// append mode, with the given trigger and checkpoint ("" = the session's
+// default for the query name "event_windows").
+func StartEventWindows(s *atlas.Session, o EventsOptions, table, checkpoint string, trigger atlas.Trigger, progress bool) (*atlas.StreamingQuery, error) {
+	if table == "" {
+		table = EventWindowsTable
+	}
+	w := EventWindows(s, o).WriteStream().
+		OutputMode("append").
+		QueryName("event_windows").
+		Trigger(trigger).
+		Progress(progress)
+	if checkpoint != "" {
+		w = w.Option("checkpointLocation", checkpoint)
+	}
+	return w.ToTable(table)
+}
