@@ -61,7 +61,7 @@ func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.Record
 		}
 		out = append(out, r)
 	}
-	schema := lastSchema(shape)
+	schema := ShapeOutputSchema(shape)
 	if agg != nil {
 		rec, err := agg.Emit(c.Mem, nil)
 		if err != nil {
@@ -80,19 +80,6 @@ func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.Record
 		out = []arrow.RecordBatch{r}
 	}
 	return finish(c, shape, schema, out)
-}
-
-// lastSchema is the schema before Sort/Limit.
-func lastSchema(s *plan.Shape) *arrow.Schema {
-	switch {
-	case len(s.Post) > 0:
-		return s.Post[len(s.Post)-1].Schema()
-	case s.Agg != nil:
-		return s.Agg.Schema()
-	case len(s.Pre) > 0:
-		return s.Pre[len(s.Pre)-1].Schema()
-	}
-	return s.Leaf.Schema()
 }
 
 // finish applies Sort and Limit.
