@@ -131,7 +131,7 @@ func (g *recordGen) floatMember(t *testing.T, key string) member {
 	case 1:
 		f = g.r.NormFloat64() * 1e6
 	case 2:
-		f = math.Float64frombits(g.r.Uint64() &^ (0x7ff << 52) | uint64(g.r.IntN(2046)+1)<<52) // any finite float
+		f = math.Float64frombits(g.r.Uint64()&^(0x7ff<<52) | uint64(g.r.IntN(2046)+1)<<52) // any finite float
 	default:
 		f = float64(g.r.Int64N(1 << 40)) // integral: written as an int
 	}
