@@ -11,7 +11,7 @@ BIN     := $(CURDIR)/bin
 ATLAS   := $(BIN)/atlas
 GOFLAGS_TEST ?=
 
-.PHONY: all build demo test vet unit up down status bench bench-windows kernel lab clean
+.PHONY: all build demo test vet unit up down status bench bench-windows kernel kernel-test notebook-test lab clean
 
 all: build
 
@@ -51,7 +51,19 @@ kernel:
 	bash kernel/install.sh
 
 lab: kernel
-	cd notebooks && /usr/bin/jupyter notebook --no-browser --ip=127.0.0.1
+	cd notebooks && /usr/bin/jupyter notebook --no-browser --ip=127.0.0.1 $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# The kernel harness's self-test, then every scenario notebook executed
+# headless through the installed kernel, its charts checked in Chromium and
+# its Write cell interrupted.
+kernel-test: kernel
+	bash kernel/test/selftest.sh
+
+notebook-test: kernel
+	set -e; for nb in notebooks/*/notebook.ipynb; do d=build/notebooks/$$(basename $$(dirname $$nb)); mkdir -p $$d; \
+	  /usr/bin/python3 kernel/test/run_notebook.py $$nb --out $$d/notebook.out.ipynb; \
+	  /usr/bin/python3 kernel/test/browser_test.py $$d/notebook.out.ipynb --screenshot $$d/notebook.png; \
+	  /usr/bin/python3 kernel/test/interrupt_test.py $$nb --cell-tag write-query --max-seconds 5; done
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) build
