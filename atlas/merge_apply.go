@@ -1,0 +1,408 @@
+package atlas
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
+)
+
+// mergeSource is the source of a merge, concatenated into one record, with
+// its key columns cast to the target key types and indexed by key.
+type mergeSource struct {
+	rec     arrow.RecordBatch
+	keys    []arrow.Array // cast to the target key types
+	rows    map[string]int32
+	dups    map[string]int // keys held by several source rows: how many
+	matched []bool
+}
+
+func newMergeSource(c *expr.Ctx, mp *sql.MergePlan, rec arrow.RecordBatch) (*mergeSource, error) {
+	ms := &mergeSource{rec: rec, rows: make(map[string]int32, rec.NumRows()), dups: map[string]int{}, matched: make([]bool, rec.NumRows())}
+	for _, k := range mp.Keys {
+		col := rec.Column(k.Source)
+		want := mp.Target.Field(k.Target).Type
+		if !arrow.TypeEqual(col.DataType(), want) {
+			cast, err := expr.CastArray(c, col, want)
+			if err != nil {
+				return nil, fmt.Errorf("merge: source key %s (%s) does not convert to the target key type %s: %w", mp.Source.Field(k.Source).Name, col.DataType(), want, err)
+			}
+			col = cast
+		}
+		ms.keys = append(ms.keys, col)
+	}
+	var buf []byte
+	for i := 0; i < int(rec.NumRows()); i++ {
+		var ok bool
+		if buf, ok = appendKey(buf[:0], ms.keys, i); !ok {
+			continue
+		}
+		if _, seen := ms.rows[string(buf)]; seen {
+			if ms.dups[string(buf)] == 0 {
+				ms.dups[string(buf)] = 1
+			}
+			ms.dups[string(buf)]++
+			continue
+		}
+		ms.rows[string(buf)] = int32(i)
+	}
+	return ms, nil
+}
+
+// mergeOutcome is what a merge commits: the files to remove, the rows that
+// replace them plus the inserted rows, and the counts of Spark's result.
+type mergeOutcome struct {
+	remove                     []lakehouse.DataFile
+	add                        []arrow.RecordBatch
+	updated, deleted, inserted int64
+}
+
+func (o *mergeOutcome) empty() bool { return len(o.remove) == 0 && len(o.add) == 0 }
+
+// mergeFile applies the MATCHED (and NOT MATCHED BY SOURCE) clauses to the
+// rows of one data file. It returns the file's new rows and true when any
+// row changed, or false when the file can stay as it is.
+func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.RecordBatch, o *mergeOutcome) (arrow.RecordBatch, bool, error) {
+	n := int(rec.NumRows())
+	keyCols := make([]arrow.Array, len(mp.Keys))
+	keyNames := make([]string, len(mp.Keys))
+	for k, key := range mp.Keys {
+		keyCols[k] = rec.Column(key.Target)
+		keyNames[k] = mp.Target.Field(key.Target).Name
+	}
+	var tIdx, sIdx, unmatched []int32
+	var buf []byte
+	for i := 0; i < n; i++ {
+		var ok bool
+		buf, ok = appendKey(buf[:0], keyCols, i)
+		j, found := int32(0), false
+		if ok {
+			j, found = src.rows[string(buf)]
+		}
+		if !found {
+			unmatched = append(unmatched, int32(i))
+			continue
+		}
+		if d := src.dups[string(buf)]; d > 1 && len(mp.Matched) > 0 {
+			return nil, false, cardinalityError(mp, describeKey(keyNames, keyCols, i), d)
+		}
+		src.matched[j] = true
+		tIdx = append(tIdx, int32(i))
+		sIdx = append(sIdx, j)
+	}
+	// action[i] for target row i: -1 keep; otherwise the applied clause.
+	type applied struct {
+		action *sql.MergeAction
+		rows   []int32 // rows of the joined record
+	}
+	var groups []applied
+	changed := make([]bool, n)
+	collect := func(actions []*sql.MergeAction, joined arrow.RecordBatch, targetRows []int32) error {
+		if len(actions) == 0 || len(targetRows) == 0 {
+			return nil
+		}
+		choice, err := chooseClauses(c, actions, joined)
+		if err != nil {
+			return err
+		}
+		byAction := make([][]int32, len(actions))
+		for r, a := range choice {
+			if a < 0 {
+				continue
+			}
+			byAction[a] = append(byAction[a], int32(r))
+			changed[targetRows[r]] = true
+		}
+		for a, rows := range byAction {
+			if len(rows) > 0 {
+				groups = append(groups, applied{actions[a], rows})
+			}
+		}
+		return nil
+	}
+	var matchedJoined, bySourceJoined arrow.RecordBatch
+	if len(tIdx) > 0 && len(mp.Matched) > 0 {
+		var err error
+		if matchedJoined, err = joinRows(c, mp, rec, tIdx, src.rec, sIdx); err != nil {
+			return nil, false, err
+		}
+		defer matchedJoined.Release()
+		if err := collect(mp.Matched, matchedJoined, tIdx); err != nil {
+			return nil, false, err
+		}
+	}
+	if len(unmatched) > 0 && len(mp.NotMatchedBySource) > 0 {
+		var err error
+		if bySourceJoined, err = joinRows(c, mp, rec, unmatched, nil, nil); err != nil {
+			return nil, false, err
+		}
+		defer bySourceJoined.Release()
+		if err := collect(mp.NotMatchedBySource, bySourceJoined, unmatched); err != nil {
+			return nil, false, err
+		}
+	}
+	if len(groups) == 0 {
+		return nil, false, nil
+	}
+	var keep []int32
+	for i := 0; i < n; i++ {
+		if !changed[i] {
+			keep = append(keep, int32(i))
+		}
+	}
+	parts := []arrow.RecordBatch{}
+	if len(keep) > 0 {
+		kept, err := takeRecord(c, rec, keep)
+		if err != nil {
+			return nil, false, err
+		}
+		kept = withSchema(mp.Target, kept)
+		parts = append(parts, kept)
+	}
+	for _, g := range groups {
+		if g.action.Delete {
+			o.deleted += int64(len(g.rows))
+			continue
+		}
+		joined := matchedJoined
+		if g.action.Clause.Match != parser.WhenMatched {
+			joined = bySourceJoined
+		}
+		sub, err := takeRecord(c, joined, g.rows)
+		if err != nil {
+			return nil, false, err
+		}
+		up, err := project(c, mp, g.action, sub, true)
+		sub.Release()
+		if err != nil {
+			return nil, false, err
+		}
+		o.updated += int64(len(g.rows))
+		parts = append(parts, up)
+	}
+	out, err := exec.Concat(c, mp.Target, parts)
+	releaseAll(parts)
+	return out, true, err
+}
+
+// mergeInserts applies the NOT MATCHED clauses to the source rows that
+// matched no target row.
+func mergeInserts(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, o *mergeOutcome) error {
+	if len(mp.NotMatched) == 0 {
+		return nil
+	}
+	var rows []int32
+	for j, m := range src.matched {
+		if !m {
+			rows = append(rows, int32(j))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	joined, err := joinRows(c, mp, nil, nil, src.rec, rows)
+	if err != nil {
+		return err
+	}
+	defer joined.Release()
+	choice, err := chooseClauses(c, mp.NotMatched, joined)
+	if err != nil {
+		return err
+	}
+	byAction := make([][]int32, len(mp.NotMatched))
+	for r, a := range choice {
+		if a >= 0 {
+			byAction[a] = append(byAction[a], int32(r))
+		}
+	}
+	for a, sel := range byAction {
+		if len(sel) == 0 {
+			continue
+		}
+		sub, err := takeRecord(c, joined, sel)
+		if err != nil {
+			return err
+		}
+		ins, err := project(c, mp, mp.NotMatched[a], sub, false)
+		sub.Release()
+		if err != nil {
+			return err
+		}
+		o.inserted += int64(len(sel))
+		o.add = append(o.add, ins)
+	}
+	return nil
+}
+
+// chooseClauses returns, for each row of joined, the index of the first
+// action whose condition holds (null counts as false), or -1.
+func chooseClauses(c *expr.Ctx, actions []*sql.MergeAction, joined arrow.RecordBatch) ([]int, error) {
+	n := int(joined.NumRows())
+	choice := make([]int, n)
+	for i := range choice {
+		choice[i] = -1
+	}
+	left := n
+	for a, act := range actions {
+		if left == 0 {
+			break
+		}
+		if act.Cond == nil {
+			for i := range choice {
+				if choice[i] < 0 {
+					choice[i] = a
+				}
+			}
+			break
+		}
+		arr, err := act.Cond.Eval(c, joined)
+		if err != nil {
+			return nil, fmt.Errorf("merge: evaluate %s condition: %w", act.Clause.Match, err)
+		}
+		b, ok := arr.(*array.Boolean)
+		if !ok {
+			arr.Release()
+			return nil, fmt.Errorf("merge: %s condition is %s, not boolean", act.Clause.Match, arr.DataType())
+		}
+		for i := 0; i < n; i++ {
+			if choice[i] < 0 && b.IsValid(i) && b.Value(i) {
+				choice[i] = a
+				left--
+			}
+		}
+		arr.Release()
+	}
+	return choice, nil
+}
+
+// project computes the target row of an UPDATE or INSERT action over
+// joined rows: a nil value keeps the target column (update) or is null
+// (insert); values are cast to the target column types.
+func project(c *expr.Ctx, mp *sql.MergePlan, a *sql.MergeAction, joined arrow.RecordBatch, update bool) (arrow.RecordBatch, error) {
+	n := joined.NumRows()
+	cols := make([]arrow.Array, mp.Target.NumFields())
+	defer func() {
+		for _, col := range cols {
+			if col != nil {
+				col.Release()
+			}
+		}
+	}()
+	for i, f := range mp.Target.Fields() {
+		var col arrow.Array
+		switch {
+		case a.Values[i] != nil:
+			v, err := a.Values[i].Eval(c, joined)
+			if err != nil {
+				return nil, fmt.Errorf("merge: compute %s: %w", f.Name, err)
+			}
+			col = v
+		case update:
+			col = joined.Column(i)
+			col.Retain()
+		default:
+			col = array.MakeArrayOfNull(c.Mem, f.Type, int(n))
+		}
+		if !arrow.TypeEqual(col.DataType(), f.Type) {
+			cast, err := expr.CastArray(c, col, f.Type)
+			col.Release()
+			if err != nil {
+				return nil, fmt.Errorf("merge: value of %s does not convert to %s: %w", f.Name, f.Type, err)
+			}
+			col = cast
+		}
+		cols[i] = col
+	}
+	return array.NewRecordBatch(mp.Target, cols, n), nil
+}
+
+// joinRows builds the joined record of target rows tIdx of target and
+// source rows sIdx of source; a nil side gives null columns.
+func joinRows(c *expr.Ctx, mp *sql.MergePlan, target arrow.RecordBatch, tIdx []int32, source arrow.RecordBatch, sIdx []int32) (arrow.RecordBatch, error) {
+	n := len(tIdx)
+	if target == nil {
+		n = len(sIdx)
+	}
+	var cols []arrow.Array
+	side := func(rec arrow.RecordBatch, idx []int32, schema *arrow.Schema) error {
+		if rec == nil {
+			for _, f := range schema.Fields() {
+				cols = append(cols, array.MakeArrayOfNull(c.Mem, f.Type, n))
+			}
+			return nil
+		}
+		t, err := takeRecord(c, rec, idx)
+		if err != nil {
+			return err
+		}
+		defer t.Release()
+		for i := 0; i < int(t.NumCols()); i++ {
+			col := t.Column(i)
+			col.Retain()
+			cols = append(cols, col)
+		}
+		return nil
+	}
+	if err := side(target, tIdx, mp.Target); err != nil {
+		return nil, err
+	}
+	if err := side(source, sIdx, mp.Source); err != nil {
+		return nil, err
+	}
+	out := array.NewRecordBatch(mp.Joined, cols, int64(n))
+	for _, col := range cols {
+		col.Release()
+	}
+	return out, nil
+}
+
+// takeRecord selects rows idx of rec, in that order.
+func takeRecord(c *expr.Ctx, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
+	b := array.NewInt32Builder(c.Mem)
+	b.AppendValues(idx, nil)
+	ind := b.NewInt32Array()
+	b.Release()
+	defer ind.Release()
+	res, err := compute.Take(c.Context, *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(rec), compute.NewDatumWithoutOwning(ind))
+	if err != nil {
+		return nil, fmt.Errorf("merge: select rows: %w", err)
+	}
+	return res.(*compute.RecordDatum).Value, nil
+}
+
+// withSchema relabels rec with schema (same column types).
+func withSchema(schema *arrow.Schema, rec arrow.RecordBatch) arrow.RecordBatch {
+	out := array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
+	rec.Release()
+	return out
+}
+
+// cardinalityError is Spark's MERGE_CARDINALITY_VIOLATION, with the key and
+// the fix.
+func cardinalityError(mp *sql.MergePlan, key string, n int) error {
+	var keys []string
+	for _, k := range mp.Keys {
+		keys = append(keys, fmt.Sprintf("%q", mp.Source.Field(k.Source).Name))
+	}
+	return fmt.Errorf("[MERGE_CARDINALITY_VIOLATION] the ON condition of MERGE INTO %s matched one target row (%s) with %d rows of the source: a target row may be updated or deleted by one source row only. "+
+		"A CDC micro-batch often holds several changes of one key; keep the latest change per key before merging, e.g. batch.LatestPerKey([]string{%s}, \"offset\") (the Kafka offset, or the change's timestamp column)",
+		mp.Spec.Target, key, n, joinComma(keys))
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
