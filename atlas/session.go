@@ -3,7 +3,6 @@ package atlas
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -182,8 +181,4 @@ func (df *DataFrame) CreateOrReplaceTempView(name string) error {
 	}
 	df.s.registerView(name, df)
 	return nil
-}
-
-func warnf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "atlas: "+format+"\n", args...)
 }

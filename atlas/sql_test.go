@@ -111,7 +111,7 @@ func TestSQLDDLAndSelect(t *testing.T) {
 	}
 	sameLines(t, "view", render(rowsOf(t, mustSQL(t, s, "SELECT id FROM pricey ORDER BY id")), "id"), []string{"id=3", "id=4", "id=6"})
 	tables := render(rowsOf(t, mustSQL(t, s, "SHOW TABLES")), "tableName", "isTemporary")
-	if !contains(strings.Join(tables, ","), "tableName=pricey isTemporary=true") {
+	if !strings.Contains(strings.Join(tables, ","), "tableName=pricey isTemporary=true") {
 		t.Fatalf("SHOW TABLES misses the view: %v", tables)
 	}
 	mustSQL(t, s, "DROP TABLE lakehouse.silver.orders")

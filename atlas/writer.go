@@ -18,15 +18,14 @@ import (
 // DataStreamWriter describes where and how a streaming query writes, as
 // DataFrame.writeStream.
 type DataStreamWriter struct {
-	df        *DataFrame
-	mode      string
-	format    string
-	opts      map[string]string
-	trigger   Trigger
-	name      string
-	foreach   func(batch *DataFrame, batchID int64) error
-	progress  bool
-	liveTitle string
+	df       *DataFrame
+	mode     string
+	format   string
+	opts     map[string]string
+	trigger  Trigger
+	name     string
+	foreach  func(batch *DataFrame, batchID int64) error
+	progress bool
 }
 
 // WriteStream starts describing the output of a streaming DataFrame.

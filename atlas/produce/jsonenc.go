@@ -2,7 +2,6 @@ package produce
 
 import (
 	"strconv"
-	"time"
 )
 
 // TimeLayout is the layout of every "ts" field the generators write:
@@ -28,13 +27,6 @@ func appendJSONString(b []byte, s string) []byte {
 			b = append(b, c)
 		}
 	}
-	return append(b, '"')
-}
-
-// appendJSONTime appends t as a JSON string in TimeLayout.
-func appendJSONTime(b []byte, t time.Time) []byte {
-	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, TimeLayout)
 	return append(b, '"')
 }
 

@@ -7,6 +7,7 @@ package sink
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -26,21 +27,11 @@ const (
 
 // ParseOutputMode accepts the mode names Spark accepts, in any case.
 func ParseOutputMode(s string) (OutputMode, error) {
-	switch m := OutputMode(lower(s)); m {
+	switch m := OutputMode(strings.ToLower(s)); m {
 	case Append, Update, Complete:
 		return m, nil
 	}
 	return "", fmt.Errorf("unknown output mode %q: use \"append\", \"update\" or \"complete\"", s)
-}
-
-func lower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // Batch is one micro-batch's output handed to a sink.

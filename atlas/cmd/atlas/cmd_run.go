@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -84,5 +83,3 @@ func ensureEvents(ctx context.Context, n, seed int64) error {
 	fmt.Fprintf(os.Stderr, "produced %d events in %s\n", sum.Records, time.Since(start).Round(time.Millisecond))
 	return nil
 }
-
-var _ = flag.ContinueOnError

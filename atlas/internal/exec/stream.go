@@ -64,12 +64,11 @@ type Query struct {
 
 // Totals are counters over the whole run.
 type Totals struct {
-	Batches          int64
-	InputRows        int64
-	OutputRows       int64
-	DroppedLate      int64
-	Malformed        int64
-	SkippedByReplays int64
+	Batches     int64
+	InputRows   int64
+	OutputRows  int64
+	DroppedLate int64
+	Malformed   int64
 }
 
 const stateOp = "0/aggregate"

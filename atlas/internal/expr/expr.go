@@ -189,15 +189,6 @@ func (b *colBound) Eval(_ *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 	return a, nil
 }
 
-// ColumnIndex reports the input column a bound expression reads directly,
-// or -1 when it computes something.
-func ColumnIndex(b Bound) int {
-	if c, ok := b.(*colBound); ok {
-		return c.index
-	}
-	return -1
-}
-
 type fieldBound struct {
 	inner Bound
 	index int

@@ -105,11 +105,3 @@ func (b *litBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 	}
 	return scalar.MakeArrayFromScalar(s, int(rec.NumRows()), c.Mem)
 }
-
-// LiteralValue reports the literal behind a bound expression, if it is one.
-func LiteralValue(b Bound) (any, bool) {
-	if l, ok := b.(*litBound); ok {
-		return l.lit.Value, true
-	}
-	return nil, false
-}

@@ -53,17 +53,9 @@ func (d *Decoder) parseObject(b []byte, i int, lv *level, depth int) (int, synEr
 		if err != synOK {
 			return i, err
 		}
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return i, synEOF
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case '}':
-			return i + 1, synOK
-		default:
-			return i, synUnexpected
+		var more bool
+		if i, more, err = nextMember(b, i, '}'); err != synOK || !more {
+			return i, err
 		}
 	}
 }

@@ -395,17 +395,9 @@ func skipObject(b []byte, i int, depth int) (int, synErr) {
 		if i, err = skipValue(b, i, depth); err != synOK {
 			return i, err
 		}
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return i, synEOF
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case '}':
-			return i + 1, synOK
-		default:
-			return i, synUnexpected
+		var more bool
+		if i, more, err = nextMember(b, i, '}'); err != synOK || !more {
+			return i, err
 		}
 	}
 }
@@ -424,17 +416,9 @@ func skipArray(b []byte, i int, depth int) (int, synErr) {
 		if i, err = skipValue(b, i, depth); err != synOK {
 			return i, err
 		}
-		i = skipWS(b, i)
-		if i >= len(b) {
-			return i, synEOF
-		}
-		switch b[i] {
-		case ',':
-			i = skipWS(b, i+1)
-		case ']':
-			return i + 1, synOK
-		default:
-			return i, synUnexpected
+		var more bool
+		if i, more, err = nextMember(b, i, ']'); err != synOK || !more {
+			return i, err
 		}
 	}
 }
@@ -454,4 +438,21 @@ func skipColon(b []byte, i int) (int, synErr) {
 		return i, synEOF
 	}
 	return i, synOK
+}
+
+// nextMember reads what follows a member of an object or an element of an
+// array: a comma (more=true, i after it and its blanks) or the closing
+// byte (more=false, i after it).
+func nextMember(b []byte, i int, closing byte) (next int, more bool, err synErr) {
+	i = skipWS(b, i)
+	if i >= len(b) {
+		return i, false, synEOF
+	}
+	switch b[i] {
+	case ',':
+		return skipWS(b, i+1), true, synOK
+	case closing:
+		return i + 1, false, synOK
+	}
+	return i, false, synUnexpected
 }

@@ -43,7 +43,6 @@ type Aggregator struct {
 	gids     []int32
 	starts   []int64
 	encoders []keyEncoder
-	rowKeys  []int // per row: len(buf) after the non-window prefix (sliding windows)
 }
 
 // Config describes an aggregation.
