@@ -19,10 +19,11 @@ build:
 	$(GO) build -o $(ATLAS) ./atlas/cmd/atlas
 
 # The README's first command: build, start the embedded stack, produce data
-# when the topics are empty, run scenario 1 and print its table.
+# when the topics are empty, run both scenarios and print their tables.
 demo: build
 	$(ATLAS) up
 	$(ATLAS) run events
+	$(ATLAS) run cdc
 
 test: vet unit
 

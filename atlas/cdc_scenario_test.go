@@ -15,6 +15,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -313,4 +314,46 @@ func TestCDCMergeWithoutReductionHitsCardinality(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "MERGE_CARDINALITY_VIOLATION") || !strings.Contains(err.Error(), "invoice=") || !strings.Contains(err.Error(), "LatestPerKey") {
 		t.Fatalf("want the query to fail with a cardinality violation naming the key, got %v", err)
 	}
+}
+
+// TestOnlineRetailCDCScenario runs scenario 2 exactly as `atlas run cdc`
+// does (scenarios.StartOnlineRetailCDC: LatestPerKey by the change time,
+// the scenario's MERGE SQL), twice from one checkpoint: the table equals
+// the Kafka-order reference, and the second run merges nothing.
+func TestOnlineRetailCDCScenario(t *testing.T) {
+	e := newEnv(t)
+	cfg := cdcConfig(7)
+	e.produceCDC(cfg)
+	opts := scenarios.CDCOptions{
+		MaxOffsetsPerTrigger: 200,
+		Checkpoint:           filepath.Join(e.home, "ck", "scenario"),
+		Trigger:              atlas.AvailableNow(),
+	}
+	var first scenarios.MergeTotals
+	q, err := scenarios.StartOnlineRetailCDC(e.session, opts, &first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AwaitTermination(); err != nil {
+		t.Fatal(err)
+	}
+	want := referenceCDC(t, e.readCDCTopic(cfg.Count))
+	diffCDC(t, readCDCTable(t, e.session), want)
+	got := first.Snapshot()
+	if got.Batches < 5 || got.Skipped != 0 || got.Inserted-got.Deleted != int64(len(want)) {
+		t.Fatalf("first run: %s; want >= 5 merges, none skipped, inserted-deleted = %d live keys", first.String(), len(want))
+	}
+
+	var second scenarios.MergeTotals
+	q, err = scenarios.StartOnlineRetailCDC(e.session, opts, &second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AwaitTermination(); err != nil {
+		t.Fatal(err)
+	}
+	if s := second.Snapshot(); s.Affected != 0 || q.Totals().InputRows != 0 {
+		t.Fatalf("second run from the same checkpoint: %s, %d rows in; want nothing", second.String(), q.Totals().InputRows)
+	}
+	diffCDC(t, readCDCTable(t, e.session), want)
 }

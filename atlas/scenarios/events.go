@@ -5,6 +5,7 @@ package scenarios
 
 import (
 	"github.com/atlas-lakehouse/atlas/atlas"
+	"github.com/atlas-lakehouse/atlas/atlas/produce"
 )
 
 // EventsSchema is the JSON schema of scenario 1's events.
@@ -83,3 +84,8 @@ func StartEventWindows(s *atlas.Session, o EventsOptions, table, checkpoint stri
 	}
 	return w.ToTable(table)
 }
+
+// EventsData is the event stream the notebook's Setup cell and `atlas run
+// events` produce into an empty topic: 200,000 events, 10% out of order,
+// 2% late beyond the watermark, 1% duplicated.
+var EventsData = produce.EventsConfig{Count: 200_000, Seed: 1, Topic: "events", OutOfOrder: 0.1, Late: 0.02, Duplicates: 0.01}

@@ -11,32 +11,48 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func init() {
 	register(command{
-		Name:    "run",
-		Summary: "run a scenario on the stack: `run events` counts closed 5-minute windows into lakehouse.gold.event_windows and prints the first rows",
-		Run:     runScenario,
+		Name: "run",
+		Summary: "run a scenario on the stack, producing its data first when the topic is empty, and print the first rows of its table:\n" +
+			"  run events  counts closed 5-minute windows into " + scenarios.EventWindowsTable + "\n" +
+			"  run cdc     merges the latest change per order line into " + scenarios.SilverTable + "\n" +
+			"The queries use the same names and checkpoints as the notebooks: a re-run (CLI or notebook) continues where the last one stopped.",
+		Run: runScenario,
 	})
 }
 
 func runScenario(ctx context.Context, args []string) error {
-	if len(args) == 0 || args[0] != "events" {
-		return fmt.Errorf("usage: atlas run events [flags] (the CDC scenario runs as `atlas run cdc` once available)")
+	if len(args) > 0 {
+		switch args[0] {
+		case "events":
+			return runEvents(ctx, args[1:])
+		case "cdc":
+			return runCDC(ctx, args[1:])
+		}
 	}
-	fs := newFlagSet("run", "events [--produce N] [--rows N] [--max-offsets-per-trigger N]")
-	produceN := fs.Int64("produce", 200000, "events to produce first when the topic is empty (0: never produce)")
+	return fmt.Errorf("usage: atlas run events|cdc [flags] (atlas help run)")
+}
+
+func runEvents(ctx context.Context, args []string) error {
+	fs := newFlagSet("run", "events [--produce N] [--rows N] [--max-offsets-per-trigger N] [--seed N]")
+	data := scenarios.EventsData
+	produceN := fs.Int64("produce", data.Count, "events to produce first when the topic is empty (0: never produce)")
 	rows := fs.Int("rows", 20, "rows of the table to print at the end")
 	maxOff := fs.Int64("max-offsets-per-trigger", 50000, "bound on records per micro-batch")
-	seed := fs.Int64("seed", 1, "seed of the produced events")
-	if err := fs.Parse(args[1:]); err != nil {
+	seed := fs.Int64("seed", data.Seed, "seed of the produced events")
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if _, err := stack.EnsureUp(ctx, stack.Options{}); err != nil {
-		return err
-	}
-	if err := ensureEvents(ctx, *produceN, *seed); err != nil {
+	data.Count, data.Seed = *produceN, *seed
+	err := ensureData(ctx, data.Topic, *produceN, func(cl *kgo.Client) (int64, error) {
+		sum, err := produce.ProduceEvents(ctx, cl, data, nil)
+		return sum.Records, err
+	})
+	if err != nil {
 		return err
 	}
 	s := atlas.NewSession()
@@ -45,29 +61,84 @@ func runScenario(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := q.AwaitTermination(); err != nil && !errors.Is(err, atlas.ErrInterrupted) {
+	if err := awaitQuery(q); err != nil {
 		return err
 	}
-	t := q.Totals()
-	fmt.Printf("query %s: %d batches, %d rows in, %d windows written, %d late rows dropped, %d malformed records skipped (checkpoint %s)\n",
-		q.Name(), t.Batches, t.InputRows, t.OutputRows, t.DroppedLate, t.Malformed, q.CheckpointLocation())
 	fmt.Printf("\nSELECT * FROM %s ORDER BY window_start, event LIMIT %d\n", scenarios.EventWindowsTable, *rows)
 	return s.Table(scenarios.EventWindowsTable).OrderBy("window_start", "event").Show(*rows)
 }
 
-// ensureEvents produces n events when the events topic is empty, so a
-// re-run continues the same stream rather than appending late data.
-func ensureEvents(ctx context.Context, n, seed int64) error {
+func runCDC(ctx context.Context, args []string) error {
+	fs := newFlagSet("run", "cdc [--produce N] [--rows N] [--max-offsets-per-trigger N] [--seed N]")
+	data := scenarios.CDCData
+	produceN := fs.Int64("produce", data.Count, "changes to produce first when the topic is empty (0: never produce)")
+	rows := fs.Int("rows", 20, "rows of the table to print at the end")
+	maxOff := fs.Int64("max-offsets-per-trigger", 10000, "bound on changes per micro-batch (one MERGE each)")
+	seed := fs.Int64("seed", data.Seed, "seed of the produced changes")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	data.Count, data.Seed = *produceN, *seed
+	err := ensureData(ctx, data.Topic, *produceN, func(cl *kgo.Client) (int64, error) {
+		sum, err := produce.ProduceCDC(ctx, cl, data, nil)
+		return sum.Records, err
+	})
+	if err != nil {
+		return err
+	}
+	s := atlas.NewSession()
+	defer s.Stop()
+	var totals scenarios.MergeTotals
+	q, err := scenarios.StartOnlineRetailCDC(s, scenarios.CDCOptions{
+		MaxOffsetsPerTrigger: *maxOff, Trigger: atlas.AvailableNow(), Progress: true,
+	}, &totals)
+	if err != nil {
+		return err
+	}
+	if err := awaitQuery(q); err != nil {
+		return err
+	}
+	fmt.Printf("merged into %s: %s\n", scenarios.SilverTable, totals.String())
+	fmt.Printf("\nSELECT * FROM %s ORDER BY invoice, stock_code LIMIT %d\n", scenarios.SilverTable, *rows)
+	if err := s.Table(scenarios.SilverTable).OrderBy("invoice", "stock_code").Show(*rows); err != nil {
+		return err
+	}
+	const byCountry = "SELECT Country, count(*) AS lines, sum(quantity) AS units FROM " + scenarios.SilverTable + " GROUP BY Country ORDER BY lines DESC LIMIT 5"
+	fmt.Printf("\n%s\n", byCountry)
+	df, err := s.SQL(byCountry)
+	if err != nil {
+		return err
+	}
+	return df.Show()
+}
+
+// awaitQuery waits for an AvailableNow query and prints its totals; an
+// interrupt (Ctrl-C) stops it cleanly and is not an error.
+func awaitQuery(q *atlas.StreamingQuery) error {
+	if err := q.AwaitTermination(); err != nil && !errors.Is(err, atlas.ErrInterrupted) {
+		return err
+	}
+	t := q.Totals()
+	fmt.Printf("query %s: %d batches, %d rows in, %d rows written, %d late rows dropped, %d malformed records skipped (checkpoint %s)\n",
+		q.Name(), t.Batches, t.InputRows, t.OutputRows, t.DroppedLate, t.Malformed, q.CheckpointLocation())
+	return nil
+}
+
+// ensureData starts the stack when it is down and, when topic is empty and
+// n > 0, produces into it with produceFn, so a re-run continues the same
+// stream rather than appending new data to it.
+func ensureData(ctx context.Context, topic string, n int64, produceFn func(cl *kgo.Client) (int64, error)) error {
+	info, err := stack.EnsureUp(ctx, stack.Options{})
+	if err != nil {
+		return err
+	}
 	if n <= 0 {
 		return nil
 	}
-	info, err := stack.Status(ctx, "")
-	if err == nil {
-		for _, t := range info.Topics {
-			if t.Name == "events" && t.Records > 0 {
-				fmt.Fprintf(os.Stderr, "topic events already holds %d records: not producing more\n", t.Records)
-				return nil
-			}
+	for _, t := range info.Topics {
+		if t.Name == topic && t.Records > 0 {
+			fmt.Fprintf(os.Stderr, "topic %s already holds %d records: not producing more\n", topic, t.Records)
+			return nil
 		}
 	}
 	cl, err := stack.NewClient(nil, produce.ProducerOpts()...)
@@ -76,10 +147,10 @@ func ensureEvents(ctx context.Context, n, seed int64) error {
 	}
 	defer cl.Close()
 	start := time.Now()
-	sum, err := produce.ProduceEvents(ctx, cl, produce.EventsConfig{Count: n, Seed: seed, OutOfOrder: 0.1, Late: 0.02, Duplicates: 0.01}, nil)
+	produced, err := produceFn(cl)
 	if err != nil {
-		return err
+		return fmt.Errorf("produce into %s: %w", topic, err)
 	}
-	fmt.Fprintf(os.Stderr, "produced %d events in %s\n", sum.Records, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(os.Stderr, "produced %d records into %s in %s\n", produced, topic, time.Since(start).Round(time.Millisecond))
 	return nil
 }
