@@ -116,6 +116,7 @@ func benchWindows(ctx context.Context, args []string) error {
 	fmt.Printf("raw consume            %.0f records/s (%d records in %s)\n", rawRate, raw, rawDur.Round(time.Millisecond))
 	fmt.Printf("end to end             %.0f events/s (%d rows, parse + watermark + window count + Iceberg commits, %s)\n", e2eRate, t.InputRows, e2eDur.Round(time.Millisecond))
 	fmt.Printf("ratio e2e/raw          %.2f\n", e2eRate/rawRate)
+	fmt.Printf("time per phase         %s\n", phaseTotals(ps))
 	fmt.Printf("windows written        %d, late rows dropped %d\n", t.OutputRows, t.DroppedLate)
 	fmt.Printf("peak RSS               %s\n", peakRSS())
 	fmt.Printf("state memory (max)     %d bytes\n", maxState)
@@ -142,4 +143,27 @@ func peakRSS() string {
 		}
 	}
 	return "unknown"
+}
+
+// phaseTotals sums each durationMs phase over the batches, longest first,
+// as "addBatch 412 ms, walCommit 96 ms, ...": where the end-to-end time goes.
+func phaseTotals(ps []atlas.StreamingQueryProgress) string {
+	sums := map[string]int64{}
+	for _, p := range ps {
+		for k, v := range p.DurationMs {
+			if k != "triggerExecution" {
+				sums[k] += v
+			}
+		}
+	}
+	keys := make([]string, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return sums[keys[i]] > sums[keys[j]] || sums[keys[i]] == sums[keys[j]] && keys[i] < keys[j] })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d ms", k, sums[k])
+	}
+	return strings.Join(parts, ", ")
 }
