@@ -160,7 +160,9 @@ func phaseTotals(ps []atlas.StreamingQueryProgress) string {
 	for k := range sums {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return sums[keys[i]] > sums[keys[j]] || sums[keys[i]] == sums[keys[j]] && keys[i] < keys[j] })
+	sort.Slice(keys, func(i, j int) bool {
+		return sums[keys[i]] > sums[keys[j]] || sums[keys[i]] == sums[keys[j]] && keys[i] < keys[j]
+	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s %d ms", k, sums[k])
