@@ -2,6 +2,7 @@ package display
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -204,9 +205,15 @@ func TestProgressChartsCarryTheNumbers(t *testing.T) {
 		t.Errorf("dropped rows should use the second y axis")
 	}
 
-	// Headline: 48,660 = sum of 4000+10i for i in 0..11; last batch rates
-	// rounded; watermark of batch 11 is 10:22 - 10 min.
-	for _, w := range []string{"<b>events</b>", "batch 11", "48,660 rows so far", "in 51,101/s", "proc 411,000/s",
+	// Headline: 48,660 = sum of 4000+10i for i in 0..11; the run's average
+	// processing rate is those rows over the summed trigger times; last
+	// batch rates rounded; watermark of batch 11 is 10:22 - 10 min.
+	var busyMs int64
+	for _, p := range ps {
+		busyMs += p.DurationMs["triggerExecution"]
+	}
+	avg := groupThousands(int64(math.Round(48660 * 1000 / float64(busyMs))))
+	for _, w := range []string{"<b>events</b>", "batch 11", "48,660 rows so far", "avg proc " + avg + "/s", "last batch: in 51,101/s, proc 411,000/s",
 		"watermark 2026-11-30 10:12:00", `<span class="atlas-status">running</span>`, `<p id="extra">latest windows</p>`} {
 		if !strings.Contains(frag, w) {
 			t.Errorf("fragment lacks %q", w)

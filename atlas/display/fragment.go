@@ -158,17 +158,24 @@ func headlineHTML(ps []progress.StreamingQueryProgress, opts ChartOptions) strin
 		if name == "" {
 			name = queryLabel(last)
 		}
-		var rows int64
+		rows, busyMs := int64(0), int64(0)
 		for i := range ps {
 			rows += ps[i].NumInputRows
+			busyMs += triggerMs(&ps[i])
 		}
 		parts = append(parts,
 			"<b>"+html.EscapeString(name)+"</b>",
 			"batch "+strconv.FormatInt(last.BatchID, 10),
 			groupThousands(rows)+" rows so far",
-			"in "+formatRate(last.InputRowsPerSecond)+"/s",
-			"proc "+formatRate(last.ProcessedRowsPerSecond)+"/s",
 		)
+		// The run's processing rate over all batches: the last batch alone
+		// under-reports at the end of a run, when it holds a few stragglers
+		// or none (a no-data batch that only closes windows).
+		if busyMs > 0 {
+			parts = append(parts, "avg proc "+formatRate(float64(rows)*1000/float64(busyMs))+"/s")
+		}
+		parts = append(parts,
+			"last batch: in "+formatRate(last.InputRowsPerSecond)+"/s, proc "+formatRate(last.ProcessedRowsPerSecond)+"/s")
 		if wm, ok := watermarkOf(last); ok {
 			parts = append(parts, "watermark "+formatUTC(wm))
 		}
