@@ -187,6 +187,12 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 		return nil, err
 	}
 	sq.q = q
+	// A query that ends on its own (AvailableNow, an error) gives its
+	// checkpoint lease back at once, not when someone waits for it.
+	go func() {
+		<-q.Done()
+		sq.close()
+	}()
 	return sq, nil
 }
 

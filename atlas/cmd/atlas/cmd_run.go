@@ -16,12 +16,9 @@ import (
 
 func init() {
 	register(command{
-		Name: "run",
-		Summary: "run a scenario on the stack, producing its data first when the topic is empty, and print the first rows of its table:\n" +
-			"  run events  counts closed 5-minute windows into " + scenarios.EventWindowsTable + "\n" +
-			"  run cdc     merges the latest change per order line into " + scenarios.SilverTable + "\n" +
-			"The queries use the same names and checkpoints as the notebooks: a re-run (CLI or notebook) continues where the last one stopped.",
-		Run: runScenario,
+		Name:    "run",
+		Summary: "run a scenario and print its table: `run events` (closed windows into " + scenarios.EventWindowsTable + ") or `run cdc` (MERGE into " + scenarios.SilverTable + "); same queries and checkpoints as the notebooks",
+		Run:     runScenario,
 	})
 }
 

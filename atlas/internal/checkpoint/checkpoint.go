@@ -37,56 +37,71 @@ import (
 type Checkpoint struct {
 	bucket   *blob.Bucket
 	location string
+	lease    *lease
 }
 
 // Open opens (creating when needed) a checkpoint location: a local path,
 // a file:// URL, or a URL of any gocloud.dev/blob driver linked into the
 // program (s3://bucket/prefix; Spark's s3a:// is read as s3://).
+//
+// A local checkpoint is leased to the caller until Close: a second Open of
+// the same directory, from this process or another, fails with ErrInUse
+// naming the holder. Bucket checkpoints are not leased.
 func Open(ctx context.Context, location string) (*Checkpoint, error) {
 	if location == "" {
 		return nil, errors.New("checkpoint: empty location")
 	}
-	var (
-		b   *blob.Bucket
-		err error
-	)
 	if !strings.Contains(location, "://") || strings.HasPrefix(location, "file://") {
-		dir := strings.TrimPrefix(location, "file://")
-		if dir, err = filepath.Abs(dir); err != nil {
-			return nil, fmt.Errorf("checkpoint %s: %w", location, err)
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("checkpoint %s: %w", location, err)
-		}
-		b, err = fileblob.OpenBucket(dir, &fileblob.Options{CreateDir: true, NoTempDir: true, Metadata: fileblob.MetadataDontWrite})
-		location = dir
-	} else {
-		u := location
-		if strings.HasPrefix(u, "s3a://") {
-			u = "s3://" + strings.TrimPrefix(u, "s3a://")
-		}
-		pu, perr := url.Parse(u)
-		if perr != nil {
-			return nil, fmt.Errorf("checkpoint %s: %w", location, perr)
-		}
-		prefix := strings.TrimPrefix(pu.Path, "/")
-		pu.Path = ""
-		b, err = blob.OpenBucket(ctx, pu.String())
-		if err == nil && prefix != "" {
-			b = blob.PrefixedBucket(b, strings.TrimSuffix(prefix, "/")+"/")
-		}
+		return openDir(strings.TrimPrefix(location, "file://"))
 	}
+	u := location
+	if strings.HasPrefix(u, "s3a://") {
+		u = "s3://" + strings.TrimPrefix(u, "s3a://")
+	}
+	pu, err := url.Parse(u)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", location, err)
+	}
+	prefix := strings.TrimPrefix(pu.Path, "/")
+	pu.Path = ""
+	b, err := blob.OpenBucket(ctx, pu.String())
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: open: %w (for s3:// link the s3 driver: import _ \"gocloud.dev/blob/s3blob\")", location, err)
 	}
+	if prefix != "" {
+		b = blob.PrefixedBucket(b, strings.TrimSuffix(prefix, "/")+"/")
+	}
 	return &Checkpoint{bucket: b, location: location}, nil
+}
+
+// openDir opens a local checkpoint directory and takes its lease.
+func openDir(dir string) (*Checkpoint, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", abs, err)
+	}
+	l, err := acquireLease(abs)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fileblob.OpenBucket(abs, &fileblob.Options{CreateDir: true, NoTempDir: true, Metadata: fileblob.MetadataDontWrite})
+	if err != nil {
+		l.release()
+		return nil, fmt.Errorf("checkpoint %s: open: %w", abs, err)
+	}
+	return &Checkpoint{bucket: b, location: abs, lease: l}, nil
 }
 
 // Location is where the checkpoint lives.
 func (c *Checkpoint) Location() string { return c.location }
 
-// Close releases the bucket.
-func (c *Checkpoint) Close() error { return c.bucket.Close() }
+// Close releases the bucket and the lease.
+func (c *Checkpoint) Close() error {
+	return errors.Join(c.bucket.Close(), c.lease.release())
+}
 
 // Metadata is the checkpoint's metadata file.
 type Metadata struct {
