@@ -21,14 +21,6 @@ import (
 
 const cdcTable = "lakehouse.silver.online_retail_cdc"
 
-// cdcMerge is scenario 2's MERGE, the same text the batch upsert runs.
-const cdcMerge = `MERGE INTO lakehouse.silver.online_retail_cdc t
-USING updates s
-ON t.invoice = s.invoice AND t.stock_code = s.stock_code
-WHEN MATCHED AND s.op = 'd' THEN DELETE
-WHEN MATCHED THEN UPDATE SET *
-WHEN NOT MATCHED AND s.op != 'd' THEN INSERT *`
-
 func (e *env) produceCDC(cfg produce.CDCConfig) {
 	e.t.Helper()
 	cl, err := stack.NewClient([]string{e.brokers})
@@ -123,7 +115,7 @@ func (e *env) startCDC(name string, maxPerTrigger int, reduce bool, run *cdcRun)
 			if err := src.CreateOrReplaceTempView("updates"); err != nil {
 				return err
 			}
-			res, err := s.SQL(cdcMerge)
+			res, err := s.SQL(scenarios.MergeChanges)
 			if err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package state
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -45,9 +44,9 @@ func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
 		return &countAcc{}, nil
 	case "sum":
 		if a.Type.ID() == arrow.FLOAT64 {
-			return &floatAcc{op: opSum}, nil
+			return &numAcc[float64]{op: opSum}, nil
 		}
-		return &intAcc{op: opSum}, nil
+		return &numAcc[int64]{op: opSum}, nil
 	case "min", "max":
 		op := opMin
 		if a.Fn == "max" {
@@ -55,11 +54,11 @@ func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
 		}
 		switch a.Type.ID() {
 		case arrow.FLOAT64:
-			return &floatAcc{op: op}, nil
+			return &numAcc[float64]{op: op}, nil
 		case arrow.STRING:
 			return &stringAcc{max: op == opMax}, nil
 		default:
-			return &intAcc{op: op}, nil
+			return &numAcc[int64]{op: op}, nil
 		}
 	case "avg":
 		return &avgAcc{}, nil
@@ -132,28 +131,33 @@ func float64Values(a arrow.Array) (func(int) float64, error) {
 	return func(i int) float64 { return float64(iv(i)) }, nil
 }
 
-type intAcc struct {
+// numAcc keeps sum, min or max of int64 or float64 values per group
+// (timestamps and narrower integers are read as int64). Nulls are
+// skipped, a group with no value is null, and NaN is greater than every
+// other double, as in Spark.
+type numAcc[T int64 | float64] struct {
 	op  int
-	v   []int64
+	v   []T
 	has []bool
 }
 
-func (c *intAcc) grow(n int) {
+func (c *numAcc[T]) grow(n int) {
 	for len(c.v) < n {
 		c.v = append(c.v, 0)
 		c.has = append(c.has, false)
 	}
 }
-func (c *intAcc) update(arg arrow.Array, rows, gids []int32) error {
-	if i64, ok := arg.(*array.Int64); ok && c.op == opSum && arg.NullN() == 0 {
-		vals := i64.Int64Values()
+
+func (c *numAcc[T]) update(arg arrow.Array, rows, gids []int32) error {
+	if a, ok := arg.(interface{ Values() []T }); ok && c.op == opSum && arg.NullN() == 0 {
+		vals := a.Values() // the common case: sum of a non-null column of T
 		for k, g := range gids {
 			c.v[g] += vals[rows[k]]
 			c.has[g] = true
 		}
 		return nil
 	}
-	val, err := int64Values(arg)
+	val, err := numValues[T](arg)
 	if err != nil {
 		return err
 	}
@@ -163,81 +167,68 @@ func (c *intAcc) update(arg arrow.Array, rows, gids []int32) error {
 			continue
 		}
 		x := val(i)
-		switch {
+		switch cur := c.v[g]; {
 		case !c.has[g]:
 			c.v[g] = x
 		case c.op == opSum:
 			c.v[g] += x
-		case c.op == opMin && x < c.v[g], c.op == opMax && x > c.v[g]:
+		case c.op == opMin && (x < cur || isNaN(cur)), c.op == opMax && (x > cur || isNaN(x)):
 			c.v[g] = x
 		}
 		c.has[g] = true
 	}
 	return nil
 }
-func (c *intAcc) appendResult(b array.Builder, g int32) {
+
+// isNaN is math.IsNaN for T (always false for int64).
+func isNaN[T int64 | float64](x T) bool { return x != x }
+
+// numValues reads a column as T: int64Values or float64Values.
+func numValues[T int64 | float64](a arrow.Array) (func(int) T, error) {
+	var zero T
+	switch any(zero).(type) {
+	case int64:
+		f, err := int64Values(a)
+		return any(f).(func(int) T), err
+	default:
+		f, err := float64Values(a)
+		return any(f).(func(int) T), err
+	}
+}
+
+func (c *numAcc[T]) appendResult(b array.Builder, g int32) {
 	if !c.has[g] {
 		b.AppendNull()
 		return
 	}
 	switch x := b.(type) {
 	case *array.Int64Builder:
-		x.Append(c.v[g])
+		x.Append(int64(c.v[g]))
 	case *array.TimestampBuilder:
 		x.Append(arrow.Timestamp(c.v[g]))
+	case *array.Float64Builder:
+		x.Append(float64(c.v[g]))
 	}
-}
-func (c *intAcc) move(to, from int32) { c.v[to], c.has[to] = c.v[from], c.has[from] }
-func (c *intAcc) truncate(n int)      { c.v, c.has = c.v[:n], c.has[:n] }
-func (c *intAcc) save() accState      { return accState{I: c.v, Has: c.has} }
-func (c *intAcc) load(s accState)     { c.v, c.has = s.I, s.Has }
-
-type floatAcc struct {
-	op  int
-	v   []float64
-	has []bool
 }
 
-func (c *floatAcc) grow(n int) {
-	for len(c.v) < n {
-		c.v = append(c.v, 0)
-		c.has = append(c.has, false)
+func (c *numAcc[T]) move(to, from int32) { c.v[to], c.has[to] = c.v[from], c.has[from] }
+func (c *numAcc[T]) truncate(n int)      { c.v, c.has = c.v[:n], c.has[:n] }
+
+func (c *numAcc[T]) save() accState {
+	if v, isInt := any(c.v).([]int64); isInt {
+		return accState{I: v, Has: c.has}
 	}
+	return accState{F: any(c.v).([]float64), Has: c.has}
 }
-func (c *floatAcc) update(arg arrow.Array, rows, gids []int32) error {
-	val, err := float64Values(arg)
-	if err != nil {
-		return err
+
+func (c *numAcc[T]) load(s accState) {
+	if _, isInt := any(c.v).([]int64); isInt {
+		c.v = any(s.I).([]T)
+	} else {
+		c.v = any(s.F).([]T)
 	}
-	for k, g := range gids {
-		i := int(rows[k])
-		if arg.IsNull(i) {
-			continue
-		}
-		x := val(i)
-		switch {
-		case !c.has[g]:
-			c.v[g] = x
-		case c.op == opSum:
-			c.v[g] += x
-		case c.op == opMin && (x < c.v[g] || math.IsNaN(c.v[g])), c.op == opMax && (x > c.v[g] || math.IsNaN(x)):
-			c.v[g] = x
-		}
-		c.has[g] = true
-	}
-	return nil
+	c.has = s.Has
 }
-func (c *floatAcc) appendResult(b array.Builder, g int32) {
-	if !c.has[g] {
-		b.AppendNull()
-		return
-	}
-	b.(*array.Float64Builder).Append(c.v[g])
-}
-func (c *floatAcc) move(to, from int32) { c.v[to], c.has[to] = c.v[from], c.has[from] }
-func (c *floatAcc) truncate(n int)      { c.v, c.has = c.v[:n], c.has[:n] }
-func (c *floatAcc) save() accState      { return accState{F: c.v, Has: c.has} }
-func (c *floatAcc) load(s accState)     { c.v, c.has = s.F, s.Has }
 
 type avgAcc struct {
 	sum []float64
