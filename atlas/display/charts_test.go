@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -212,7 +213,7 @@ func TestProgressChartsCarryTheNumbers(t *testing.T) {
 	for _, p := range ps {
 		busyMs += p.DurationMs["triggerExecution"]
 	}
-	avg := groupThousands(int64(math.Round(48660 * 1000 / float64(busyMs))))
+	avg := numfmt.Group(int64(math.Round(48660 * 1000 / float64(busyMs))))
 	for _, w := range []string{"<b>events</b>", "batch 11", "48,660 rows so far", "avg proc " + avg + "/s", "last batch: in 51,101/s, proc 411,000/s",
 		"watermark 2026-11-30 10:12:00", `<span class="atlas-status">running</span>`, `<p id="extra">latest windows</p>`} {
 		if !strings.Contains(frag, w) {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -166,7 +167,7 @@ func headlineHTML(ps []progress.StreamingQueryProgress, opts ChartOptions) strin
 		parts = append(parts,
 			"<b>"+html.EscapeString(name)+"</b>",
 			"batch "+strconv.FormatInt(last.BatchID, 10),
-			groupThousands(rows)+" rows so far",
+			numfmt.Group(rows)+" rows so far",
 		)
 		// The run's processing rate over all batches: the last batch alone
 		// under-reports at the end of a run, when it holds a few stragglers
@@ -206,14 +207,14 @@ func numbersTable(ps []progress.StreamingQueryProgress, n int) string {
 		cum += d
 		cells := []string{
 			strconv.FormatInt(p.BatchID, 10),
-			groupThousands(p.NumInputRows),
+			numfmt.Group(p.NumInputRows),
 			formatRate(p.InputRowsPerSecond),
 			formatRate(p.ProcessedRowsPerSecond),
-			groupThousands(triggerMs(p)),
+			numfmt.Group(triggerMs(p)),
 			timeOrDash(p.MaxEventTime().IsZero(), formatUTC(p.MaxEventTime())),
 			"",
-			groupThousands(rows),
-			groupThousands(cum),
+			numfmt.Group(rows),
+			numfmt.Group(cum),
 		}
 		if wm, ok := watermarkOf(p); ok {
 			cells[6] = formatUTC(wm)

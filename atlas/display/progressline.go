@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -23,20 +24,20 @@ import (
 func ProgressLine(p progress.StreamingQueryProgress) string {
 	parts := []string{
 		"[" + queryLabel(&p) + "] batch " + strconv.FormatInt(p.BatchID, 10),
-		groupThousands(p.NumInputRows) + " rows",
+		numfmt.Group(p.NumInputRows) + " rows",
 		"in " + formatRate(p.InputRowsPerSecond) + "/s",
 		"proc " + formatRate(p.ProcessedRowsPerSecond) + "/s",
-		groupThousands(triggerMs(&p)) + " ms",
+		numfmt.Group(triggerMs(&p)) + " ms",
 	}
 	if wm, ok := watermarkOf(&p); ok {
 		parts = append(parts, "wm "+formatUTC(wm))
 	}
 	if len(p.StateOperators) > 0 {
 		rows, dropped := stateTotals(&p)
-		parts = append(parts, "state "+groupThousands(rows)+" rows", "late "+groupThousands(dropped))
+		parts = append(parts, "state "+numfmt.Group(rows)+" rows", "late "+numfmt.Group(dropped))
 	}
 	if n := p.ObservedMetrics["numMalformedRows"]; n > 0 {
-		parts = append(parts, "malformed "+groupThousands(n))
+		parts = append(parts, "malformed "+numfmt.Group(n))
 	}
 	return strings.Join(parts, " | ")
 }
@@ -76,27 +77,7 @@ func formatRate(r float64) string {
 		return "0"
 	}
 	if math.Abs(r) >= 100 || r == math.Trunc(r) {
-		return groupThousands(int64(math.Round(r)))
+		return numfmt.Group(int64(math.Round(r)))
 	}
 	return strconv.FormatFloat(r, 'f', 1, 64)
-}
-
-// groupThousands writes n with a comma between groups of three digits.
-func groupThousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var sb strings.Builder
-	if neg {
-		sb.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			sb.WriteByte(',')
-		}
-		sb.WriteRune(c)
-	}
-	return sb.String()
 }

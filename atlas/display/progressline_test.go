@@ -3,6 +3,7 @@ package display
 import (
 	"testing"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -37,8 +38,8 @@ func TestProgressLine(t *testing.T) {
 
 func TestGroupThousands(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", 100000: "100,000"} {
-		if got := groupThousands(n); got != want {
-			t.Errorf("groupThousands(%d) = %q, want %q", n, got, want)
+		if got := numfmt.Group(n); got != want {
+			t.Errorf("numfmt.Group(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

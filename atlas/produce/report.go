@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 )
 
 const (
@@ -98,5 +100,5 @@ func counts(done, total int64, rate float64) string {
 		pct = 100 * float64(done) / float64(total)
 	}
 	return fmt.Sprintf("%s/%s records (%.0f%%), %s records/s",
-		groupDigits(done), groupDigits(total), pct, groupDigits(int64(rate)))
+		numfmt.Group(done), numfmt.Group(total), pct, numfmt.Group(int64(rate)))
 }

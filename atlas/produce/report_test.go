@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -73,8 +75,8 @@ changes: 400 inserts (3 re-inserts), 550 updates, 50 deletes; 397 distinct keys,
 		t.Errorf("cdc summary:\n%s\nwant\n%s", cdc, want)
 	}
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567"} {
-		if got := groupDigits(n); got != want {
-			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
+		if got := numfmt.Group(n); got != want {
+			t.Errorf("numfmt.Group(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

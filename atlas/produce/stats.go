@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 )
 
 // EventStats counts what an events stream holds, by the generator's intents.
@@ -125,8 +127,8 @@ func (s EventsSummary) String() string {
 		fmt.Fprintf(&b, "event time %s .. %s\n", s.MinTime.Format(TimeLayout), s.MaxTime.Format(TimeLayout))
 	}
 	fmt.Fprintf(&b, "intended: %s in order, %s out of order, %s late, %s duplicates, %s malformed\n",
-		groupDigits(s.InOrder), groupDigits(s.OutOfOrder), groupDigits(s.Late),
-		groupDigits(s.Duplicates), groupDigits(s.Malformed))
+		numfmt.Group(s.InOrder), numfmt.Group(s.OutOfOrder), numfmt.Group(s.Late),
+		numfmt.Group(s.Duplicates), numfmt.Group(s.Malformed))
 	return b.String()
 }
 
@@ -148,16 +150,16 @@ func (s CDCSummary) String() string {
 	var b strings.Builder
 	writeThroughput(&b, s.Topic, s.Records, s.Bytes, s.Elapsed)
 	fmt.Fprintf(&b, "changes: %s inserts (%s re-inserts), %s updates, %s deletes; %s distinct keys, at most %d changes per key\n",
-		groupDigits(s.Inserts), groupDigits(s.Reinserts), groupDigits(s.Updates), groupDigits(s.Deletes),
-		groupDigits(s.DistinctKeys), s.MaxChangesPerKey)
+		numfmt.Group(s.Inserts), numfmt.Group(s.Reinserts), numfmt.Group(s.Updates), numfmt.Group(s.Deletes),
+		numfmt.Group(s.DistinctKeys), s.MaxChangesPerKey)
 	return b.String()
 }
 
 // writeThroughput writes the first summary line: records, bytes, time, rate.
 func writeThroughput(b *strings.Builder, topic string, records, bytes int64, elapsed time.Duration) {
 	fmt.Fprintf(b, "produced %s records (%s) to topic %q in %s: %s records/s, %s/s\n",
-		groupDigits(records), humanBytes(float64(bytes)), topic, elapsed.Round(time.Millisecond),
-		groupDigits(int64(perSecond(records, elapsed))), humanBytes(perSecond(bytes, elapsed)))
+		numfmt.Group(records), humanBytes(float64(bytes)), topic, elapsed.Round(time.Millisecond),
+		numfmt.Group(int64(perSecond(records, elapsed))), humanBytes(perSecond(bytes, elapsed)))
 }
 
 // perSecond divides n by d in seconds, or returns 0 for a zero duration.
@@ -166,26 +168,6 @@ func perSecond(n int64, d time.Duration) float64 {
 		return 0
 	}
 	return float64(n) / d.Seconds()
-}
-
-// groupDigits formats n with thousands separators: 1,234,567.
-func groupDigits(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // humanBytes formats a byte count in decimal units: 84.1 MB.
