@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/atlas-lakehouse/atlas/atlas/display"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
@@ -324,13 +325,21 @@ func (df *DataFrame) Show(n ...int) error {
 	if len(n) > 0 {
 		limit = n[0]
 	}
+	return df.show(limit, true)
+}
+
+// ShowFull prints the first n rows without cutting long values to 20
+// characters, as show(n, truncate=False).
+func (df *DataFrame) ShowFull(n int) error { return df.show(n, false) }
+
+func (df *DataFrame) show(limit int, truncate bool) error {
 	schema, recs, err := df.Limit(limit + 1).Collect(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		return err
 	}
 	defer releaseAll(recs)
-	showTable(schema, recs, limit)
+	display.ShowTable(schema, recs, limit, truncate)
 	return nil
 }
 

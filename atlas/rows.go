@@ -6,8 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-
-	"github.com/atlas-lakehouse/atlas/atlas/display"
 )
 
 // Row is one result row by column name. Values are nil, bool, int64,
@@ -142,8 +140,4 @@ func toInt(v any) (int64, bool) {
 		return int64(n), true
 	}
 	return 0, false
-}
-
-func showTable(schema *arrow.Schema, recs []arrow.RecordBatch, limit int) {
-	display.ShowTable(schema, recs, limit, true)
 }

@@ -106,11 +106,15 @@ type windowKey struct {
 // reports): rows whose window ended at or before the batch's watermark are
 // dropped; a window is emitted once the watermark reaches its end; the
 // watermark after a batch is max(event time) - 10 minutes, never going back.
-func referenceWindows(t *testing.T, recs map[int32][]kafkaRecord, batches []atlas.StreamingQueryProgress) (map[windowKey]int64, int64) {
+//
+// It also returns the late rows as a multiset of lateRow strings: the
+// rows lateRowsTable must hold.
+func referenceWindows(t *testing.T, recs map[int32][]kafkaRecord, batches []atlas.StreamingQueryProgress) (map[windowKey]int64, int64, map[string]int) {
 	t.Helper()
 	const size = 5 * time.Minute
 	counts := map[windowKey]int64{}
 	emitted := map[windowKey]int64{}
+	late := map[string]int{}
 	wm := time.UnixMilli(0) // zero watermark: nothing is late in the first batch
 	var dropped int64
 	for _, b := range batches {
@@ -130,8 +134,9 @@ func referenceWindows(t *testing.T, recs map[int32][]kafkaRecord, batches []atla
 					continue
 				}
 				var ev struct {
-					Event *string `json:"event"`
-					TS    *string `json:"ts"`
+					UserID *string `json:"user_id"`
+					Event  *string `json:"event"`
+					TS     *string `json:"ts"`
 				}
 				if json.Unmarshal(r.value, &ev) != nil || ev.TS == nil || ev.Event == nil {
 					continue // malformed: counted by the engine, never aggregated
@@ -143,6 +148,11 @@ func referenceWindows(t *testing.T, recs map[int32][]kafkaRecord, batches []atla
 				ws := ts.Truncate(size)
 				if !ws.Add(size).After(wm) {
 					dropped++
+					user := "<nil>"
+					if ev.UserID != nil {
+						user = *ev.UserID
+					}
+					late[lateRow(user, *ev.Event, ts.Truncate(time.Microsecond), b.BatchID, wm)]++
 					continue
 				}
 				counts[windowKey{*ev.Event, ws}]++
@@ -166,7 +176,54 @@ func referenceWindows(t *testing.T, recs map[int32][]kafkaRecord, batches []atla
 			}
 		}
 	}
-	return emitted, dropped
+	return emitted, dropped, late
+}
+
+// lateRow is one row of the late-rows table as a comparable string.
+func lateRow(user, event string, ts time.Time, batchID int64, wm time.Time) string {
+	return fmt.Sprintf("%s|%s|%s|batch %d|wm %s", user, event, ts.UTC().Format(time.RFC3339Nano), batchID, wm.UTC().Format(time.RFC3339Nano))
+}
+
+// eventsLateTable keeps scenario 1's late rows in the tests.
+const eventsLateTable = "lakehouse.gold.event_windows_late"
+
+// readLateRows reads the late-rows table as a multiset of lateRow strings.
+func readLateRows(t *testing.T, s *atlas.Session) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, r := range rowsOf(t, s.Table(eventsLateTable)) {
+		user := "<nil>"
+		if u, ok := r["user_id"].(string); ok {
+			user = u
+		}
+		out[lateRow(user, r["event"].(string), r["ts"].(time.Time), r["_batch_id"].(int64), r["_watermark"].(time.Time))]++
+	}
+	return out
+}
+
+// diffLate compares the late-rows table with the reference multiset.
+func diffLate(t *testing.T, got, want map[string]int) {
+	t.Helper()
+	bad := 0
+	for k, n := range want {
+		if got[k] != n {
+			bad++
+			if bad <= 10 {
+				t.Errorf("late row %s: table has %d, reference %d", k, got[k], n)
+			}
+		}
+	}
+	for k, n := range got {
+		if _, ok := want[k]; !ok {
+			bad++
+			if bad <= 10 {
+				t.Errorf("late row %s: table has %d, reference none", k, n)
+			}
+		}
+	}
+	if bad > 0 || len(want) == 0 {
+		t.Fatalf("%d late rows differ (reference holds %d distinct)", bad, len(want))
+	}
 }
 
 func readWindows(t *testing.T, s *atlas.Session) map[windowKey]int64 {
@@ -227,6 +284,7 @@ func runEvents(t *testing.T, e *env, maxPerTrigger int, name string) *atlas.Stre
 		OutputMode("append").
 		Trigger(atlas.AvailableNow()).
 		Option("checkpointLocation", filepath.Join(e.home, "ck", name)).
+		Option("lateRowsTable", eventsLateTable).
 		Progress(false).
 		ToTable("lakehouse.gold.event_windows")
 	if err != nil {
@@ -259,9 +317,10 @@ func TestEventWindowsMatchReference(t *testing.T) {
 	if input != cfg.Count {
 		t.Errorf("read %d rows, produced %d", input, cfg.Count)
 	}
-	want, wantDropped := referenceWindows(t, e.readTopic("events"), progress)
+	want, wantDropped, wantLate := referenceWindows(t, e.readTopic("events"), progress)
 	got := readWindows(t, e.session)
 	diffWindows(t, got, want)
+	diffLate(t, readLateRows(t, e.session), wantLate)
 	if dropped != wantDropped || dropped == 0 {
 		t.Errorf("dropped %d late rows, reference %d (want > 0)", dropped, wantDropped)
 	}
@@ -317,8 +376,10 @@ func TestEventWindowsRestartExactlyOnce(t *testing.T) {
 		t.Fatalf("restart began at batch %d, want the replay of %d", p2[0].BatchID, last)
 	}
 	all = append(all, p2...)
-	want, _ := referenceWindows(t, e.readTopic("events"), all)
+	want, _, wantLate := referenceWindows(t, e.readTopic("events"), all)
 	diffWindows(t, readWindows(t, e.session), want)
+	// The replayed batch's late rows were kept once, not twice.
+	diffLate(t, readLateRows(t, e.session), wantLate)
 }
 
 func TestInvalidQueriesFailAtStart(t *testing.T) {
@@ -344,6 +405,19 @@ func TestInvalidQueriesFailAtStart(t *testing.T) {
 		_, err := c.df.WriteStream().OutputMode(c.mode).Format("console").Progress(false).Start()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", c.name, err, c.want)
+		}
+	}
+	// Late rows exist only behind a watermark, and never in complete mode.
+	counts := events.GroupBy("event").Count()
+	windowed := events.WithWatermark("ts", "10 minutes").GroupBy(atlas.Window(atlas.Col("ts"), "5 minutes"), "event").Count()
+	for _, c := range []struct {
+		name string
+		df   *atlas.DataFrame
+		mode string
+	}{{"late rows without watermark", counts, "update"}, {"late rows in complete mode", windowed, "complete"}} {
+		_, err := c.df.WriteStream().OutputMode(c.mode).Format("console").Option("lateRowsTable", "lakehouse.gold.late").Progress(false).Start()
+		if err == nil || !strings.Contains(err.Error(), "add WithWatermark") {
+			t.Errorf("%s: err = %v, want the lateRowsTable error with its fix", c.name, err)
 		}
 	}
 }

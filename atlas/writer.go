@@ -43,7 +43,20 @@ func (w *DataStreamWriter) Format(name string) *DataStreamWriter {
 }
 
 // Option sets a writer option: "checkpointLocation" (a local path, file://,
-// or s3:// URL), and sink options (console: numRows, truncate).
+// or s3:// URL), sink options (console: numRows, truncate), and
+// "lateRowsTable".
+//
+// lateRowsTable removes Spark's silent drop of late data: rows that arrive
+// behind the watermark (their window already closed and emitted) are
+// appended, exactly once, to this Iceberg table instead of vanishing, as
+// they entered the aggregation plus _batch_id and _watermark (the batch
+// and the watermark that dropped them). The query still counts them in
+// numRowsDroppedByWatermark. It needs an aggregation with a watermark, in
+// append or update mode:
+//
+//	WriteStream().OutputMode("append").
+//		Option("lateRowsTable", "lakehouse.gold.event_windows_late").
+//		ToTable("lakehouse.gold.event_windows")
 func (w *DataStreamWriter) Option(key string, value any) *DataStreamWriter {
 	w.opts[key] = fmt.Sprint(value)
 	return w
@@ -71,7 +84,7 @@ func (w *DataStreamWriter) ForeachBatch(fn func(batch *DataFrame, batchID int64)
 	return w
 }
 
-var writerOptions = []string{"checkpointLocation", "path", "numRows", "truncate", "queryName"}
+var writerOptions = []string{"checkpointLocation", "path", "numRows", "truncate", "queryName", "lateRowsTable"}
 
 // ToTable starts the query writing to a lakehouse table (created from the
 // query's schema when missing), as toTable.
@@ -154,6 +167,20 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 			return nil, err
 		}
 	}
+	var lateSink sink.Sink
+	if late := w.opts["lateRowsTable"]; late != "" {
+		ls := exec.LateRowsSchema(shape)
+		if ls == nil || mode == sink.Complete {
+			return nil, fmt.Errorf("lateRowsTable %q: late rows exist only for an aggregation with a watermark in append or update mode: add WithWatermark(\"ts\", \"10 minutes\") before GroupBy, or drop the option", late)
+		}
+		lh, err := df.s.Lakehouse(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if lateSink, err = iceberg.Open(ctx, lh, late, ls); err != nil {
+			return nil, fmt.Errorf("lateRowsTable: %w", err)
+		}
+	}
 	loc := w.opts["checkpointLocation"]
 	temp := false
 	if loc == "" {
@@ -177,7 +204,7 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck}
 	tap := &tapSink{inner: snk}
 	sq.tap = tap
-	cfg := exec.Config{Name: name, Shape: shape, Sink: tap, Mode: mode, Trigger: w.trigger.t, Checkpoint: ck, OnProgress: sq.onProgress}
+	cfg := exec.Config{Name: name, Shape: shape, Sink: tap, Mode: mode, Trigger: w.trigger.t, Checkpoint: ck, OnProgress: sq.onProgress, LateSink: lateSink}
 	if w.progress {
 		sq.view = newProgressView(name, df.s.appName)
 	}

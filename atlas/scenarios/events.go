@@ -14,6 +14,10 @@ const EventsSchema = "user_id string, event string, ts timestamp"
 // EventWindowsTable is where scenario 1 writes.
 const EventWindowsTable = "lakehouse.gold.event_windows"
 
+// EventWindowsLateTable is where the CLI's scenario 1 keeps the events that
+// arrived behind the watermark (Spark drops them silently).
+const EventWindowsLateTable = "lakehouse.gold.event_windows_late"
+
 // EventsOptions configures scenario 1.
 type EventsOptions struct {
 	// Topic is the Kafka topic (default "events").
@@ -24,6 +28,9 @@ type EventsOptions struct {
 	MaxOffsetsPerTrigger int64
 	// Watermark and Window are Spark durations (default "10 minutes", "5 minutes").
 	Watermark, Window string
+	// LateRowsTable, when set, keeps the events dropped as late in this
+	// table (the writer's lateRowsTable option).
+	LateRowsTable string
 }
 
 func (o EventsOptions) withDefaults() EventsOptions {
@@ -81,6 +88,9 @@ func StartEventWindows(s *atlas.Session, o EventsOptions, table, checkpoint stri
 		Progress(progress)
 	if checkpoint != "" {
 		w = w.Option("checkpointLocation", checkpoint)
+	}
+	if o.LateRowsTable != "" {
+		w = w.Option("lateRowsTable", o.LateRowsTable)
 	}
 	return w.ToTable(table)
 }

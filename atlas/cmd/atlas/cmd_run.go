@@ -54,7 +54,8 @@ func runEvents(ctx context.Context, args []string) error {
 	}
 	s := atlas.NewSession()
 	defer s.Stop()
-	q, err := scenarios.StartEventWindows(s, scenarios.EventsOptions{MaxOffsetsPerTrigger: *maxOff}, "", "", atlas.AvailableNow(), true)
+	opts := scenarios.EventsOptions{MaxOffsetsPerTrigger: *maxOff, LateRowsTable: scenarios.EventWindowsLateTable}
+	q, err := scenarios.StartEventWindows(s, opts, "", "", atlas.AvailableNow(), true)
 	if err != nil {
 		return err
 	}
@@ -62,7 +63,16 @@ func runEvents(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("\nSELECT * FROM %s ORDER BY window_start, event LIMIT %d\n", scenarios.EventWindowsTable, *rows)
-	return s.Table(scenarios.EventWindowsTable).OrderBy("window_start", "event").Show(*rows)
+	if err := s.Table(scenarios.EventWindowsTable).OrderBy("window_start", "event").Show(*rows); err != nil {
+		return err
+	}
+	const late = "SELECT event, count(*) AS late_rows, min(ts) AS oldest, max(_watermark) AS watermark FROM " + scenarios.EventWindowsLateTable + " GROUP BY event ORDER BY event"
+	fmt.Printf("\nlate events are kept, not silently dropped:\n%s\n", late)
+	df, err := s.SQL(late)
+	if err != nil {
+		return err
+	}
+	return df.ShowFull(20)
 }
 
 func runCDC(ctx context.Context, args []string) error {
@@ -116,7 +126,7 @@ func awaitQuery(q *atlas.StreamingQuery) error {
 		return err
 	}
 	t := q.Totals()
-	fmt.Printf("query %s: %d batches, %d rows in, %d rows written, %d late rows dropped, %d malformed records skipped (checkpoint %s)\n",
+	fmt.Printf("query %s: %d batches, %d rows in, %d rows written, %d late rows behind the watermark, %d malformed records skipped (checkpoint %s)\n",
 		q.Name(), t.Batches, t.InputRows, t.OutputRows, t.DroppedLate, t.Malformed, q.CheckpointLocation())
 	return nil
 }

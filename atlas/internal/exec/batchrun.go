@@ -82,10 +82,11 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 	var (
 		numInput int64
 		outputs  []arrow.RecordBatch
+		late     []arrow.RecordBatch // rows dropped as late, for cfg.LateSink
 		dropped  int64
 		procTime time.Duration
 	)
-	defer func() { releaseAll(outputs) }()
+	defer func() { releaseAll(outputs); releaseAll(late) }()
 	t := time.Now()
 	read := func(yield func(arrow.RecordBatch) error) error {
 		return q.src.GetBatch(ctx, b.start, b.end, yield)
@@ -100,8 +101,14 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 		}
 		if q.agg != nil {
 			st, err := q.agg.Update(c, out, b.id, wmMicros, mode != sink.Complete)
-			out.Release()
 			dropped += st.Dropped
+			if err == nil && q.cfg.LateSink != nil && len(st.LateRows) > 0 {
+				var lr arrow.RecordBatch
+				if lr, err = lateRecord(c, q.lateSchema, out, st.LateRows, b.id, wmMicros); err == nil {
+					late = append(late, lr)
+				}
+			}
+			out.Release()
 			return err
 		}
 		res, err := runOps(c, q.post, out)
@@ -158,6 +165,12 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 	out := &sink.Batch{QueryID: q.id, BatchID: b.id, Mode: mode, Schema: schema, Records: outputs}
 	if err := q.cfg.Sink.AddBatch(ctx, out); err != nil {
 		return nil, fmt.Errorf("batch %d: sink %s: %w", b.id, q.cfg.Sink.Description(), err)
+	}
+	if len(late) > 0 {
+		lb := &sink.Batch{QueryID: q.id, BatchID: b.id, Mode: sink.Append, Schema: q.lateSchema, Records: late}
+		if err := q.cfg.LateSink.AddBatch(ctx, lb); err != nil {
+			return nil, fmt.Errorf("batch %d: late rows sink %s: %w", b.id, q.cfg.LateSink.Description(), err)
+		}
 	}
 	b.durations["addBatch"] = since(t2) + procTime.Milliseconds()
 	var stateCommit int64

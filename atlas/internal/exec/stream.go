@@ -38,21 +38,27 @@ type Config struct {
 	// RetainBatches is how many batches of logs and state to keep (Spark's
 	// minBatchesToRetain). Default 100.
 	RetainBatches int64
+	// LateSink, when set, receives the rows the watermark drops as late
+	// (LateRowsSchema), in append mode, after Sink and before the commit
+	// log, idempotent per (query id, batch id) like Sink.
+	LateSink sink.Sink
 }
 
 // Query is a running streaming query: Spark's StreamExecution.
 type Query struct {
-	cfg    Config
-	id     string
-	runID  string
-	src    source.Source
-	ops    []op
-	post   []op
-	stats  EventTimeStats
-	agg    *state.Aggregator
-	delay  time.Duration
-	cancel context.CancelFunc
-	done   chan struct{}
+	cfg   Config
+	id    string
+	runID string
+	src   source.Source
+	ops   []op
+	post  []op
+	stats EventTimeStats
+	agg   *state.Aggregator
+	delay time.Duration
+	// lateSchema is the late-rows schema when cfg.LateSink is set.
+	lateSchema *arrow.Schema
+	cancel     context.CancelFunc
+	done       chan struct{}
 
 	mu        sync.Mutex
 	err       error
@@ -103,6 +109,12 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 		if q.agg, err = state.NewAggregator(state.Config{Keys: a.BoundKeys, KeyNames: a.KeyNames, Aggs: a.BoundAggs, EvictKey: evict}); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.LateSink != nil {
+		if q.lateSchema = LateRowsSchema(cfg.Shape); q.lateSchema == nil || cfg.Mode == sink.Complete {
+			return nil, fmt.Errorf("late rows can be kept only by an aggregation with a watermark in append or update mode: add WithWatermark(...) before GroupBy, or drop the lateRowsTable option")
+		}
+		q.agg.CollectLateRows()
 	}
 	meta, ok, err := cfg.Checkpoint.Metadata(ctx)
 	if err != nil {

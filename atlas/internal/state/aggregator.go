@@ -37,6 +37,9 @@ type Aggregator struct {
 	updated []int64
 	keyMem  int64
 
+	collectLate bool
+	late        []int32 // rows dropped as late by the last Update
+
 	// scratch, reused across batches
 	buf      []byte
 	rows     []int32
@@ -110,18 +113,36 @@ type UpdateStats struct {
 	NullTime int64
 	// Updated counts group updates.
 	Updated int64
+	// LateRows are the indices (ascending) of the rows of rec that the
+	// watermark kept out of at least one window, when CollectLateRows is
+	// on. Valid until the next Update.
+	LateRows []int32
+}
+
+// CollectLateRows makes Update report which rows it dropped as late, for
+// a query that keeps them (WriteStream's lateRowsTable option).
+func (a *Aggregator) CollectLateRows() { a.collectLate = true }
+
+// dropLate counts row i's (row, window) pair as dropped and, when late
+// rows are collected, records the row once.
+func (a *Aggregator) dropLate(st *UpdateStats, i int) {
+	st.Dropped++
+	if a.collectLate && (len(a.late) == 0 || a.late[len(a.late)-1] != int32(i)) {
+		a.late = append(a.late, int32(i))
+	}
 }
 
 // Update folds every row of rec into its groups. When dropLate is set, a
 // row whose window (or event time) is at or before watermark (µs) is
 // dropped and counted instead, as Spark does in append and update modes.
 // Groups touched are marked with batchID.
-func (a *Aggregator) Update(c *expr.Ctx, rec arrow.RecordBatch, batchID, watermark int64, dropLate bool) (UpdateStats, error) {
-	var st UpdateStats
+func (a *Aggregator) Update(c *expr.Ctx, rec arrow.RecordBatch, batchID, watermark int64, dropLate bool) (st UpdateStats, err error) {
 	n := int(rec.NumRows())
 	if n == 0 {
 		return st, nil
 	}
+	a.late = a.late[:0]
+	defer func() { st.LateRows = a.late }()
 	cols := make([]arrow.Array, len(a.keys))
 	defer func() {
 		for _, c := range cols {
@@ -169,7 +190,7 @@ func (a *Aggregator) Update(c *expr.Ctx, rec arrow.RecordBatch, batchID, waterma
 				}
 				evict = int64(evictCol.Value(i))
 				if dropLate && evict <= watermark {
-					st.Dropped++
+					a.dropLate(&st, i)
 					continue
 				}
 			}
@@ -189,7 +210,7 @@ func (a *Aggregator) Update(c *expr.Ctx, rec arrow.RecordBatch, batchID, waterma
 		for _, start := range a.starts {
 			end := start + a.window.SizeMicros()
 			if dropLate && a.evictPos == a.winPos && end <= watermark {
-				st.Dropped++
+				a.dropLate(&st, i)
 				continue
 			}
 			a.buf = a.buf[:0]
