@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,6 +48,7 @@ func benchWindows(ctx context.Context, args []string) error {
 	fs := newFlagSet("bench windows", "[--events N] [--max-offsets-per-trigger N]")
 	n := fs.Int64("events", 1_000_000, "events to produce and process")
 	maxOff := fs.Int64("max-offsets-per-trigger", 200_000, "records per micro-batch")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the end-to-end run to this file (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -85,6 +87,13 @@ func benchWindows(ctx context.Context, args []string) error {
 	defer s.Stop()
 	var m0 runtime.MemStats
 	runtime.ReadMemStats(&m0)
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	t1 := time.Now()
 	q, err := scenarios.StartEventWindows(s, scenarios.EventsOptions{Topic: topic, MaxOffsetsPerTrigger: *maxOff}, "lakehouse.gold.bench_event_windows", filepath.Join(home, "ck"), atlas.AvailableNow(), false)
 	if err != nil {
@@ -117,6 +126,10 @@ func benchWindows(ctx context.Context, args []string) error {
 	fmt.Printf("end to end             %.0f events/s (%d rows, parse + watermark + window count + Iceberg commits, %s)\n", e2eRate, t.InputRows, e2eDur.Round(time.Millisecond))
 	fmt.Printf("ratio e2e/raw          %.2f\n", e2eRate/rawRate)
 	fmt.Printf("time per phase         %s\n", phaseTotals(ps))
+	if len(ps) > 0 {
+		first, _ := time.Parse("2006-01-02T15:04:05.000Z", ps[0].Timestamp)
+		fmt.Printf("start to first batch   %s (source and sink set-up, table creation)\n", first.Sub(t1).Round(time.Millisecond))
+	}
 	fmt.Printf("windows written        %d, late rows dropped %d\n", t.OutputRows, t.DroppedLate)
 	fmt.Printf("peak RSS               %s\n", peakRSS())
 	fmt.Printf("state memory (max)     %d bytes\n", maxState)
@@ -168,4 +181,18 @@ func phaseTotals(ps []atlas.StreamingQueryProgress) string {
 		parts[i] = fmt.Sprintf("%s %d ms", k, sums[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// startCPUProfile writes a CPU profile to path until the returned function
+// is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
