@@ -26,6 +26,10 @@ type Session struct {
 	streams map[string]*mem.Stream
 	tables  map[string]*memoryTable
 	batch   *batchContext
+	// callbackMu runs one foreachBatch callback at a time per session, so
+	// batch (which keys the callback's table writes for exactly-once) is
+	// never shared by two queries' callbacks.
+	callbackMu sync.Mutex
 }
 
 // Session configuration keys.

@@ -82,7 +82,15 @@ type batchContext struct {
 	seq     int // writes so far in this batch, to key several writes apart
 }
 
+// enterBatch makes bc the session's current micro-batch until the
+// returned function is called. Callbacks of several queries of one session
+// take turns: a table write inside a callback is keyed by the batch of
+// the query whose callback it is, never another's. (Writes made through
+// the session from other goroutines while a callback runs are keyed by
+// that callback's batch too: in a callback, write through the session;
+// outside one, wait for the query or use a second session.)
 func (s *Session) enterBatch(bc batchContext) func() {
+	s.callbackMu.Lock()
 	s.mu.Lock()
 	prev := s.batch
 	s.batch = &bc
@@ -91,6 +99,7 @@ func (s *Session) enterBatch(bc batchContext) func() {
 		s.mu.Lock()
 		s.batch = prev
 		s.mu.Unlock()
+		s.callbackMu.Unlock()
 	}
 }
 
