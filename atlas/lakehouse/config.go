@@ -173,6 +173,10 @@ func Open(ctx context.Context, c Config) (*Lakehouse, error) {
 	}
 	cat, err := catalog.Load(ctx, c.Name, c.properties())
 	if err != nil {
+		if strings.Contains(err.Error(), "not registered") {
+			// Only the embedded SQL catalog is linked by default.
+			return nil, fmt.Errorf("lakehouse: open catalog %s: %w (link the other catalogs and object stores: import _ \"github.com/atlas-lakehouse/atlas/atlas/drivers\"; the atlas CLI does)", c, err)
+		}
 		return nil, fmt.Errorf("lakehouse: open catalog %s: %w", c, err)
 	}
 	return &Lakehouse{cfg: c, cat: cat}, nil

@@ -7,6 +7,9 @@
 package main
 
 import (
+	// Other Iceberg catalogs and object stores, chosen by ATLAS_* variables.
+	_ "github.com/atlas-lakehouse/atlas/atlas/drivers"
+
 	"context"
 	"errors"
 	"flag"
