@@ -175,7 +175,17 @@ func computeMerge(ctx context.Context, c *expr.Ctx, tbl *lakehouse.Table, mp *sq
 	}
 	if err := mergeInserts(c, mp, src, o); err != nil {
 		releaseAll(o.add)
+		releaseAll(o.inserts)
 		return nil, 0, err
+	}
+	ins, err := sortedInserts(c, mp, o.inserts)
+	o.inserts = nil
+	if err != nil {
+		releaseAll(o.add)
+		return nil, 0, err
+	}
+	if ins != nil {
+		o.add = append(o.add, ins)
 	}
 	return o, len(files), nil
 }

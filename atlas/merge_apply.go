@@ -59,8 +59,14 @@ func newMergeSource(c *expr.Ctx, mp *sql.MergePlan, rec arrow.RecordBatch) (*mer
 // mergeOutcome is what a merge commits: the files to remove, the rows that
 // replace them plus the inserted rows, and the counts of Spark's result.
 type mergeOutcome struct {
-	remove                     []lakehouse.DataFile
-	add                        []arrow.RecordBatch
+	remove []lakehouse.DataFile
+	// add holds one record per rewritten file (its new content), then
+	// the inserted rows as one record: RewriteFiles writes each as its
+	// own data file.
+	add []arrow.RecordBatch
+	// inserts collects the inserted rows until sortedInserts moves them
+	// to add.
+	inserts                    []arrow.RecordBatch
 	updated, deleted, inserted int64
 }
 
@@ -236,7 +242,7 @@ func mergeInserts(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, o *mergeOutc
 			return err
 		}
 		o.inserted += int64(len(sel))
-		o.add = append(o.add, ins)
+		o.inserts = append(o.inserts, ins)
 	}
 	return nil
 }

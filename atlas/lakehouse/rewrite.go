@@ -104,6 +104,14 @@ func (t *Table) ReadFiles(ctx context.Context, files []DataFile) ([]arrow.Record
 // writes delete files. It has AppendBatch's exactly-once check: when c's
 // batch is already committed it writes nothing and returns false.
 //
+// Every record batch of add is written as its own data file (one per
+// partition it spans, rolling at the target file size), unlike AppendBatch
+// which writes all batches together. Pass the new content of each rewritten
+// file as one batch, and inserted rows as another (sorted by key, so that
+// its column statistics are narrow): the rewrite then stays proportional to
+// the keys touched, as each file keeps the key range of the file it
+// replaces. Empty batches write nothing.
+//
 // Isolation is snapshot isolation on the removed files: when a concurrent
 // writer committed first, the commit is retried on the new table state as
 // long as every file in remove is still live (the concurrent commit only
@@ -127,7 +135,7 @@ func (t *Table) RewriteFiles(ctx context.Context, remove []DataFile, add []arrow
 		seen[f.Path] = true
 		removeFiles = append(removeFiles, f.task.File)
 	}
-	files, err := t.writeDataFiles(ctx, add)
+	files, err := t.writeEachDataFiles(ctx, add)
 	if err != nil {
 		return false, fmt.Errorf("lakehouse: rewrite files of %s: %w", t.name, err)
 	}
