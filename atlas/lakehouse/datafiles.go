@@ -2,10 +2,8 @@ package lakehouse
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
@@ -28,46 +26,6 @@ func (t *Table) writeDataFiles(ctx context.Context, records []arrow.RecordBatch)
 	}
 	files, err := t.writeRecords(ctx, cur, target, aligned)
 	if err != nil {
-		return nil, fmt.Errorf("write data files: %w", err)
-	}
-	return files, nil
-}
-
-// writeEachDataFiles aligns records to the table schema and writes every
-// record batch as its own data file (one per partition it spans, rolling at
-// the target file size), a few batches at a time. This is the layout of a
-// copy-on-write rewrite: the rows of one rewritten file stay together, so
-// each new file keeps the narrow column statistics of the file it replaces
-// and the next merge rewrites only the files its keys fall into. The files
-// are returned in the order of records.
-func (t *Table) writeEachDataFiles(ctx context.Context, records []arrow.RecordBatch) ([]iceberg.DataFile, error) {
-	cur := t.cur.Load()
-	target, err := arrowSchema(cur)
-	if err != nil {
-		return nil, err
-	}
-	aligned, err := alignRecords(ctx, t.name, target, records)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]iceberg.DataFile, len(aligned))
-	errs := make([]error, len(aligned))
-	sem := make(chan struct{}, writeParallelism())
-	var wg sync.WaitGroup
-	for i, rec := range aligned {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			out[i], errs[i] = t.writeRecords(ctx, cur, target, []arrow.RecordBatch{rec})
-		})
-	}
-	wg.Wait()
-	var files []iceberg.DataFile
-	for _, fs := range out {
-		files = append(files, fs...)
-	}
-	if err := errors.Join(errs...); err != nil {
-		t.removeFiles(files)
 		return nil, fmt.Errorf("write data files: %w", err)
 	}
 	return files, nil
