@@ -77,11 +77,11 @@ func (s *Session) merge(ctx context.Context, spec sql.MergeSpec, source *DataFra
 	}
 	commit := s.nextWrite("merge")
 	if commit.QueryID != "" {
-		last, ok, err := tbl.LastCommittedBatch(ctx, commit.QueryID)
+		done, err := tbl.Committed(ctx, commit)
 		if err != nil {
 			return res, fmt.Errorf("merge into %s: %w", spec.Target, err)
 		}
-		if ok && last >= commit.BatchID {
+		if done {
 			res.Skipped, res.Duration = true, time.Since(start)
 			return res, nil
 		}
