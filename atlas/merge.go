@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -152,7 +153,7 @@ func computeMerge(ctx context.Context, tbl *lakehouse.Table, mp *sql.MergePlan, 
 	if err != nil {
 		return nil, err
 	}
-	o := &mergeOutcome{rw: rw}
+	o := &mergeOutcome{rw: rw, packBelow: packBelowRows(tbl)}
 	filter := keyFilter(mp, src)
 	rw.ValidateNoConflictingData(filter)
 	var files []lakehouse.DataFile
@@ -164,19 +165,21 @@ func computeMerge(ctx context.Context, tbl *lakehouse.Table, mp *sql.MergePlan, 
 	}
 	o.scanned = len(files)
 	if err := o.rewriteAll(ctx, tbl, mp, src, files); err != nil {
+		releaseAll(o.packed)
 		rw.Abort()
 		return nil, err
 	}
 	c := expr.NewCtx(ctx)
 	if err := mergeInserts(c, mp, src, o); err != nil {
 		releaseAll(o.inserts)
+		releaseAll(o.packed)
 		rw.Abort()
 		return nil, err
 	}
-	ins, err := sortedInserts(c, mp, o.inserts)
-	o.inserts = nil
+	ins, err := sortedInserts(c, mp, append(o.packed, o.inserts...))
+	o.inserts, o.packed = nil, nil
 	if err == nil && ins != nil {
-		err = rw.Add(ctx, ins)
+		err = addChunks(ctx, rw, ins, o.packBelow)
 		ins.Release()
 	}
 	if err != nil {
@@ -243,7 +246,13 @@ func (o *mergeOutcome) rewriteFile(ctx context.Context, c *expr.Ctx, tbl *lakeho
 	if err := o.rw.Remove(f); err != nil {
 		return err
 	}
-	if next.NumRows() > 0 {
+	if n := next.NumRows(); n > 0 && n < o.packBelow {
+		// A small file: written with the inserts, see packBelowRows.
+		next.Retain()
+		o.mu.Lock()
+		o.packed = append(o.packed, next)
+		o.mu.Unlock()
+	} else if n > 0 {
 		if err := o.rw.Add(ctx, next); err != nil {
 			return err
 		}
@@ -253,6 +262,44 @@ func (o *mergeOutcome) rewriteFile(ctx context.Context, c *expr.Ctx, tbl *lakeho
 	o.updated += n.updated
 	o.deleted += n.deleted
 	o.rewritten++
+	return nil
+}
+
+// PropMergeSmallFileRows is the table property holding the row count below
+// which a MERGE does not write a rewritten file's new content on its own but
+// together with the inserted rows, sorted by key and cut into files of that
+// many rows. Without it the small files of each merge's inserts pile up and
+// every later merge touching recent keys rewrites all of them. 0 turns
+// packing off (one output file per rewritten file). Default 32768.
+const PropMergeSmallFileRows = "atlas.merge.small-file-rows"
+
+const defaultMergeSmallFileRows = 32768
+
+// packBelowRows reads PropMergeSmallFileRows of tbl.
+func packBelowRows(tbl *lakehouse.Table) int64 {
+	if v, ok := tbl.Properties()[PropMergeSmallFileRows]; ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+			return n
+		}
+	}
+	return defaultMergeSmallFileRows
+}
+
+// addChunks adds rec to rw as files of at most chunk rows (one file when
+// chunk is 0), in order.
+func addChunks(ctx context.Context, rw *lakehouse.Rewrite, rec arrow.RecordBatch, chunk int64) error {
+	n := rec.NumRows()
+	if chunk <= 0 || n <= chunk {
+		return rw.Add(ctx, rec)
+	}
+	for lo := int64(0); lo < n; lo += chunk {
+		part := rec.NewSlice(lo, min(lo+chunk, n))
+		err := rw.Add(ctx, part)
+		part.Release()
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

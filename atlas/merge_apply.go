@@ -67,8 +67,11 @@ type mergeOutcome struct {
 	rw *lakehouse.Rewrite
 	// scanned is the number of files planned and read.
 	scanned int
-	// inserts collects the inserted rows until sortedInserts writes them.
-	inserts []arrow.RecordBatch
+	// inserts collects the inserted rows, and packed the new content of
+	// small rewritten files (below packBelow rows), until sortedInserts
+	// writes them together.
+	inserts, packed []arrow.RecordBatch
+	packBelow       int64
 
 	mu                         sync.Mutex // guards the counts below
 	rewritten                  int

@@ -11,8 +11,8 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/sql"
 )
 
-// sortedInserts concatenates the rows inserted by a merge into one record
-// sorted by the merge key (target key columns, in ON order; nulls last), so
+// sortedInserts concatenates the rows inserted by a merge (and the new
+// content of small rewritten files) into one record sorted by the merge key (target key columns, in ON order; nulls last), so
 // that the data file they are written to has narrow key statistics and the
 // next merge's key filter skips it unless it holds one of its keys. The
 // parts are released.
