@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -75,11 +78,11 @@ func (s *Session) merge(ctx context.Context, spec sql.MergeSpec, source *DataFra
 	}
 	commit := s.nextWrite("merge")
 	if commit.QueryID != "" {
-		last, ok, err := tbl.LastCommittedBatch(ctx, commit.QueryID)
+		done, err := tbl.Committed(ctx, commit)
 		if err != nil {
 			return res, fmt.Errorf("merge into %s: %w", spec.Target, err)
 		}
-		if ok && last >= commit.BatchID {
+		if done {
 			res.Skipped, res.Duration = true, time.Since(start)
 			return res, nil
 		}
@@ -105,17 +108,17 @@ func (s *Session) merge(ctx context.Context, spec sql.MergeSpec, source *DataFra
 		if err != nil {
 			return res, err
 		}
-		out, scanned, err := computeMerge(ctx, c, tbl, mp, src)
+		out, err := computeMerge(ctx, tbl, mp, src)
 		if err != nil {
 			return res, err
 		}
-		res.FilesScanned = scanned
-		if out.empty() {
+		res.FilesScanned = out.scanned
+		if out.rw.Empty() {
+			out.rw.Abort()
 			res.Duration = time.Since(start)
 			return res, nil
 		}
-		committed, err := tbl.RewriteFiles(ctx, out.remove, out.add, commit)
-		releaseAll(out.add)
+		committed, err := out.rw.Commit(ctx, commit)
 		if errors.Is(err, lakehouse.ErrConflict) && res.Attempts < maxMergeAttempts {
 			if err := tbl.Refresh(ctx); err != nil {
 				return res, fmt.Errorf("merge into %s: %w", spec.Target, err)
@@ -132,52 +135,172 @@ func (s *Session) merge(ctx context.Context, spec sql.MergeSpec, source *DataFra
 		}
 		res.NumUpdatedRows, res.NumDeletedRows, res.NumInsertedRows = out.updated, out.deleted, out.inserted
 		res.NumAffectedRows = out.updated + out.deleted + out.inserted
-		res.FilesRewritten = len(out.remove)
+		res.FilesRewritten = out.rewritten
 		return res, nil
 	}
 }
 
-// computeMerge plans the files that may hold a source key, reads them and
-// applies the clauses. It returns the outcome and the number of files read.
-func computeMerge(ctx context.Context, c *expr.Ctx, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource) (*mergeOutcome, int, error) {
-	o := &mergeOutcome{}
+// computeMerge plans the files that may hold a source key, then reads,
+// merges and writes each of them in a bounded pool of workers (a file's
+// new content is written while the next files are read), and finally
+// writes the inserted rows. The returned outcome's rewrite is ready to
+// commit; on error it was aborted. The rewrite validates that no concurrent
+// commit added rows matching the key filter (serializable isolation for
+// the merge's keys): otherwise two merges inserting the same new key could
+// both commit it.
+func computeMerge(ctx context.Context, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource) (*mergeOutcome, error) {
+	rw, err := tbl.NewRewrite()
+	if err != nil {
+		return nil, err
+	}
+	o := &mergeOutcome{rw: rw, packBelow: packBelowRows(tbl)}
+	filter := keyFilter(mp, src)
+	rw.ValidateNoConflictingData(filter)
 	var files []lakehouse.DataFile
 	if len(mp.Matched) > 0 || len(mp.NotMatched) > 0 || len(mp.NotMatchedBySource) > 0 {
-		var err error
-		if files, err = tbl.PlanFiles(ctx, keyFilter(mp, src)); err != nil {
-			return nil, 0, err
+		if files, err = rw.PlanFiles(ctx, filter); err != nil {
+			rw.Abort()
+			return nil, err
 		}
 	}
-	contents, err := readEach(ctx, tbl, files)
-	if err != nil {
-		return nil, 0, err
+	o.scanned = len(files)
+	if err := o.rewriteAll(ctx, tbl, mp, src, files); err != nil {
+		releaseAll(o.packed)
+		rw.Abort()
+		return nil, err
 	}
-	for i, f := range files {
-		rec, err := exec.Concat(c, mp.Target, relabel(mp.Target, contents[i]))
-		releaseAll(contents[i])
-		if err != nil {
-			return nil, 0, err
-		}
-		next, changed, err := mergeFile(c, mp, src, rec, o)
-		rec.Release()
-		if err != nil {
-			releaseAll(o.add)
-			return nil, 0, err
-		}
-		if changed {
-			o.remove = append(o.remove, f)
-			if next.NumRows() > 0 {
-				o.add = append(o.add, next)
-			} else {
-				next.Release()
-			}
-		}
-	}
+	c := expr.NewCtx(ctx)
 	if err := mergeInserts(c, mp, src, o); err != nil {
-		releaseAll(o.add)
-		return nil, 0, err
+		releaseAll(o.inserts)
+		releaseAll(o.packed)
+		rw.Abort()
+		return nil, err
 	}
-	return o, len(files), nil
+	ins, err := sortedInserts(c, mp, append(o.packed, o.inserts...))
+	o.inserts, o.packed = nil, nil
+	if err == nil && ins != nil {
+		err = addChunks(ctx, rw, ins, o.packBelow)
+		ins.Release()
+	}
+	if err != nil {
+		rw.Abort()
+		return nil, err
+	}
+	return o, nil
+}
+
+// mergeParallelism bounds the files a merge reads, merges and writes at the
+// same time: one more than the cores, so that file I/O overlaps the
+// CPU-bound decoding and encoding.
+func mergeParallelism() int { return max(2, runtime.GOMAXPROCS(0)+1) }
+
+// rewriteAll runs rewriteFile over files in a pool of mergeParallelism
+// workers; the first error stops the others.
+func (o *mergeOutcome) rewriteAll(ctx context.Context, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource, files []lakehouse.DataFile) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(mergeParallelism(), len(files)) {
+		wg.Go(func() {
+			c := expr.NewCtx(ctx) // Ctx metrics are not safe for concurrent use
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				if err := o.rewriteFile(ctx, c, tbl, mp, src, files[i]); err != nil {
+					cancel(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return ctx.Err()
+}
+
+// rewriteFile reads one planned file, applies the MATCHED and NOT MATCHED
+// BY SOURCE clauses to its rows and, when a row changed, marks it removed
+// and writes its new content as one data file.
+func (o *mergeOutcome) rewriteFile(ctx context.Context, c *expr.Ctx, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource, f lakehouse.DataFile) error {
+	recs, err := tbl.ReadFiles(ctx, []lakehouse.DataFile{f})
+	if err != nil {
+		return err
+	}
+	rec, err := exec.Concat(c, mp.Target, relabel(mp.Target, recs))
+	releaseAll(recs)
+	if err != nil {
+		return err
+	}
+	var n mergeCounts
+	next, changed, err := mergeFile(c, mp, src, rec, &n)
+	rec.Release()
+	if err != nil || !changed {
+		return err
+	}
+	defer next.Release()
+	if err := o.rw.Remove(f); err != nil {
+		return err
+	}
+	if n := next.NumRows(); n > 0 && n < o.packBelow {
+		// A small file: written with the inserts, see packBelowRows.
+		next.Retain()
+		o.mu.Lock()
+		o.packed = append(o.packed, next)
+		o.mu.Unlock()
+	} else if n > 0 {
+		if err := o.rw.Add(ctx, next); err != nil {
+			return err
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.updated += n.updated
+	o.deleted += n.deleted
+	o.rewritten++
+	return nil
+}
+
+// PropMergeSmallFileRows is the table property holding the row count below
+// which a MERGE does not write a rewritten file's new content on its own but
+// together with the inserted rows, sorted by key and cut into files of that
+// many rows. Without it the small files of each merge's inserts pile up and
+// every later merge touching recent keys rewrites all of them. 0 turns
+// packing off (one output file per rewritten file). Default 32768.
+const PropMergeSmallFileRows = "atlas.merge.small-file-rows"
+
+const defaultMergeSmallFileRows = 32768
+
+// packBelowRows reads PropMergeSmallFileRows of tbl.
+func packBelowRows(tbl *lakehouse.Table) int64 {
+	if v, ok := tbl.Properties()[PropMergeSmallFileRows]; ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+			return n
+		}
+	}
+	return defaultMergeSmallFileRows
+}
+
+// addChunks adds rec to rw as files of at most chunk rows (one file when
+// chunk is 0), in order.
+func addChunks(ctx context.Context, rw *lakehouse.Rewrite, rec arrow.RecordBatch, chunk int64) error {
+	n := rec.NumRows()
+	if chunk <= 0 || n <= chunk {
+		return rw.Add(ctx, rec)
+	}
+	for lo := int64(0); lo < n; lo += chunk {
+		part := rec.NewSlice(lo, min(lo+chunk, n))
+		err := rw.Add(ctx, part)
+		part.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // relabel gives records read from a file the table schema (same types).
@@ -187,32 +310,6 @@ func relabel(schema *arrow.Schema, recs []arrow.RecordBatch) []arrow.RecordBatch
 		out[i] = array.NewRecordBatch(schema, r.Columns(), r.NumRows())
 	}
 	return out
-}
-
-// readEach reads every file on its own (so rows map back to their file),
-// a few at a time.
-func readEach(ctx context.Context, tbl *lakehouse.Table, files []lakehouse.DataFile) ([][]arrow.RecordBatch, error) {
-	out := make([][]arrow.RecordBatch, len(files))
-	errs := make([]error, len(files))
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
-	for i := range files {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			out[i], errs[i] = tbl.ReadFiles(ctx, files[i:i+1])
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		for _, recs := range out {
-			releaseAll(recs)
-		}
-		return nil, err
-	}
-	return out, nil
 }
 
 // keyFilter is the file filter of a merge: for each key column, IsIn of

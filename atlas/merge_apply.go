@@ -2,6 +2,8 @@ package atlas
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -21,11 +23,11 @@ type mergeSource struct {
 	keys    []arrow.Array // cast to the target key types
 	rows    map[string]int32
 	dups    map[string]int // keys held by several source rows: how many
-	matched []bool
+	matched []atomic.Bool  // set by the workers of rewriteAll
 }
 
 func newMergeSource(c *expr.Ctx, mp *sql.MergePlan, rec arrow.RecordBatch) (*mergeSource, error) {
-	ms := &mergeSource{rec: rec, rows: make(map[string]int32, rec.NumRows()), dups: map[string]int{}, matched: make([]bool, rec.NumRows())}
+	ms := &mergeSource{rec: rec, rows: make(map[string]int32, rec.NumRows()), dups: map[string]int{}, matched: make([]atomic.Bool, rec.NumRows())}
 	for _, k := range mp.Keys {
 		col := rec.Column(k.Source)
 		want := mp.Target.Field(k.Target).Type
@@ -59,17 +61,32 @@ func newMergeSource(c *expr.Ctx, mp *sql.MergePlan, rec arrow.RecordBatch) (*mer
 // mergeOutcome is what a merge commits: the files to remove, the rows that
 // replace them plus the inserted rows, and the counts of Spark's result.
 type mergeOutcome struct {
-	remove                     []lakehouse.DataFile
-	add                        []arrow.RecordBatch
+	// rw is the copy-on-write commit: the rewritten files are removed
+	// from it and their new content added, one data file each, then the
+	// inserted rows as one more file.
+	rw *lakehouse.Rewrite
+	// scanned is the number of files planned and read.
+	scanned int
+	// inserts collects the inserted rows, and packed the new content of
+	// small rewritten files (below packBelow rows), until sortedInserts
+	// writes them together.
+	inserts, packed []arrow.RecordBatch
+	packBelow       int64
+
+	mu                         sync.Mutex // guards the counts below
+	rewritten                  int
 	updated, deleted, inserted int64
 }
 
-func (o *mergeOutcome) empty() bool { return len(o.remove) == 0 && len(o.add) == 0 }
+// mergeCounts are the changes made to one file's rows.
+type mergeCounts struct {
+	updated, deleted int64
+}
 
 // mergeFile applies the MATCHED (and NOT MATCHED BY SOURCE) clauses to the
 // rows of one data file. It returns the file's new rows and true when any
 // row changed, or false when the file can stay as it is.
-func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.RecordBatch, o *mergeOutcome) (arrow.RecordBatch, bool, error) {
+func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.RecordBatch, o *mergeCounts) (arrow.RecordBatch, bool, error) {
 	n := int(rec.NumRows())
 	keyCols := make([]arrow.Array, len(mp.Keys))
 	keyNames := make([]string, len(mp.Keys))
@@ -93,7 +110,7 @@ func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Recor
 		if d := src.dups[string(buf)]; d > 1 && len(mp.Matched) > 0 {
 			return nil, false, cardinalityError(mp, describeKey(keyNames, keyCols, i), d)
 		}
-		src.matched[j] = true
+		src.matched[j].Store(true)
 		tIdx = append(tIdx, int32(i))
 		sIdx = append(sIdx, j)
 	}
@@ -151,29 +168,29 @@ func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Recor
 	if len(groups) == 0 {
 		return nil, false, nil
 	}
-	var keep []int32
-	for i := 0; i < n; i++ {
-		if !changed[i] {
-			keep = append(keep, int32(i))
-		}
+	// The new content keeps the file's row order, each changed row in
+	// its place (so key-ordered files stay ordered): pos[i] is the row of
+	// the concatenation [rec, updates...] that target row i becomes, or -1
+	// when it is deleted.
+	pos := make([]int32, n)
+	for i := range pos {
+		pos[i] = int32(i)
 	}
-	parts := []arrow.RecordBatch{}
-	if len(keep) > 0 {
-		kept, err := takeRecord(c, rec, keep)
-		if err != nil {
-			return nil, false, err
-		}
-		kept = withSchema(mp.Target, kept)
-		parts = append(parts, kept)
-	}
+	parts := []arrow.RecordBatch{rec}
+	rec.Retain()
+	defer func() { releaseAll(parts) }()
+	offset := int32(n)
 	for _, g := range groups {
+		joined, targetRows := matchedJoined, tIdx
+		if g.action.Clause.Match != parser.WhenMatched {
+			joined, targetRows = bySourceJoined, unmatched
+		}
 		if g.action.Delete {
 			o.deleted += int64(len(g.rows))
+			for _, r := range g.rows {
+				pos[targetRows[r]] = -1
+			}
 			continue
-		}
-		joined := matchedJoined
-		if g.action.Clause.Match != parser.WhenMatched {
-			joined = bySourceJoined
 		}
 		sub, err := takeRecord(c, joined, g.rows)
 		if err != nil {
@@ -186,10 +203,27 @@ func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Recor
 		}
 		o.updated += int64(len(g.rows))
 		parts = append(parts, up)
+		for k, r := range g.rows {
+			pos[targetRows[r]] = offset + int32(k)
+		}
+		offset += int32(len(g.rows))
 	}
-	out, err := exec.Concat(c, mp.Target, parts)
-	releaseAll(parts)
-	return out, true, err
+	perm := make([]int32, 0, n)
+	for _, p := range pos {
+		if p >= 0 {
+			perm = append(perm, p)
+		}
+	}
+	all, err := exec.Concat(c, mp.Target, parts)
+	if err != nil {
+		return nil, false, err
+	}
+	defer all.Release()
+	out, err := takeRecord(c, all, perm)
+	if err != nil {
+		return nil, false, err
+	}
+	return withSchema(mp.Target, out), true, nil
 }
 
 // mergeInserts applies the NOT MATCHED clauses to the source rows that
@@ -199,8 +233,8 @@ func mergeInserts(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, o *mergeOutc
 		return nil
 	}
 	var rows []int32
-	for j, m := range src.matched {
-		if !m {
+	for j := range src.matched {
+		if !src.matched[j].Load() {
 			rows = append(rows, int32(j))
 		}
 	}
@@ -236,7 +270,7 @@ func mergeInserts(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, o *mergeOutc
 			return err
 		}
 		o.inserted += int64(len(sel))
-		o.add = append(o.add, ins)
+		o.inserts = append(o.inserts, ins)
 	}
 	return nil
 }

@@ -1,24 +1,22 @@
 package atlas
 
 import (
-	"fmt"
-	"strconv"
-
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
 // PropWriteSeq is the snapshot summary property holding the position of a
 // write among the writes of one foreachBatch callback (0 for the first).
-const PropWriteSeq = "atlas.write.seq"
+const PropWriteSeq = lakehouse.PropWriteSeq
 
 // nextWrite returns the exactly-once key of a table write (MERGE, INSERT)
 // made through the session. Outside a foreachBatch callback it is empty: an
-// ordinary commit. Inside, the first write of the callback is keyed by the
-// query id and batch id, as Iceberg's Spark sink keys a batch; the n-th
-// further write by "<query id>#write<n>" and the batch id, so each write of
-// a replayed batch is skipped or redone on its own. This needs the
-// callback to issue its writes in the same order on a replay, as a
-// deterministic callback does.
+// ordinary commit. Inside, the n-th write of the callback (from 0) is keyed
+// by the query id, the batch id and the write sequence n (Commit.Write), so
+// each write of a replayed batch is skipped or redone on its own. This
+// needs the callback to issue its writes in the same order on a replay, as
+// a deterministic callback does. Histories written when the n-th write was
+// keyed by the query id "<id>#write<n>" are still recognised (see
+// lakehouse.Commit.Write).
 func (s *Session) nextWrite(op string) lakehouse.Commit {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -27,12 +25,6 @@ func (s *Session) nextWrite(op string) lakehouse.Commit {
 	}
 	seq := s.batch.seq
 	s.batch.seq++
-	q := s.batch.queryID
-	if seq > 0 {
-		q = fmt.Sprintf("%s#write%d", q, seq)
-	}
-	return lakehouse.Commit{QueryID: q, BatchID: s.batch.batchID, Extra: map[string]string{
-		PropWriteSeq:      strconv.Itoa(seq),
-		"atlas.operation": op,
-	}}
+	return lakehouse.Commit{QueryID: s.batch.queryID, BatchID: s.batch.batchID, Write: seq,
+		Extra: map[string]string{"atlas.operation": op}}
 }

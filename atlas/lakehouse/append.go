@@ -91,47 +91,6 @@ func stageAppend(ctx context.Context, tx *table.Transaction, files []iceberg.Dat
 	return tx.AddDataFiles(ctx, files, props, table.WithoutDuplicateCheck())
 }
 
-// writeDataFiles aligns records to the table schema and writes them as
-// Parquet data files of the cached table (one rolling file per partition).
-func (t *Table) writeDataFiles(ctx context.Context, records []arrow.RecordBatch) ([]iceberg.DataFile, error) {
-	cur := t.cur.Load()
-	target, err := arrowSchema(cur)
-	if err != nil {
-		return nil, err
-	}
-	aligned, err := alignRecords(ctx, t.name, target, records)
-	if err != nil {
-		return nil, err
-	}
-	if len(aligned) == 0 {
-		return nil, nil
-	}
-	next := 0 // WriteRecords releases every batch it consumes
-	defer func() {
-		for _, r := range aligned[next:] {
-			r.Release()
-		}
-	}()
-	seq := func(yield func(arrow.RecordBatch, error) bool) {
-		for next < len(aligned) {
-			r := aligned[next]
-			next++
-			if !yield(r, nil) {
-				return
-			}
-		}
-	}
-	var files []iceberg.DataFile
-	for df, err := range table.WriteRecords(ctx, cur, target, seq) {
-		if err != nil {
-			t.removeFiles(files)
-			return nil, fmt.Errorf("write data files: %w", err)
-		}
-		files = append(files, df)
-	}
-	return files, nil
-}
-
 // liveDataFiles lists the data files of cur's current snapshot.
 func liveDataFiles(ctx context.Context, cur *table.Table) ([]iceberg.DataFile, error) {
 	if cur.CurrentSnapshot() == nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/iceberg-go"
@@ -30,6 +31,9 @@ const (
 	// PropWriteID is a random id of one write call: it lets a writer whose
 	// commit answer was lost recognise its own snapshot.
 	PropWriteID = "atlas.write.id"
+	// PropWriteSeq is the position of the write among the writes of one
+	// micro-batch (Commit.Write), in decimal; absent means 0.
+	PropWriteSeq = "atlas.write.seq"
 )
 
 // Commit identifies a write for exactly-once bookkeeping.
@@ -40,6 +44,13 @@ type Commit struct {
 	// BatchID is the micro-batch id. Batch ids of one query are committed
 	// in increasing order.
 	BatchID int64
+	// Write is the position of this write among the writes one batch
+	// makes (0 for the first), for a foreachBatch callback that writes
+	// several times: (BatchID, Write) pairs of one query are committed in
+	// increasing order, and each write of a replayed batch is skipped or
+	// redone on its own. The callback must issue its writes in the same
+	// order on a replay, as a deterministic callback does.
+	Write int
 	// Extra properties go into the snapshot summary next to the ids; they
 	// cannot override the id properties.
 	Extra map[string]string
@@ -58,6 +69,7 @@ func (c Commit) summary(writeID string) iceberg.Properties {
 		p[PropBatchID] = b
 		p[PropSparkQueryID] = c.QueryID
 		p[PropSparkEpochID] = b
+		p[PropWriteSeq] = strconv.Itoa(c.Write)
 	}
 	return p
 }
@@ -87,29 +99,58 @@ func batchIDOf(p map[string]string) (int64, bool) {
 // order, so the newest one carries the highest id. The walk stops at the
 // first match, so it usually reads one snapshot.
 func lastBatch(meta table.Metadata, queryID string) (int64, bool) {
+	b, _, ok := lastWrite(meta, queryID)
+	return b, ok
+}
+
+// lastWrite is lastBatch returning the write sequence of that snapshot too.
+func lastWrite(meta table.Metadata, queryID string) (batch int64, write int, ok bool) {
 	s := meta.CurrentSnapshot()
 	for s != nil {
-		if s.Summary != nil && queryIDOf(s.Summary.Properties) == queryID {
-			if b, ok := batchIDOf(s.Summary.Properties); ok {
-				return b, true
+		if s.Summary != nil {
+			if w, match := writeOf(s.Summary.Properties, queryID); match {
+				if b, ok := batchIDOf(s.Summary.Properties); ok {
+					return b, w, true
+				}
 			}
 		}
 		if s.ParentSnapshotID == nil {
-			return 0, false
+			return 0, 0, false
 		}
 		s = meta.SnapshotByID(*s.ParentSnapshotID)
+	}
+	return 0, 0, false
+}
+
+// legacyWriteSep is how writes after the first of a batch were keyed before
+// Commit.Write: query id "<id>#write<n>". Such snapshots still count as
+// write n of the query, so histories written then replay correctly.
+const legacyWriteSep = "#write"
+
+// writeOf reports whether a snapshot with summary p was written by
+// queryID, and with which write sequence.
+func writeOf(p map[string]string, queryID string) (write int, match bool) {
+	q := queryIDOf(p)
+	if q == queryID {
+		n, _ := strconv.Atoi(p[PropWriteSeq]) // absent (Spark, older Atlas): 0
+		return n, true
+	}
+	if rest, ok := strings.CutPrefix(q, queryID+legacyWriteSep); ok {
+		if n, err := strconv.Atoi(rest); err == nil && n > 0 {
+			return n, true
+		}
 	}
 	return 0, false
 }
 
-// alreadyCommitted reports whether c's batch (or a later one of the same
+// alreadyCommitted reports whether c's write (or a later one of the same
 // query) is in the current snapshot's ancestry.
 func alreadyCommitted(meta table.Metadata, c Commit) bool {
 	if c.QueryID == "" {
 		return false
 	}
-	b, ok := lastBatch(meta, c.QueryID)
-	return ok && b >= c.BatchID
+	b, w, ok := lastWrite(meta, c.QueryID)
+	return ok && (b > c.BatchID || b == c.BatchID && w >= c.Write)
 }
 
 // hasWrite reports whether the snapshot written with writeID is in the
@@ -127,6 +168,23 @@ func hasWrite(meta table.Metadata, writeID string) bool {
 		s = meta.SnapshotByID(*s.ParentSnapshotID)
 	}
 	return false
+}
+
+// Committed reports whether the write c is in the table's history, reading
+// the catalog first (so other writers' commits count): a later batch of
+// c.QueryID, or the same batch with a write sequence >= c.Write. A Commit
+// without a query id is never committed.
+func (t *Table) Committed(ctx context.Context, c Commit) (bool, error) {
+	if c.QueryID == "" {
+		return false, nil
+	}
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	cur, err := t.refreshLocked(ctx)
+	if err != nil {
+		return false, err
+	}
+	return alreadyCommitted(cur.Metadata(), c), nil
 }
 
 // LastCommittedBatch refreshes the table and returns the id of the newest

@@ -4,148 +4,248 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 )
 
-// ErrConflict is returned (wrapped) by RewriteFiles when a concurrent commit
-// removed one of the files being rewritten: the rows computed from them are
-// stale. The caller must plan, read and compute again; nothing was
-// committed. Test for it with errors.Is.
-var ErrConflict = errors.New("a concurrent commit removed a file being rewritten; plan the rewrite again")
-
-// DataFile is one Parquet data file of a table snapshot, as PlanFiles lists
-// it: the unit a copy-on-write rewrite replaces.
-type DataFile struct {
-	// Path is the file's location.
-	Path string
-	// RecordCount is the number of rows in the file.
-	RecordCount int64
-	// SizeBytes is the file size.
-	SizeBytes int64
-	// SnapshotID is the snapshot the file was planned from.
-	SnapshotID int64
-
-	task table.FileScanTask
-}
-
-// Iceberg returns the iceberg-go data file.
-func (d DataFile) Iceberg() iceberg.DataFile { return d.task.File }
-
-// PlanFiles lists the data files of the cached current snapshot whose
-// partition values and column statistics may hold rows matching filter (nil:
-// every file). It is the first step of a copy-on-write MERGE: plan, read
-// the files (ReadFiles), compute their new content, RewriteFiles.
-func (t *Table) PlanFiles(ctx context.Context, filter iceberg.BooleanExpression) ([]DataFile, error) {
-	cur := t.cur.Load()
-	snap := cur.CurrentSnapshot()
-	if snap == nil {
-		return nil, nil
-	}
-	opts := []table.ScanOption{table.WithSnapshotID(snap.SnapshotID)}
-	if filter != nil {
-		opts = append(opts, table.WithRowFilter(filter))
-	}
-	tasks, err := cur.Scan(opts...).PlanFiles(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("lakehouse: plan files of %s: %w", t.name, err)
-	}
-	seen := make(map[string]bool, len(tasks))
-	out := make([]DataFile, 0, len(tasks))
-	for _, task := range tasks {
-		f := task.File
-		if seen[f.FilePath()] {
-			continue // a large file split into ranges
-		}
-		seen[f.FilePath()] = true
-		// Read the whole file: no split range, no residual filter.
-		task.Start, task.Length, task.Residual = 0, f.FileSizeBytes(), nil
-		out = append(out, DataFile{
-			Path:        f.FilePath(),
-			RecordCount: f.Count(),
-			SizeBytes:   f.FileSizeBytes(),
-			SnapshotID:  snap.SnapshotID,
-			task:        task,
-		})
-	}
-	return out, nil
-}
-
-// ReadFiles reads every live row of files (from PlanFiles) with the table
-// schema, deletes of other writers applied. The caller owns the batches.
-func (t *Table) ReadFiles(ctx context.Context, files []DataFile) ([]arrow.RecordBatch, error) {
-	if len(files) == 0 {
-		return nil, nil
-	}
-	tasks := make([]table.FileScanTask, len(files))
-	for i, f := range files {
-		if f.task.File == nil {
-			return nil, fmt.Errorf("lakehouse: read files of %s: file %q was not planned by PlanFiles", t.name, f.Path)
-		}
-		tasks[i] = f.task
-	}
-	scan := t.cur.Load().Scan(table.WithSnapshotID(files[0].SnapshotID))
-	_, recs, err := scan.ReadTasks(ctx, tasks)
-	if err != nil {
-		return nil, fmt.Errorf("lakehouse: read files of %s: %w", t.name, err)
-	}
-	out, err := collect(recs)
-	if err != nil {
-		return nil, fmt.Errorf("lakehouse: read files of %s: %w", t.name, err)
-	}
-	return out, nil
-}
-
-// RewriteFiles replaces the data files remove (from PlanFiles) with the rows
-// add in ONE atomic snapshot (operation overwrite; append when remove is
-// empty): the copy-on-write commit of MERGE, UPDATE and DELETE. It never
-// writes delete files. It has AppendBatch's exactly-once check: when c's
-// batch is already committed it writes nothing and returns false.
+// Rewrite is a copy-on-write commit being prepared, Iceberg's OverwriteFiles:
+// plan the files from the rewrite's base state (PlanFiles), read them, write
+// their new content (Add, as soon as each is computed, from any number of
+// goroutines), mark them replaced (Remove), then Commit once: one atomic
+// snapshot. Writing each file's new content while others are still being
+// read keeps both cores busy and holds only the files in flight in memory.
 //
-// Isolation is snapshot isolation on the removed files: when a concurrent
-// writer committed first, the commit is retried on the new table state as
-// long as every file in remove is still live (the concurrent commit only
-// added rows elsewhere); when one of them is gone, RewriteFiles returns an
-// error wrapping ErrConflict and commits nothing.
-func (t *Table) RewriteFiles(ctx context.Context, remove []DataFile, add []arrow.RecordBatch, c Commit) (committed bool, err error) {
+// A Rewrite is used once: after Commit or Abort it accepts nothing more.
+// Add, Remove and PlanFiles are safe for concurrent use.
+type Rewrite struct {
+	t      *Table
+	base   *table.Table // the table state the rewrite plans from
+	target *arrow.Schema
+
+	mu       sync.Mutex
+	remove   []DataFile
+	removed  map[string]bool
+	added    []iceberg.DataFile
+	validate bool
+	filter   iceberg.BooleanExpression
+	done     bool
+}
+
+// NewRewrite starts a rewrite based on the table's cached current state.
+// Refresh the table first to base it on other writers' latest commit.
+func (t *Table) NewRewrite() (*Rewrite, error) {
+	base := t.cur.Load()
+	target, err := arrowSchema(base)
+	if err != nil {
+		return nil, fmt.Errorf("lakehouse: rewrite files of %s: %w", t.name, err)
+	}
+	return &Rewrite{t: t, base: base, target: target, removed: map[string]bool{}}, nil
+}
+
+// BaseSnapshotID returns the id of the snapshot the rewrite is based on, 0
+// when the table had none.
+func (r *Rewrite) BaseSnapshotID() int64 {
+	if s := r.base.CurrentSnapshot(); s != nil {
+		return s.SnapshotID
+	}
+	return 0
+}
+
+// PlanFiles is Table.PlanFiles on the rewrite's base state.
+func (r *Rewrite) PlanFiles(ctx context.Context, filter iceberg.BooleanExpression) ([]DataFile, error) {
+	return r.t.planFiles(ctx, r.base, filter)
+}
+
+// Remove marks data files (from PlanFiles) as replaced by the rewrite.
+func (r *Rewrite) Remove(files ...DataFile) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return fmt.Errorf("lakehouse: rewrite files of %s: the rewrite is finished", r.t.name)
+	}
+	for _, f := range files {
+		if f.task.File == nil {
+			return fmt.Errorf("lakehouse: rewrite files of %s: file %q was not planned by PlanFiles", r.t.name, f.Path)
+		}
+		if r.removed[f.Path] {
+			return fmt.Errorf("lakehouse: rewrite files of %s: file %q is listed twice", r.t.name, f.Path)
+		}
+		r.removed[f.Path] = true
+		r.remove = append(r.remove, f)
+	}
+	return nil
+}
+
+// Add writes rec (aligned to the table schema as AppendBatch does) as its
+// own data file now: one per partition it spans, rolling at the target file
+// size. Give it the new content of one rewritten file, or the inserted rows
+// sorted by key, so that each file keeps a narrow key range and later
+// rewrites stay proportional to the keys they touch. An empty record writes
+// nothing. rec is not released.
+func (r *Rewrite) Add(ctx context.Context, rec arrow.RecordBatch) error {
+	if r.isDone() {
+		return fmt.Errorf("lakehouse: rewrite files of %s: the rewrite is finished", r.t.name)
+	}
+	aligned, err := alignRecords(ctx, r.t.name, r.target, []arrow.RecordBatch{rec})
+	if err != nil {
+		return fmt.Errorf("lakehouse: rewrite files of %s: %w", r.t.name, err)
+	}
+	files, err := r.t.writeRecords(ctx, r.base, r.target, aligned)
+	if err != nil {
+		return fmt.Errorf("lakehouse: rewrite files of %s: write data files: %w", r.t.name, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done { // aborted meanwhile
+		r.t.removeFiles(files)
+		return fmt.Errorf("lakehouse: rewrite files of %s: the rewrite is finished", r.t.name)
+	}
+	r.added = append(r.added, files...)
+	return nil
+}
+
+// ValidateNoConflictingData makes the rewrite serializable for rows matching
+// filter (nil: every row), as Iceberg Java's OverwriteFiles with
+// conflictDetectionFilter(filter) and validateNoConflictingData(): when
+// Commit finds that other writers committed since the base snapshot, it
+// fails with ErrConflict if any data file they added could hold a row
+// matching filter (by partition values and column statistics). A MERGE
+// passes its key filter: a concurrent writer that inserted one of the
+// merge's keys makes the merge recompute instead of inserting it again.
+func (r *Rewrite) ValidateNoConflictingData(filter iceberg.BooleanExpression) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.validate, r.filter = true, filter
+}
+
+// Empty reports whether the rewrite removes and adds nothing.
+func (r *Rewrite) Empty() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.remove) == 0 && len(r.added) == 0
+}
+
+// FilesAdded returns how many data files Add has written.
+func (r *Rewrite) FilesAdded() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.added)
+}
+
+// Abort deletes the files Add wrote and finishes the rewrite without
+// committing. It is a no-op after Commit.
+func (r *Rewrite) Abort() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	r.done = true
+	r.t.removeFiles(r.added)
+	r.added = nil
+}
+
+func (r *Rewrite) isDone() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done
+}
+
+// Commit replaces the removed files with the added ones in ONE atomic
+// snapshot (operation overwrite; append when nothing is removed), with the
+// summary properties and exactly-once check of AppendBatch: when c's batch
+// is already committed it commits nothing, deletes the added files and
+// returns false. It never writes delete files.
+//
+// Isolation is snapshot isolation on the removed files, plus serializable
+// isolation on the filter of ValidateNoConflictingData when it was set:
+// when a concurrent writer committed first, the commit is retried on the new
+// table state as long as every removed file is still live and (if
+// validated) no data file added since the base snapshot could hold a row
+// matching the filter; otherwise Commit returns an error wrapping
+// ErrConflict, commits nothing and deletes the added files. Whatever the
+// outcome, the rewrite is finished.
+func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err error) {
+	r.mu.Lock()
+	if r.done {
+		r.mu.Unlock()
+		return false, fmt.Errorf("lakehouse: rewrite files of %s: the rewrite is finished", r.t.name)
+	}
+	r.done = true
+	remove, files := r.remove, r.added
+	validate, filter := r.validate, r.filter
+	r.mu.Unlock()
+	baseID := r.BaseSnapshotID()
+
+	t := r.t
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
-	if alreadyCommitted(t.cur.Load().Metadata(), c) {
-		return false, nil
-	}
-	seen := make(map[string]bool, len(remove))
-	removeFiles := make([]iceberg.DataFile, 0, len(remove))
-	for _, f := range remove {
-		if f.task.File == nil {
-			return false, fmt.Errorf("lakehouse: rewrite files of %s: file %q was not planned by PlanFiles", t.name, f.Path)
-		}
-		if seen[f.Path] {
-			return false, fmt.Errorf("lakehouse: rewrite files of %s: file %q is listed twice", t.name, f.Path)
-		}
-		seen[f.Path] = true
-		removeFiles = append(removeFiles, f.task.File)
-	}
-	files, err := t.writeDataFiles(ctx, add)
-	if err != nil {
-		return false, fmt.Errorf("lakehouse: rewrite files of %s: %w", t.name, err)
+	removeFiles := make([]iceberg.DataFile, len(remove))
+	for i, f := range remove {
+		removeFiles[i] = f.task.File
 	}
 	return t.commit(ctx, "rewrite files of", c, files, func(ctx context.Context, tx *table.Transaction, cur *table.Table, props iceberg.Properties) error {
-		if len(removeFiles) == 0 {
-			return stageAppend(ctx, tx, files, props)
-		}
 		if err := checkLive(ctx, cur, remove); err != nil {
 			return err
 		}
+		if validate {
+			if err := checkNoConflictingData(ctx, cur, baseID, filter); err != nil {
+				return err
+			}
+		}
+		if len(removeFiles) == 0 {
+			return stageAppend(ctx, tx, files, props)
+		}
 		return tx.ReplaceDataFilesWithDataFiles(ctx, removeFiles, files, props)
 	})
+}
+
+// RewriteFiles replaces the data files remove (from PlanFiles) with the rows
+// add in ONE atomic snapshot: a Rewrite in one call. Every record batch of
+// add is written as its own data file (see Rewrite.Add; the batches are
+// written a few at a time), unlike AppendBatch which writes all batches
+// together. When c's batch is already committed it writes nothing and
+// returns false. Conflicts are those of Rewrite.Commit (snapshot isolation
+// on the removed files).
+func (t *Table) RewriteFiles(ctx context.Context, remove []DataFile, add []arrow.RecordBatch, c Commit) (committed bool, err error) {
+	if alreadyCommitted(t.cur.Load().Metadata(), c) {
+		return false, nil
+	}
+	r, err := t.NewRewrite()
+	if err != nil {
+		return false, err
+	}
+	if err := r.Remove(remove...); err != nil {
+		return false, err
+	}
+	errs := make([]error, len(add))
+	sem := make(chan struct{}, writeParallelism())
+	var wg sync.WaitGroup
+	for i, rec := range add {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = r.Add(ctx, rec)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		r.Abort()
+		return false, err
+	}
+	return r.Commit(ctx, c)
 }
 
 // checkLive returns ErrConflict when a file of remove is no longer in cur's
 // current snapshot. Files planned from the current snapshot are live by
 // construction; otherwise the live files are listed.
 func checkLive(ctx context.Context, cur *table.Table, remove []DataFile) error {
+	if len(remove) == 0 {
+		return nil
+	}
 	snap := cur.CurrentSnapshot()
 	stale := false
 	for _, f := range remove {
@@ -167,7 +267,7 @@ func checkLive(ctx context.Context, cur *table.Table, remove []DataFile) error {
 	}
 	for _, f := range remove {
 		if !paths[f.Path] {
-			return fmt.Errorf("%w (file %s)", ErrConflict, f.Path)
+			return fmt.Errorf("%w (file %s was removed)", ErrConflict, f.Path)
 		}
 	}
 	return nil

@@ -22,14 +22,14 @@ import (
 func init() {
 	register(command{
 		Name:    "bench",
-		Summary: "measure a path: `bench windows` (raw Kafka consume vs parse+watermark+window count+Iceberg commits)",
+		Summary: "measure a path: `bench windows` (raw Kafka consume vs parse+watermark+window count+Iceberg commits), `bench cdc` (MERGE of change batches into a 1M-row Iceberg table)",
 		Run:     runBench,
 	})
 }
 
 func runBench(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: atlas bench windows [--events N]")
+		return fmt.Errorf("usage: atlas bench windows [--events N] | atlas bench cdc [--batch-size N] [--update-window N] (see atlas bench cdc -h)")
 	}
 	switch args[0] {
 	case "windows":
@@ -38,7 +38,7 @@ func runBench(ctx context.Context, args []string) error {
 	if b, ok := benches[args[0]]; ok {
 		return b(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown benchmark %q: use windows", args[0])
+	return fmt.Errorf("unknown benchmark %q: use windows or cdc", args[0])
 }
 
 // benches lets other files add benchmarks (bench cdc).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -48,6 +49,7 @@ func benchCDC(ctx context.Context, args []string) error {
 	home := fs.String("home", "", "Atlas home for the lakehouse (default: a temporary directory, removed after)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	verbose := fs.Bool("v", false, "print one line per batch")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the merges to this file (go tool pprof)")
 	if err := fs.Parse(append([]string(nil), args...)); err != nil {
 		return err
 	}
@@ -87,6 +89,17 @@ func benchCDC(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("loaded %d rows into %s as %d files in %s\n", *rows, *name, *files, time.Since(t0).Round(time.Millisecond))
 
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("start CPU profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	next := *rows
 	var lat []time.Duration
 	var total time.Duration
