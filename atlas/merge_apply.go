@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
@@ -192,7 +191,7 @@ func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Recor
 			}
 			continue
 		}
-		sub, err := takeRecord(c, joined, g.rows)
+		sub, err := expr.TakeRows(c, joined, g.rows)
 		if err != nil {
 			return nil, false, err
 		}
@@ -219,7 +218,7 @@ func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Recor
 		return nil, false, err
 	}
 	defer all.Release()
-	out, err := takeRecord(c, all, perm)
+	out, err := expr.TakeRows(c, all, perm)
 	if err != nil {
 		return nil, false, err
 	}
@@ -260,7 +259,7 @@ func mergeInserts(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, o *mergeOutc
 		if len(sel) == 0 {
 			continue
 		}
-		sub, err := takeRecord(c, joined, sel)
+		sub, err := expr.TakeRows(c, joined, sel)
 		if err != nil {
 			return err
 		}
@@ -372,7 +371,7 @@ func joinRows(c *expr.Ctx, mp *sql.MergePlan, target arrow.RecordBatch, tIdx []i
 			}
 			return nil
 		}
-		t, err := takeRecord(c, rec, idx)
+		t, err := expr.TakeRows(c, rec, idx)
 		if err != nil {
 			return err
 		}
@@ -395,20 +394,6 @@ func joinRows(c *expr.Ctx, mp *sql.MergePlan, target arrow.RecordBatch, tIdx []i
 		col.Release()
 	}
 	return out, nil
-}
-
-// takeRecord selects rows idx of rec, in that order.
-func takeRecord(c *expr.Ctx, rec arrow.RecordBatch, idx []int32) (arrow.RecordBatch, error) {
-	b := array.NewInt32Builder(c.Mem)
-	b.AppendValues(idx, nil)
-	ind := b.NewInt32Array()
-	b.Release()
-	defer ind.Release()
-	res, err := compute.Take(c.Context, *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(rec), compute.NewDatumWithoutOwning(ind))
-	if err != nil {
-		return nil, fmt.Errorf("merge: select rows: %w", err)
-	}
-	return res.(*compute.RecordDatum).Value, nil
 }
 
 // withSchema relabels rec with schema (same column types).

@@ -101,7 +101,7 @@ func latestPerKey(ctx context.Context, df *DataFrame, keys []string, orderBy str
 		keep = append(keep, int32(i))
 	}
 	slices.Sort(keep)
-	out, err := takeRecord(c, rec, keep)
+	out, err := expr.TakeRows(c, rec, keep)
 	if err != nil {
 		return nil, err
 	}

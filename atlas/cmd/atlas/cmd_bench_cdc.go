@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -90,15 +89,11 @@ func benchCDC(ctx context.Context, args []string) error {
 	fmt.Printf("loaded %d rows into %s as %d files in %s\n", *rows, *name, *files, time.Since(t0).Round(time.Millisecond))
 
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("start CPU profile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	next := *rows
 	var lat []time.Duration

@@ -5,7 +5,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
@@ -38,16 +37,10 @@ func LateRowsSchema(s *plan.Shape) *arrow.Schema {
 // lateRecord selects rows idx of rec (the aggregation's input) and adds
 // the batch id and the watermark (µs) columns of schema.
 func lateRecord(c *expr.Ctx, schema *arrow.Schema, rec arrow.RecordBatch, idx []int32, batchID, watermarkMicros int64) (arrow.RecordBatch, error) {
-	ib := array.NewInt32Builder(c.Mem)
-	ib.AppendValues(idx, nil)
-	ind := ib.NewInt32Array()
-	ib.Release()
-	defer ind.Release()
-	res, err := compute.Take(c.Context, *compute.DefaultTakeOptions(), compute.NewDatumWithoutOwning(rec), compute.NewDatumWithoutOwning(ind))
+	taken, err := expr.TakeRows(c, rec, idx)
 	if err != nil {
-		return nil, fmt.Errorf("late rows: select rows: %w", err)
+		return nil, fmt.Errorf("late rows: %w", err)
 	}
-	taken := res.(*compute.RecordDatum).Value
 	defer taken.Release()
 	n := len(idx)
 	bb := array.NewInt64Builder(c.Mem)
