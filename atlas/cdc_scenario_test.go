@@ -335,6 +335,22 @@ func TestOnlineRetailCDCScenario(t *testing.T) {
 	if got.Batches < 5 || got.Skipped != 0 || got.Inserted-got.Deleted != int64(len(want)) {
 		t.Fatalf("first run: %s; want >= 5 merges, none skipped, inserted-deleted = %d live keys", first.String(), len(want))
 	}
+	// The live view's per-batch writes: one merge per batch, in batch
+	// order, adding up to the callback's own totals.
+	ws := q.RecentWrites()
+	if int64(len(ws)) != min(got.Batches, 10) {
+		t.Fatalf("%d recent writes for %d batches", len(ws), got.Batches)
+	}
+	var ins, del int64
+	for i, w := range ws {
+		if w.Op != "merge" || w.Table != scenarios.SilverTable || (i > 0 && w.BatchID != ws[i-1].BatchID+1) {
+			t.Fatalf("write %d: %s", i, w)
+		}
+		ins, del = ins+w.Inserted, del+w.Deleted
+	}
+	if got.Batches <= 10 && (ins != got.Inserted || del != got.Deleted) {
+		t.Fatalf("recent writes add up to %d inserted, %d deleted; the callback counted %d, %d", ins, del, got.Inserted, got.Deleted)
+	}
 
 	var second scenarios.MergeTotals
 	q, err = scenarios.StartOnlineRetailCDC(e.session, opts, &second)

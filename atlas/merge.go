@@ -60,6 +60,16 @@ const maxMergeAttempts = 5
 // foreachBatch callback the commit carries the query and batch ids, so a
 // replayed batch whose merge already committed is skipped.
 func (s *Session) merge(ctx context.Context, spec sql.MergeSpec, source *DataFrame) (MergeResult, error) {
+	res, err := s.mergeInto(ctx, spec, source)
+	if err == nil {
+		s.noteWrite(BatchWrite{Op: "merge", Table: spec.Target, Updated: res.NumUpdatedRows, Deleted: res.NumDeletedRows,
+			Inserted: res.NumInsertedRows, FilesRewritten: res.FilesRewritten, Skipped: res.Skipped, Duration: res.Duration})
+	}
+	return res, err
+}
+
+// mergeInto is merge without the note for the live view.
+func (s *Session) mergeInto(ctx context.Context, spec sql.MergeSpec, source *DataFrame) (MergeResult, error) {
 	start := time.Now()
 	res := MergeResult{}
 	if err := source.Err(); err != nil {

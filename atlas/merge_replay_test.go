@@ -99,7 +99,7 @@ func TestForeachBatchTwoMergesReplayExactlyOnce(t *testing.T) {
 	// callback runs the two merges of batch b, stopping after the first
 	// when crash is set; it returns whether each merge was skipped.
 	callback := func(b int64, crash bool) []bool {
-		restore := s.enterBatch(batchContext{queryID: "q", batchID: b})
+		restore := s.enterBatch(&batchContext{queryID: "q", batchID: b})
 		defer restore()
 		skipped := []bool{add(first).Skipped}
 		if !crash {

@@ -82,6 +82,17 @@ func (sq *StreamingQuery) RecentProgress() []StreamingQueryProgress { return sq.
 // dropped as late, malformed records.
 func (sq *StreamingQuery) Totals() exec.Totals { return sq.q.Totals() }
 
+// RecentWrites returns the table writes (MERGE INTO, INSERT) that a
+// foreachBatch query's callback made through the session in its latest
+// batches (up to 10), oldest first: what the live view's table shows. It
+// is empty for other queries.
+func (sq *StreamingQuery) RecentWrites() []BatchWrite {
+	if fb, ok := sq.tap.inner.(*foreachBatchSink); ok {
+		return fb.log.recent()
+	}
+	return nil
+}
+
 // Exception returns the error that terminated the query, or nil.
 func (sq *StreamingQuery) Exception() error { return sq.q.Err() }
 

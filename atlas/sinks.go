@@ -61,17 +61,21 @@ func (t *tapSink) latest(fn func(schema *arrow.Schema, recs []arrow.RecordBatch,
 
 // foreachBatchSink hands each batch to user code as a batch DataFrame.
 type foreachBatchSink struct {
-	s  *Session
-	fn func(*DataFrame, int64) error
+	s   *Session
+	fn  func(*DataFrame, int64) error
+	log writeLog // the table writes of the latest batches' callbacks
 }
 
 func (f *foreachBatchSink) Description() string { return "ForeachBatchSink" }
 
 func (f *foreachBatchSink) AddBatch(ctx context.Context, b *sink.Batch) error {
 	df := &DataFrame{s: f.s, node: &plan.LocalScan{Name: "microBatch", Out: b.Schema, Records: b.Records}}
-	restore := f.s.enterBatch(batchContext{queryID: b.QueryID, batchID: b.BatchID})
+	bc := &batchContext{queryID: b.QueryID, batchID: b.BatchID}
+	restore := f.s.enterBatch(bc)
 	defer restore()
-	return f.fn(df, b.BatchID)
+	err := f.fn(df, b.BatchID)
+	f.log.add(bc.writes)
+	return err
 }
 
 // batchContext identifies the micro-batch a foreachBatch callback runs
@@ -80,6 +84,8 @@ type batchContext struct {
 	queryID string
 	batchID int64
 	seq     int // writes so far in this batch, to key several writes apart
+	// writes are the table writes made so far, for the live view.
+	writes []BatchWrite
 }
 
 // enterBatch makes bc the session's current micro-batch until the
@@ -89,11 +95,11 @@ type batchContext struct {
 // the session from other goroutines while a callback runs are keyed by
 // that callback's batch too: in a callback, write through the session;
 // outside one, wait for the query or use a second session.)
-func (s *Session) enterBatch(bc batchContext) func() {
+func (s *Session) enterBatch(bc *batchContext) func() {
 	s.callbackMu.Lock()
 	s.mu.Lock()
 	prev := s.batch
-	s.batch = &bc
+	s.batch = bc
 	s.mu.Unlock()
 	return func() {
 		s.mu.Lock()

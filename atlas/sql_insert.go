@@ -3,6 +3,7 @@ package atlas
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -18,6 +19,7 @@ import (
 // listed names, the other columns being null. Values are cast to the
 // column types.
 func (s *Session) sqlInsert(ctx context.Context, st *parser.Insert) (*DataFrame, error) {
+	start := time.Now()
 	name := sql.TableName(st.Table)
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
@@ -102,6 +104,7 @@ func (s *Session) sqlInsert(ctx context.Context, st *parser.Insert) (*DataFrame,
 	if !committed {
 		n = 0
 	}
+	s.noteWrite(BatchWrite{Op: "insert", Table: name, Inserted: n, Skipped: !committed, Duration: time.Since(start)})
 	return s.int64Frame("insert", []string{"num_affected_rows", "num_inserted_rows"}, []int64{n, n}, nil), nil
 }
 

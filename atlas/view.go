@@ -14,6 +14,8 @@ import (
 // (closed windows, merge counts) beside them.
 type progressView struct {
 	live *display.LiveView
+	// printed is the last batch whose table writes were printed (terminal).
+	printed int64
 }
 
 func newProgressView(name, app string) *progressView {
@@ -21,22 +23,38 @@ func newProgressView(name, app string) *progressView {
 	if title == "" {
 		title = app
 	}
-	return &progressView{live: display.NewLiveView(title)}
+	return &progressView{live: display.NewLiveView(title), printed: -1}
 }
 
 func (v *progressView) update(sq *StreamingQuery, _ *progress.StreamingQueryProgress) {
 	v.live.SetStatus(sq.Status().Message)
 	v.live.Update(sq.RecentProgress(), v.extra(sq))
+	if !display.InNotebook() {
+		// Under the batch's progress line, what its callback wrote.
+		for _, w := range sq.RecentWrites() {
+			if w.BatchID > v.printed {
+				fmt.Println("  " + w.String())
+			}
+		}
+		if ws := sq.RecentWrites(); len(ws) > 0 {
+			v.printed = ws[len(ws)-1].BatchID
+		}
+	}
 }
 
 func (v *progressView) extra(sq *StreamingQuery) string {
 	var html string
-	sq.tap.latest(func(schema *arrow.Schema, recs []arrow.RecordBatch, batchID int64) {
-		html = display.HTMLTable(schema, recs, tapRows, true, fmt.Sprintf("latest output rows (batch %d)", batchID))
-	})
+	if fb, ok := sq.tap.inner.(*foreachBatchSink); ok && len(fb.log.recent()) > 0 {
+		// A foreachBatch query's output is what its callback wrote.
+		html = writesHTML(fb.log.recent())
+	} else {
+		sq.tap.latest(func(schema *arrow.Schema, recs []arrow.RecordBatch, batchID int64) {
+			html = display.HTMLTable(schema, recs, tapRows, true, fmt.Sprintf("latest output rows (batch %d)", batchID))
+		})
+	}
 	t := sq.Totals()
 	if t.DroppedLate > 0 || t.Malformed > 0 {
-		html += fmt.Sprintf("<p style=\"font-family:sans-serif;font-size:12px;color:#a33\">%d late rows dropped by the watermark (their window had already been emitted), %d malformed records skipped (counted, never silently lost).</p>", t.DroppedLate, t.Malformed)
+		html += fmt.Sprintf("<p style=\"font-family:sans-serif;font-size:12px;color:#a33\">%d late rows behind the watermark (their window had already been emitted; keep them with the lateRowsTable option), %d malformed records skipped (counted, never silently lost).</p>", t.DroppedLate, t.Malformed)
 	}
 	return html
 }
