@@ -6,9 +6,16 @@
 #
 # Re-runnable: every step either checks first or is incremental.
 #
+# The kernel spec records where its tools and the echarts bundle are
+# (ATLAS_ECHARTS_JS) but not ATLAS_HOME: a kernel uses the ATLAS_HOME of
+# whoever starts Jupyter (default $HOME/.atlas), so tests and classes can run
+# notebooks on a private home and broker port through the one installed kernel.
+#
 # Environment:
 #   ATLAS_HOME            where binaries and assets go (default $HOME/.atlas)
-#   JUPYTER_DATA_DIR      Jupyter's data dir (default: `jupyter --data-dir`)
+#   JUPYTER_DATA_DIR      Jupyter's data dir (default: `jupyter --data-dir`);
+#                         set it to install a private kernel spec (CI, tests)
+#   ATLAS_WITH_CHROMIUM=1 also install Debian's chromium (the browser tests)
 #   ATLAS_WARMUP=0        skip the build-cache warm-up
 #   ATLAS_KERNEL_VERBOSE=1 the kernel logs all GoNB INFO lines to stderr
 #   ATLAS_WARMUP_IMPORTS  space-separated packages the warm-up cell imports
@@ -54,6 +61,9 @@ if ! [[ -x $SYS_PYTHON ]] || ! $SYS_PYTHON -c 'import jupyter_client, nbclient, 
 	missing_apt+=($JUPYTER_APT_PACKAGES)
 fi
 command -v npm >/dev/null 2>&1 || missing_apt+=(npm)
+if [[ "${ATLAS_WITH_CHROMIUM:-0}" == 1 ]] && ! [[ -x /usr/bin/chromium ]]; then
+	missing_apt+=(chromium)
+fi
 if ((${#missing_apt[@]})); then
 	if [[ $(id -u) -eq 0 ]]; then
 		t="$(now)"
@@ -134,7 +144,7 @@ else
 fi
 GO_BIN_DIR="$(dirname "$(command -v go)")"
 $SYS_PYTHON - "$KERNEL_DIR/kernel.json.tmpl" "$SPEC_DIR/kernel.json" \
-	"@BIN@=$BIN" "@GOBIN@=$GO_BIN_DIR" "@REPO@=$REPO_ROOT" "@ATLAS_HOME@=$ATLAS_HOME" "@GONB_VERSION@=$GONB_VERSION" "@LOG_FLAGS@=$LOG_FLAGS" <<'PY'
+	"@BIN@=$BIN" "@GOBIN@=$GO_BIN_DIR" "@REPO@=$REPO_ROOT" "@ECHARTS_JS@=$ECHARTS_DIR/dist/echarts.min.js" "@GONB_VERSION@=$GONB_VERSION" "@LOG_FLAGS@=$LOG_FLAGS" <<'PY'
 # Fills the kernel.json template: each value is JSON-escaped, the argv entry
 # "@LOG_FLAGS@" becomes one entry per flag, and the result is checked to parse
 # before it replaces the installed file.

@@ -9,7 +9,7 @@ collecting JavaScript errors, one that after load + settle-ms counts chart
 containers and whether their canvases hold any non-transparent pixel, written
 as JSON into <pre id="atlas-check">), loads the page in headless Chromium with
 a virtual-time budget, reads the result back with --dump-dom, and takes a
-screenshot.
+screenshot that starts at the cell of the first chart.
 
 A chart container is an element with class "atlas-chart", the attribute
 data-atlas-chart, or the attribute _echarts_instance_ (set by echarts.init);
@@ -82,6 +82,13 @@ window.addEventListener("load", function () {
         svgShapes: shapes, width: Math.round(r.width), height: Math.round(r.height),
         drew: drawn > 0 || shapes > 0});
     });
+    // The screenshot shows the cell of the first chart at the top: the cells
+    // before it are hidden (headless screenshots ignore scrolling).
+    var first = document.querySelector(sel);
+    var cell = first && first.closest(".jp-Cell, .cell");
+    for (var prev = cell && cell.previousElementSibling; prev; prev = prev.previousElementSibling) {
+      prev.style.display = "none";
+    }
     var pre = document.createElement("pre");
     pre.id = "atlas-check";
     pre.style.display = "none";

@@ -84,3 +84,30 @@ def first_line(source, width=60):
         if line and not line.startswith(("%", "//", "!")):
             return line[:width]
     return ""
+
+
+def set_constants(nb, assignments):
+    """Rewrites package-level constants of a notebook before it runs.
+
+    Each assignment is "NAME=VALUE" (VALUE is Go source, e.g. 1_000). NAME
+    must be declared exactly once, as a line "const NAME = ..." in a code
+    cell; that whole line becomes "const NAME = VALUE". This is how a test
+    runs a variant of a notebook (say, smaller micro-batches) without a copy
+    of it. Raises ValueError for a malformed assignment or a constant that is
+    missing or declared more than once. Returns the indexes of the changed
+    cells.
+    """
+    changed = set()
+    for assignment in assignments or []:
+        name, sep, value = assignment.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not value or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ValueError("--set %r: want NAME=VALUE" % assignment)
+        line = re.compile(r"^const %s = .*$" % re.escape(name), re.MULTILINE)
+        cells = [c for c in nb.cells if c.cell_type == "code" for _ in line.finditer(c.source)]
+        if len(cells) != 1:
+            raise ValueError("--set %s: the notebook declares \"const %s = ...\" %d times, want once"
+                             % (name, name, len(cells)))
+        cells[0].source = line.sub(lambda m: "const %s = %s" % (name, value), cells[0].source)
+        changed.add(next(i for i, c in enumerate(nb.cells) if c is cells[0]))
+    return sorted(changed)

@@ -2,13 +2,17 @@
 """Executes a notebook on the "atlas" kernel and fails if any cell failed.
 
 Usage: run_notebook.py NOTEBOOK --out EXECUTED [--timeout S] [--kernel NAME]
+                       [--set NAME=VALUE]...
 
 Runs every code cell with nbclient (cells run in the notebook's own
 directory), writes the executed notebook to EXECUTED, prints the kernel start
 time and one timing line per cell, and exits 1 listing each failing cell (an
 error output, a stderr mentioning panic/error, or an error execute_reply).
 Cells tagged "raises-exception" may fail. Exit 2 means the run itself broke
-(kernel died, timeout).
+(kernel died, timeout, a --set that matches no constant).
+
+--set NAME=VALUE rewrites the line "const NAME = ..." of the notebook (in
+memory) before it runs, e.g. --set maxOffsetsPerTrigger=1_000.
 
 Uses Debian's /usr/bin/python3 with python3-nbclient and python3-nbformat.
 """
@@ -33,9 +37,12 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="where to write the executed notebook")
     parser.add_argument("--timeout", type=int, default=600, help="per-cell timeout in seconds")
     parser.add_argument("--kernel", default=nbcheck.KERNEL_NAME, help="kernel spec name")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="rewrite the notebook's `const NAME = ...` line before running (repeatable)")
     args = parser.parse_args(argv)
 
     nb = nbformat.read(args.notebook, as_version=4)
+    nbcheck.set_constants(nb, args.set)
     workdir = os.path.dirname(os.path.abspath(args.notebook))
     timings = {}  # cell index -> [start, end]
     replies = {}  # cell index -> execute_reply status

@@ -51,9 +51,16 @@ contains run-broken 'undefined: undefinedName'
 contains run-broken 'FAILED cell 2 .*'
 contains run-broken 'fixture panic'
 
-expect interrupt 0 $PY "$HERE/interrupt_test.py" "$FIX/interrupt.ipynb" --cell-tag write --max-seconds 5
+expect interrupt 0 $PY "$HERE/interrupt_test.py" "$FIX/interrupt.ipynb" --cell-tag write --max-seconds 5 --set batches=600
 contains interrupt '"reply_status": "ok"'
 contains interrupt 'stopped cleanly after [0-9]+ batches'
+# The re-run after the interrupt restores the constant (5 batches) and runs the rest.
+expect interrupt-rerun 0 $PY "$HERE/interrupt_test.py" "$FIX/interrupt.ipynb" --cell-tag write --max-seconds 5 \
+	--set batches=600 --out "$OUT/interrupt.out.ipynb"
+expect interrupt-rerun-out 0 grep -c 'ran all 5 batches' "$OUT/interrupt.out.ipynb"
+expect interrupt-kept 0 grep -c '"interrupted"' "$OUT/interrupt.out.ipynb"
+expect set-missing 2 $PY "$HERE/run_notebook.py" "$FIX/trivial.ipynb" --out "$OUT/set-missing.out.ipynb" --set noSuchConstant=1
+contains set-missing 'declares "const noSuchConstant = ..." 0 times'
 
 expect browser-trivial 0 $PY "$HERE/browser_test.py" "$OUT/trivial.out.ipynb" --screenshot "$OUT/trivial.png"
 expect browser-echarts 0 $PY "$HERE/browser_test.py" "$OUT/echarts.out.ipynb" --screenshot "$OUT/echarts.png"
