@@ -188,8 +188,11 @@ func eventWindowsReference(t *testing.T, st *privateStack) (string, int) {
 	e := st.kafka(t)
 	recs := e.readTopic("events")
 	batches := committedBatches(t, filepath.Join(st.home, "checkpoints", "event_windows"), recs)
-	want, _ := referenceWindows(t, recs, batches)
+	want, _, wantLate := referenceWindows(t, recs, batches)
 	diffWindows(t, readWindows(t, e.session), want)
+	// The Write cell keeps late events (lateRowsTable): exactly the
+	// reference's late rows, once each, even across the interrupted run.
+	diffLate(t, readLateRows(t, e.session), wantLate)
 	var lines []string
 	for k, n := range want {
 		lines = append(lines, fmt.Sprintf("%s,%s,%s,%d", k.event, utc(k.start), utc(k.start.Add(5*time.Minute)), n))
