@@ -105,7 +105,9 @@ func runCDC(ctx context.Context, args []string) error {
 	if err := awaitQuery(q); err != nil {
 		return err
 	}
-	fmt.Printf("merged into %s: %s\n", scenarios.SilverTable, totals.String())
+	if totals.Snapshot().Batches > 0 {
+		fmt.Printf("merged into %s: %s\n", scenarios.SilverTable, totals.String())
+	}
 	fmt.Printf("\nSELECT * FROM %s ORDER BY invoice, stock_code LIMIT %d\n", scenarios.SilverTable, *rows)
 	if err := s.Table(scenarios.SilverTable).OrderBy("invoice", "stock_code").Show(*rows); err != nil {
 		return err
@@ -126,6 +128,11 @@ func awaitQuery(q *atlas.StreamingQuery) error {
 		return err
 	}
 	t := q.Totals()
+	if t.Batches == 0 {
+		fmt.Printf("query %s: nothing new to read; this query (from a notebook or an earlier run) already processed every record in the topic, so the table is unchanged (checkpoint %s)\n",
+			q.Name(), q.CheckpointLocation())
+		return nil
+	}
 	fmt.Printf("query %s: %d batches, %d rows in, %d rows written, %d late rows behind the watermark, %d malformed records skipped (checkpoint %s)\n",
 		q.Name(), t.Batches, t.InputRows, t.OutputRows, t.DroppedLate, t.Malformed, q.CheckpointLocation())
 	return nil
