@@ -82,17 +82,31 @@ func finishOption(option string, timeY bool) (string, error) {
 // commonOpts are the options every progress chart shares: compact grid,
 // small title, axis tooltip, one-line legend at the bottom, no animation,
 // x axis of batch ids.
-func commonOpts(title string) []charts.GlobalOpts {
+func commonOpts(title string) []charts.GlobalOpts { return notedOpts(title, "") }
+
+// notedOpts is commonOpts with a note under the title, saying why a chart
+// stays flat (a query without a watermark has no event time to draw).
+func notedOpts(title, note string) []charts.GlobalOpts {
+	top := "34"
+	if note != "" {
+		top = "52"
+	}
 	return []charts.GlobalOpts{
 		charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: title, Left: "center",
+		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: note, Left: "center",
 			TitleStyle: &opts.TextStyle{FontSize: 13, FontWeight: "normal"}}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
-		charts.WithGridOpts(opts.Grid{Left: "8", Right: "12", Top: "34", Bottom: "30", ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "12", Top: top, Bottom: "30", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
 	}
 }
+
+// Notes for charts a query has nothing to draw in.
+const (
+	noEventTimeNote = "no event time: the query has no watermark (WithWatermark)"
+	noStateNote     = "no state: the query has no stateful operator"
+)
 
 func ratesChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
 	in := make([]opts.LineData, len(ps))
@@ -174,12 +188,16 @@ func eventMillis(t time.Time) any {
 func eventTimeChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
 	maxT := make([]opts.LineData, len(ps))
 	wm := make([]opts.LineData, len(ps))
+	note := noEventTimeNote
 	for i := range ps {
 		maxT[i] = opts.LineData{Value: eventMillis(ps[i].MaxEventTime())}
 		wm[i] = opts.LineData{Value: eventMillis(ps[i].Watermark())}
+		if !ps[i].MaxEventTime().IsZero() {
+			note = ""
+		}
 	}
 	c := charts.NewLine()
-	c.SetGlobalOptions(append(commonOpts("event time (UTC)"),
+	c.SetGlobalOptions(append(notedOpts("event time (UTC)", note),
 		charts.WithYAxisOpts(opts.YAxis{Type: "time", Scale: opts.Bool(true), SplitNumber: 4}))...)
 	c.SetXAxis(batches).
 		AddSeries("max event time", maxT).
@@ -201,14 +219,18 @@ func stateChart(ps []progress.StreamingQueryProgress, batches []string) (render.
 	rows := make([]opts.LineData, len(ps))
 	dropped := make([]opts.LineData, len(ps))
 	var cum int64
+	note := noStateNote
 	for i := range ps {
 		r, d := stateTotals(&ps[i])
 		cum += d
 		rows[i] = opts.LineData{Value: r}
 		dropped[i] = opts.LineData{Value: cum}
+		if len(ps[i].StateOperators) > 0 {
+			note = ""
+		}
 	}
 	c := charts.NewLine()
-	c.SetGlobalOptions(append(commonOpts("state rows / late rows dropped"),
+	c.SetGlobalOptions(append(notedOpts("state rows / late rows dropped", note),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
 	c.ExtendYAxis(opts.YAxis{Type: "value", Position: "right"})
 	c.SetXAxis(batches).

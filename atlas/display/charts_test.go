@@ -301,3 +301,26 @@ func progressFrame(ps []progress.StreamingQueryProgress, prefix string, seq int,
 	f := frame{ps: ps, prefix: prefix, seq: seq, mode: mode, bundle: bundle}
 	return f.render()
 }
+
+// TestFlatChartsSayWhy: a query without a watermark or state (a
+// foreachBatch upsert) gets a note under those two charts, a windowed
+// query none.
+func TestFlatChartsSayWhy(t *testing.T) {
+	stateless := sampleProgress()
+	for i := range stateless {
+		stateless[i].EventTime = nil
+		stateless[i].StateOperators = nil
+	}
+	frag := ProgressCharts(stateless, ChartOptions{Title: "cdc"})
+	for _, note := range []string{noEventTimeNote, noStateNote} {
+		if !strings.Contains(frag, note) {
+			t.Errorf("stateless query: fragment lacks the note %q", note)
+		}
+	}
+	frag = ProgressCharts(sampleProgress(), ChartOptions{Title: "events"})
+	for _, note := range []string{noEventTimeNote, noStateNote} {
+		if strings.Contains(frag, note) {
+			t.Errorf("windowed query: fragment has the note %q", note)
+		}
+	}
+}
