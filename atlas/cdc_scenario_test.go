@@ -131,12 +131,13 @@ func (e *env) startCDC(name string, maxPerTrigger int, reduce bool, run *cdcRun)
 	return q
 }
 
-// referenceCDC replays the changes read back from Kafka with a plain
-// client: per partition in offset order (a key lives in one partition),
-// the last change of a key wins and a delete removes it.
-func referenceCDC(t *testing.T, recs map[int32][]kafkaRecord) map[string]string {
+// replayCDC replays the changes read back from Kafka with a plain client:
+// per partition in offset order (a key lives in one partition), the last
+// change of a key wins and a delete removes it. It returns the live
+// changes by "invoice|stock_code".
+func replayCDC(t *testing.T, recs map[int32][]kafkaRecord) map[string]produce.Change {
 	t.Helper()
-	out := map[string]string{}
+	live := map[string]produce.Change{}
 	for _, list := range recs {
 		sort.Slice(list, func(i, j int) bool { return list[i].offset < list[j].offset })
 		for _, r := range list {
@@ -146,19 +147,35 @@ func referenceCDC(t *testing.T, recs map[int32][]kafkaRecord) map[string]string 
 			}
 			k := ch.Invoice + "|" + ch.StockCode
 			if ch.Op == produce.OpDelete {
-				delete(out, k)
-				continue
+				delete(live, k)
+			} else {
+				live[k] = ch
 			}
-			ts, err := time.Parse(time.RFC3339Nano, ch.TS)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cust := "<nil>"
-			if ch.CustomerID != nil {
-				cust = fmt.Sprint(*ch.CustomerID)
-			}
-			out[k] = fmt.Sprintf("q=%d p=%v c=%s %s %s", ch.Quantity, ch.Price, cust, ch.Country, ts.UTC().Format(time.RFC3339Nano))
 		}
+	}
+	return live
+}
+
+// changeTime parses a change's ts.
+func changeTime(t *testing.T, ch produce.Change) time.Time {
+	t.Helper()
+	ts, err := time.Parse(time.RFC3339Nano, ch.TS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// referenceCDC is replayCDC in readCDCTable's text form.
+func referenceCDC(t *testing.T, recs map[int32][]kafkaRecord) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for k, ch := range replayCDC(t, recs) {
+		cust := "<nil>"
+		if ch.CustomerID != nil {
+			cust = fmt.Sprint(*ch.CustomerID)
+		}
+		out[k] = fmt.Sprintf("q=%d p=%v c=%s %s %s", ch.Quantity, ch.Price, cust, ch.Country, changeTime(t, ch).UTC().Format(time.RFC3339Nano))
 	}
 	return out
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas"
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -263,28 +262,10 @@ func cdcReference(t *testing.T, st *privateStack) (string, int) {
 	e := st.kafka(t)
 	recs := e.readCDCTopic(50_000)
 	diffCDC(t, readCDCTable(t, e.session), referenceCDC(t, recs))
-	live := map[string]produce.Change{}
-	for _, list := range recs {
-		sort.Slice(list, func(i, j int) bool { return list[i].offset < list[j].offset })
-		for _, r := range list {
-			var ch produce.Change
-			if err := json.Unmarshal(r.value, &ch); err != nil {
-				t.Fatalf("record %d/%d: %v", r.partition, r.offset, err)
-			}
-			k := ch.Invoice + "|" + ch.StockCode
-			if ch.Op == produce.OpDelete {
-				delete(live, k)
-			} else {
-				live[k] = ch
-			}
-		}
-	}
+	live := replayCDC(t, recs)
 	var lines []string
 	for _, ch := range live {
-		ts, err := time.Parse(time.RFC3339Nano, ch.TS)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ts := changeTime(t, ch)
 		customer := ""
 		if ch.CustomerID != nil {
 			customer = fmt.Sprint(*ch.CustomerID)
