@@ -48,7 +48,6 @@ import traceback
 import uuid
 
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async
 
@@ -99,19 +98,7 @@ async def measure(args, result):
     result["cell_index"] = target
 
     replies = {}  # cell index -> status of its latest execute_reply
-
-    def on_cell_executed(cell, cell_index, execute_reply):
-        replies[cell_index] = execute_reply.get("content", {}).get("status")
-
-    client = NotebookClient(
-        nb,
-        timeout=args.timeout,
-        kernel_name=args.kernel,
-        allow_errors=True,
-        record_timing=True,
-        resources={"metadata": {"path": os.path.dirname(os.path.abspath(args.notebook))}},
-        on_cell_executed=on_cell_executed,
-    )
+    client = nbcheck.notebook_client(nb, args.notebook, args.kernel, args.timeout, replies)
     started = time.monotonic()
     try:
         async with client.async_setup_kernel():

@@ -3,6 +3,7 @@
 Standard library only, so it runs under Debian's /usr/bin/python3.
 """
 
+import os
 import re
 
 # Kernel spec name installed by kernel/install.sh.
@@ -111,3 +112,30 @@ def set_constants(nb, assignments):
         cells[0].source = line.sub(lambda m: "const %s = %s" % (name, value), cells[0].source)
         changed.add(next(i for i, c in enumerate(nb.cells) if c is cells[0]))
     return sorted(changed)
+
+
+def notebook_client(nb, notebook_path, kernel, timeout, replies, **hooks):
+    """An nbclient NotebookClient as every harness script runs one: cells run
+    in the notebook's directory, errors recorded rather than raised, timings
+    kept, and each cell's latest execute_reply status stored in replies
+    (cell index -> status). hooks are further NotebookClient callbacks; an
+    on_cell_executed hook runs after the status is stored."""
+    from nbclient import NotebookClient  # Debian's python3-nbclient
+
+    after = hooks.pop("on_cell_executed", None)
+
+    def on_cell_executed(cell, cell_index, execute_reply):
+        replies[cell_index] = execute_reply.get("content", {}).get("status")
+        if after is not None:
+            after(cell, cell_index, execute_reply)
+
+    return NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name=kernel,
+        allow_errors=True,
+        record_timing=True,
+        resources={"metadata": {"path": os.path.dirname(os.path.abspath(notebook_path))}},
+        on_cell_executed=on_cell_executed,
+        **hooks,
+    )

@@ -24,7 +24,6 @@ import time
 import traceback
 
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -43,7 +42,6 @@ def main(argv=None):
 
     nb = nbformat.read(args.notebook, as_version=4)
     nbcheck.set_constants(nb, args.set)
-    workdir = os.path.dirname(os.path.abspath(args.notebook))
     timings = {}  # cell index -> [start, end]
     replies = {}  # cell index -> execute_reply status
     started = time.monotonic()
@@ -57,15 +55,9 @@ def main(argv=None):
 
     def on_cell_executed(cell, cell_index, execute_reply):
         timings[cell_index][1] = time.monotonic()
-        replies[cell_index] = execute_reply.get("content", {}).get("status")
 
-    client = NotebookClient(
-        nb,
-        timeout=args.timeout,
-        kernel_name=args.kernel,
-        allow_errors=True,
-        record_timing=True,
-        resources={"metadata": {"path": workdir}},
+    client = nbcheck.notebook_client(
+        nb, args.notebook, args.kernel, args.timeout, replies,
         on_notebook_start=on_notebook_start,
         on_cell_execute=on_cell_execute,
         on_cell_executed=on_cell_executed,
