@@ -49,6 +49,7 @@ func benchWindows(ctx context.Context, args []string) error {
 	n := fs.Int64("events", 1_000_000, "events to produce and process")
 	maxOff := fs.Int64("max-offsets-per-trigger", 200_000, "records per micro-batch")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the end-to-end run to this file (go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the end-to-end run to this file (go tool pprof -sample_index=alloc_space)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -103,6 +104,11 @@ func benchWindows(ctx context.Context, args []string) error {
 		return err
 	}
 	e2eDur := time.Since(t1)
+	if *memProfile != "" {
+		if err := writeHeapProfile(*memProfile); err != nil {
+			return err
+		}
+	}
 	t := q.Totals()
 	e2eRate := float64(t.InputRows) / e2eDur.Seconds()
 	ps := q.RecentProgress()
@@ -195,4 +201,17 @@ func startCPUProfile(path string) (func(), error) {
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// writeHeapProfile writes the allocation profile so far to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("memory profile: %w", err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		return fmt.Errorf("memory profile: %w", err)
+	}
+	return nil
 }
