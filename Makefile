@@ -11,7 +11,7 @@ BIN     := $(CURDIR)/bin
 ATLAS   := $(BIN)/atlas
 GOFLAGS_TEST ?=
 
-.PHONY: all build demo test vet unit up down status bench bench-windows kernel kernel-test notebook-test lab clean
+.PHONY: all build demo test vet unit up down status reset bench bench-windows kernel kernel-test notebook-test lab clean
 
 all: build
 
@@ -54,6 +54,10 @@ down: build
 
 status: build
 	$(ATLAS) status
+
+# Start a lab over: broker topics, tables and checkpoints deleted, kernel kept.
+reset: build
+	$(ATLAS) reset --yes
 
 bench: bench-windows
 
