@@ -19,6 +19,13 @@
 // returned by the first method that runs something (Start, Show, Collect),
 // and by Err. Where Spark has a trap, Atlas keeps the surface and removes
 // the trap: late rows are counted and reported rather than silently
-// dropped, MERGE can reduce a micro-batch to the latest change per key, and
-// foreachBatch and the Iceberg sink are exactly-once across restarts.
+// dropped, and kept in a table of their own with the writer option
+// "lateRowsTable"; MERGE can reduce a micro-batch to the latest change per
+// key (DataFrame.LatestPerKey); foreachBatch writes through the session and
+// the Iceberg sink are exactly-once across restarts and crashes; a second
+// run of a running query's checkpoint fails at Start instead of racing.
+//
+// A program that should reach other Iceberg catalogs or object stores by
+// configuration alone imports atlas/drivers (or builds with
+// -tags=atlas_drivers); the embedded default needs nothing.
 package atlas
