@@ -133,8 +133,9 @@ func (e *env) startCDC(name string, maxPerTrigger int, reduce bool, run *cdcRun)
 
 // replayCDC replays the changes read back from Kafka with a plain client:
 // per partition in offset order (a key lives in one partition), the last
-// change of a key wins and a delete removes it. It returns the live
-// changes by "invoice|stock_code".
+// change of a key wins and a delete removes it; a value that is not a JSON
+// object is skipped (the engine counts it as malformed). It returns the
+// live changes by "invoice|stock_code".
 func replayCDC(t *testing.T, recs map[int32][]kafkaRecord) map[string]produce.Change {
 	t.Helper()
 	live := map[string]produce.Change{}
@@ -143,7 +144,7 @@ func replayCDC(t *testing.T, recs map[int32][]kafkaRecord) map[string]produce.Ch
 		for _, r := range list {
 			var ch produce.Change
 			if err := json.Unmarshal(r.value, &ch); err != nil {
-				t.Fatalf("record %d/%d: %v", r.partition, r.offset, err)
+				continue
 			}
 			k := ch.Invoice + "|" + ch.StockCode
 			if ch.Op == produce.OpDelete {
@@ -381,4 +382,44 @@ func TestOnlineRetailCDCScenario(t *testing.T) {
 		t.Fatalf("second run from the same checkpoint: %s, %d rows in; want nothing", second.String(), q.Totals().InputRows)
 	}
 	diffCDC(t, readCDCTable(t, e.session), want)
+}
+
+// TestCDCMalformedRecordsAreCountedAndSkipped mixes unparsable values into
+// the change stream: the query neither stops nor merges them, counts each
+// one (numMalformedRows), and the table equals the reference of the valid
+// changes.
+func TestCDCMalformedRecordsAreCountedAndSkipped(t *testing.T) {
+	e := newEnv(t)
+	cfg := cdcConfig(9)
+	e.produceCDC(cfg)
+	// Unparsable values: counted as malformed. An empty value is not: as
+	// in Spark, from_json of "" is a null row without a parse error; it is
+	// skipped all the same (its op is null, so no MERGE clause applies).
+	bad := []string{"not json", `{"op":"u","invoice":`, `[1,2]`, `{"op":"u"`}
+	empty := 1
+	cl, err := stack.NewClient([]string{e.brokers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range append(bad, "") {
+		r := &kgo.Record{Topic: produce.DefaultCDCTopic, Key: []byte(fmt.Sprint("bad", i)), Value: []byte(v)}
+		if err := cl.ProduceSync(context.Background(), r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl.Close()
+	var totals scenarios.MergeTotals
+	q, err := scenarios.StartOnlineRetailCDC(e.session, scenarios.CDCOptions{
+		MaxOffsetsPerTrigger: 300, Checkpoint: filepath.Join(e.home, "ck", "malformed"), Trigger: atlas.AvailableNow(),
+	}, &totals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AwaitTermination(); err != nil {
+		t.Fatalf("malformed records stopped the query: %v", err)
+	}
+	if got := q.Totals().Malformed; got != int64(len(bad)) {
+		t.Fatalf("counted %d malformed records, produced %d", got, len(bad))
+	}
+	diffCDC(t, readCDCTable(t, e.session), referenceCDC(t, e.readCDCTopic(cfg.Count+int64(len(bad)+empty))))
 }
