@@ -148,13 +148,15 @@ func TestCrashRecoveryWithSIGKILL(t *testing.T) {
 				e.produceEvents(produce.EventsConfig{Topic: "events", Count: 15000, Seed: 13, Span: 90 * time.Minute, OutOfOrder: 0.1, Late: 0.03, Duplicates: 0.01})
 			} else {
 				e.createCDCTable()
-				cfg := cdcConfig(17)
+				// Long enough (about 100 batches of 60) that a child runs
+				// well past the latest kill time.
+				cfg := produce.CDCConfig{Count: 6000, Seed: 17, UpdateFraction: 0.55, DeleteFraction: 0.1, Keys: 1500}
 				e.produceCDC(cfg)
 				cdcCount = cfg.Count
 			}
 			kills := 0
 			for i := 0; i < 4; i++ {
-				if runCrashChild(t, e, mode, time.Duration(rng.IntN(250))*time.Millisecond) {
+				if runCrashChild(t, e, mode, time.Duration(rng.IntN(150))*time.Millisecond) {
 					break
 				}
 				kills++

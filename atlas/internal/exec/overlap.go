@@ -38,6 +38,13 @@ func overlap(read func(yield func(arrow.RecordBatch) error) error, consume func(
 		}
 	}()
 	readErr := read(func(rec arrow.RecordBatch) error {
+		// Check first: once the consumer failed it drains the channel, so
+		// a send could keep winning the select below.
+		select {
+		case <-failed:
+			return errConsumerFailed
+		default:
+		}
 		rec.Retain()
 		select {
 		case recs <- rec:
