@@ -204,7 +204,7 @@ async def record_language_info(client, nb):
         nb.metadata["language_info"] = reply["content"]["language_info"]
 
 
-def tail(cell, limit=600):
+def tail(cell, limit=2000):
     """Returns the last limit characters of the cell's outputs as text (an HTML display as <display_data>)."""
     parts = []
     for output in cell.get("outputs", []):
