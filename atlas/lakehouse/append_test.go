@@ -152,13 +152,7 @@ func TestReplayIsSkipped(t *testing.T) {
 
 func TestStaleHandleReplay(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	lhA, lhB := openTest(t, dir), openTest(t, dir)
-	a := createTestTable(t, lhA, CreateOptions{})
-	b, err := lhB.LoadTable(ctx, "gold.events")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := twoWriters(t, t.TempDir(), nil)
 	rows := genRows(0, 40)
 	if ok, err := a.AppendBatch(ctx, batchesOf(t, rows, 100), Commit{QueryID: "q", BatchID: 1}); !ok || err != nil {
 		t.Fatalf("append: %v %v", ok, err)

@@ -30,12 +30,7 @@ func parquetFiles(t *testing.T, dir string) int {
 func TestConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	lhA, lhB := openTest(t, dir), openTest(t, dir)
-	a := createTestTable(t, lhA, CreateOptions{})
-	b, err := lhB.LoadTable(ctx, "gold.events")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := twoWriters(t, dir, nil)
 	const batches, rowsPer = 12, 20
 	var want []row
 	writer := func(tb *Table, query string, base int64) (commits int, err error) {
@@ -93,12 +88,7 @@ func TestConcurrentWriters(t *testing.T) {
 func TestConcurrentReplaySameBatches(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	lhA, lhB := openTest(t, dir), openTest(t, dir)
-	a := createTestTable(t, lhA, CreateOptions{})
-	b, err := lhB.LoadTable(ctx, "gold.events")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, b := twoWriters(t, dir, nil)
 	const batches, rowsPer = 10, 15
 	var want []row
 	for i := range int64(batches) {

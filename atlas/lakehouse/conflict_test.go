@@ -19,13 +19,8 @@ func idRange(lo, hi int64) iceberg.BooleanExpression {
 func TestRewriteValidateNoConflictingData(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	lhA, lhB := openTest(t, dir), openTest(t, dir)
-	a := createTestTable(t, lhA, CreateOptions{})
-	parts := appendThree(t, a)
-	b, err := lhB.LoadTable(ctx, "gold.events")
-	if err != nil {
-		t.Fatal(err)
-	}
+	var parts [][]row
+	a, b := twoWriters(t, dir, func(a *Table) { parts = appendThree(t, a) })
 
 	// b inserts ids 7000-7004 after checking they are absent; a inserts
 	// the same ids first: b must not commit them a second time.

@@ -226,3 +226,20 @@ func createTestTable(t testing.TB, lh *Lakehouse, opts CreateOptions) *Table {
 	}
 	return tb
 }
+
+// twoWriters opens two lakehouses on one catalog in dir, as two processes
+// would: a creates the test table, seed (when set) writes to it, then b
+// loads it. The tests of concurrent commits start from it.
+func twoWriters(t *testing.T, dir string, seed func(a *Table)) (a, b *Table) {
+	t.Helper()
+	lhA, lhB := openTest(t, dir), openTest(t, dir)
+	a = createTestTable(t, lhA, CreateOptions{})
+	if seed != nil {
+		seed(a)
+	}
+	b, err := lhB.LoadTable(context.Background(), "gold.events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b
+}

@@ -102,13 +102,8 @@ func TestRewriteFiles(t *testing.T) {
 func TestRewriteConflict(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	lhA, lhB := openTest(t, dir), openTest(t, dir)
-	a := createTestTable(t, lhA, CreateOptions{})
-	parts := appendThree(t, a)
-	b, err := lhB.LoadTable(ctx, "gold.events")
-	if err != nil {
-		t.Fatal(err)
-	}
+	var parts [][]row
+	a, b := twoWriters(t, dir, func(a *Table) { parts = appendThree(t, a) })
 	idIn := func(lo, hi int64) iceberg.BooleanExpression {
 		return iceberg.NewAnd(iceberg.GreaterThanEqual(iceberg.Reference("id"), lo), iceberg.LessThan(iceberg.Reference("id"), hi))
 	}
