@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // go test -run '^$' -bench . -benchtime 50x ./atlas/lakehouse/ measures
@@ -68,14 +66,8 @@ func BenchmarkRewrite100k(b *testing.B) {
 			b.Fatal(ok, err)
 		}
 		commitTime += time.Since(start)
-		releaseAll(old)
+		releaseRecords(old)
 		id++
 	}
 	b.ReportMetric(float64(commitTime.Milliseconds())/float64(b.N), "ms/RewriteFiles")
-}
-
-func releaseAll(recs []arrow.RecordBatch) {
-	for _, r := range recs {
-		r.Release()
-	}
 }

@@ -1,0 +1,150 @@
+package lakehouse
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// DefaultCompactRows is Compact's target: a file with fewer rows is small.
+const DefaultCompactRows = 1 << 20
+
+// CompactResult says what Compact did.
+type CompactResult struct {
+	// FilesRemoved and FilesAdded count the data files replaced and written.
+	FilesRemoved, FilesAdded int
+	// Rows is the number of rows rewritten.
+	Rows int64
+}
+
+// Compact rewrites the table's small data files (fewer than targetRows
+// rows; DefaultCompactRows when targetRows <= 0) into files of about
+// targetRows rows, in one snapshot: Iceberg's rewrite_data_files with the
+// bin-pack strategy. A stream that appends a small file per micro-batch
+// leaves many; reading them back gets slower with each. The rows, their
+// values and the exactly-once history are unchanged: the snapshot carries
+// no query id, and the writers' earlier snapshots stay in its ancestry.
+//
+// It runs beside writers: appends committed meanwhile are kept. When
+// another writer replaced one of the files being compacted (a MERGE), it
+// returns an error wrapping ErrConflict and commits nothing; run it again.
+// Files of different partitions are never mixed (each written file holds
+// one partition).
+func (t *Table) Compact(ctx context.Context, targetRows int64) (CompactResult, error) {
+	var res CompactResult
+	if targetRows <= 0 {
+		targetRows = DefaultCompactRows
+	}
+	r, err := t.NewRewrite()
+	if err != nil {
+		return res, err
+	}
+	files, err := r.PlanFiles(ctx, nil)
+	if err != nil {
+		r.Abort()
+		return res, fmt.Errorf("lakehouse: compact %s: %w", t.name, err)
+	}
+	var small []DataFile
+	for _, f := range files {
+		if f.RecordCount < targetRows {
+			small = append(small, f)
+		}
+	}
+	if len(small) < 2 {
+		r.Abort()
+		return res, nil // nothing to bin-pack
+	}
+	// Bin-pack in file order: read files until a bin holds targetRows rows,
+	// write it as one file, go on. Only one bin is in memory at a time.
+	var bin []DataFile
+	var binRows int64
+	flush := func() error {
+		if len(bin) == 0 {
+			return nil
+		}
+		recs, err := t.ReadFiles(ctx, bin)
+		if err != nil {
+			return err
+		}
+		rec, err := concatRecords(recs)
+		releaseRecords(recs)
+		if err != nil {
+			return err
+		}
+		defer rec.Release()
+		if err := r.Add(ctx, rec); err != nil {
+			return err
+		}
+		if err := r.Remove(bin...); err != nil {
+			return err
+		}
+		res.FilesRemoved += len(bin)
+		res.Rows += binRows
+		bin, binRows = nil, 0
+		return nil
+	}
+	for _, f := range small {
+		bin = append(bin, f)
+		binRows += f.RecordCount
+		if binRows >= targetRows {
+			if err := flush(); err != nil {
+				r.Abort()
+				return CompactResult{}, fmt.Errorf("lakehouse: compact %s: %w", t.name, err)
+			}
+		}
+	}
+	if len(bin) == 1 && res.FilesRemoved > 0 {
+		bin = nil // a lone small file left over: leave it as it is
+	}
+	if err := flush(); err != nil {
+		r.Abort()
+		return CompactResult{}, fmt.Errorf("lakehouse: compact %s: %w", t.name, err)
+	}
+	res.FilesAdded = r.FilesAdded()
+	if _, err := r.Commit(ctx, Commit{Extra: map[string]string{"atlas.operation": "compact"}}); err != nil {
+		return CompactResult{}, fmt.Errorf("lakehouse: compact %s: %w", t.name, err)
+	}
+	return res, nil
+}
+
+// concatRecords joins records of one schema into one record.
+func concatRecords(recs []arrow.RecordBatch) (arrow.RecordBatch, error) {
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("no records to join")
+	}
+	schema := recs[0].Schema()
+	cols := make([]arrow.Array, schema.NumFields())
+	var rows int64
+	for _, r := range recs {
+		rows += r.NumRows()
+	}
+	for i := range cols {
+		parts := make([]arrow.Array, len(recs))
+		for j, r := range recs {
+			parts[j] = r.Column(i)
+		}
+		col, err := array.Concatenate(parts, memory.DefaultAllocator)
+		if err != nil {
+			for _, c := range cols[:i] {
+				c.Release()
+			}
+			return nil, fmt.Errorf("join column %s: %w", schema.Field(i).Name, err)
+		}
+		cols[i] = col
+	}
+	rec := array.NewRecordBatch(schema, cols, rows)
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec, nil
+}
+
+// releaseRecords releases every record of recs.
+func releaseRecords(recs []arrow.RecordBatch) {
+	for _, r := range recs {
+		r.Release()
+	}
+}
