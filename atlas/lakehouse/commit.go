@@ -104,6 +104,9 @@ func lastBatch(meta table.Metadata, queryID string) (int64, bool) {
 }
 
 // lastWrite is lastBatch returning the write sequence of that snapshot too.
+// Usually the current snapshot answers, through its writers map
+// (PropWriters); the walk goes further back only past snapshots of other
+// engines or histories written before the map existed.
 func lastWrite(meta table.Metadata, queryID string) (batch int64, write int, ok bool) {
 	s := meta.CurrentSnapshot()
 	for s != nil {
@@ -112,6 +115,9 @@ func lastWrite(meta table.Metadata, queryID string) (batch int64, write int, ok 
 				if b, ok := batchIDOf(s.Summary.Properties); ok {
 					return b, w, true
 				}
+			}
+			if m, found := writersOf(s.Summary.Properties)[queryID]; found {
+				return m[0], int(m[1]), true
 			}
 		}
 		if s.ParentSnapshotID == nil {
@@ -248,7 +254,12 @@ func (t *Table) commit(ctx context.Context, op string, c Commit, written []icebe
 		if err := tx.AssertRefSnapshotID(""); err != nil {
 			return false, fmt.Errorf("lakehouse: %s %s: pin branch head: %w", op, t.name, err)
 		}
-		if err := stage(ctx, tx, cur, props); err != nil {
+		// The writers map is carried from this attempt's parent snapshot.
+		attemptProps, err := withWriters(cur, props, c)
+		if err != nil {
+			return false, fmt.Errorf("lakehouse: %s %s: %w", op, t.name, err)
+		}
+		if err := stage(ctx, tx, cur, attemptProps); err != nil {
 			return false, fmt.Errorf("lakehouse: %s %s: %w", op, t.name, err)
 		}
 		next, cerr := tx.Commit(ctx)

@@ -23,10 +23,11 @@ func runCompact(ctx context.Context, args []string) error {
 	var sf stackFlags
 	sf.addHome(fs)
 	target := fs.Int64("target-rows", lakehouse.DefaultCompactRows, "rows per written file; files with fewer rows are compacted")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		fs.Usage()
 		return exitCode(2)
 	}
@@ -36,7 +37,7 @@ func runCompact(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tbl, err := lh.LoadTable(ctx, fs.Arg(0))
+	tbl, err := lh.LoadTable(ctx, pos[0])
 	if err != nil {
 		return err
 	}

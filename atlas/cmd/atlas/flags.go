@@ -57,3 +57,20 @@ func envInt(name string, def int) int {
 	}
 	return def
 }
+
+// parseInterspersed parses fs's flags wherever they stand among the
+// positional arguments (`atlas expire TABLE --older-than 1h` as well as
+// `atlas expire --older-than 1h TABLE`) and returns the positionals.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
