@@ -64,6 +64,8 @@ func (s *Session) SQLContext(ctx context.Context, query string) (*DataFrame, err
 		return s.sqlShowNamespaces(ctx, st)
 	case *parser.Describe:
 		return s.sqlDescribe(ctx, st)
+	case *parser.CallProcedure:
+		return s.sqlCall(ctx, st)
 	}
 	p := stmt.Pos()
 	return nil, &sql.Error{Line: p.Line, Col: p.Col, Msg: fmt.Sprintf("%T statements are not supported yet; use MERGE INTO for row-level changes", stmt)}

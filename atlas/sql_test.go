@@ -3,6 +3,7 @@ package atlas_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -301,4 +302,50 @@ func TestMergeRewritesOnlyFilesHoldingMatchedKeys(t *testing.T) {
 	}
 	want = append(want, "id=999 v=ins")
 	sameLines(t, "table", render(rowsOf(t, s.Table("lakehouse.silver.r")), "id", "v"), want)
+}
+
+// TestSQLCallProcedures runs Iceberg's maintenance procedures through
+// CALL: rewrite_data_files packs the small files of eight INSERTs into one
+// and expire_snapshots leaves one snapshot; the rows (compared with what
+// was inserted) never change, and bad calls fail with what to write.
+func TestSQLCallProcedures(t *testing.T) {
+	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	t.Cleanup(s.Stop)
+	mustSQL(t, s, "CREATE TABLE lakehouse.gold.m (id bigint, v string) USING iceberg")
+	var want []string
+	for i := 0; i < 8; i++ {
+		mustSQL(t, s, fmt.Sprintf("INSERT INTO lakehouse.gold.m VALUES (%d, 'v%d')", i, i))
+		want = append(want, fmt.Sprintf("%d v%d", i, i))
+	}
+	rowsNow := func() []string {
+		var out []string
+		for _, r := range rowsOf(t, mustSQL(t, s, "SELECT id, v FROM lakehouse.gold.m ORDER BY id")) {
+			out = append(out, fmt.Sprint(r["id"], " ", r["v"]))
+		}
+		return out
+	}
+	res := rowsOf(t, mustSQL(t, s, "CALL lakehouse.system.rewrite_data_files(table => 'gold.m')"))
+	if len(res) != 1 || res[0]["rewritten_data_files_count"] != int64(8) || res[0]["added_data_files_count"] != int64(1) {
+		t.Fatalf("rewrite_data_files returned %v, want 8 files rewritten into 1", res)
+	}
+	if got := rowsNow(); !slices.Equal(got, want) {
+		t.Fatalf("after rewrite_data_files: %v, want %v", got, want)
+	}
+	res = rowsOf(t, mustSQL(t, s, "CALL lakehouse.system.expire_snapshots('gold.m', TIMESTAMP '2999-01-01 00:00:00', 1)"))
+	if len(res) != 1 || res[0]["expired_snapshots_count"] != int64(8) {
+		t.Fatalf("expire_snapshots returned %v, want 8 of the 9 snapshots expired", res)
+	}
+	if got := rowsNow(); !slices.Equal(got, want) {
+		t.Fatalf("after expire_snapshots: %v, want %v", got, want)
+	}
+	for q, wantErr := range map[string]string{
+		"CALL lakehouse.system.compact_all('gold.m')":                                "unknown procedure",
+		"CALL lakehouse.system.rewrite_data_files(tabel => 'gold.m')":                `no argument "tabel"`,
+		"CALL lakehouse.system.expire_snapshots(table => 'gold.m', older_than => 5)": "must be a timestamp",
+		"CALL lakehouse.system.rewrite_data_files()":                                 "needs the table",
+	} {
+		if _, err := s.SQL(q); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%s: err = %v, want %q", q, err, wantErr)
+		}
+	}
 }

@@ -16,8 +16,8 @@ const DefaultCompactRows = 1 << 20
 type CompactResult struct {
 	// FilesRemoved and FilesAdded count the data files replaced and written.
 	FilesRemoved, FilesAdded int
-	// Rows is the number of rows rewritten.
-	Rows int64
+	// Rows and Bytes are the rows and file bytes rewritten.
+	Rows, Bytes int64
 }
 
 // Compact rewrites the table's small data files (fewer than targetRows
@@ -83,6 +83,9 @@ func (t *Table) Compact(ctx context.Context, targetRows int64) (CompactResult, e
 		}
 		res.FilesRemoved += len(bin)
 		res.Rows += binRows
+		for _, f := range bin {
+			res.Bytes += f.SizeBytes
+		}
 		bin, binRows = nil, 0
 		return nil
 	}

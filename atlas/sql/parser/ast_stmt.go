@@ -427,7 +427,27 @@ func (*Describe) stmtNode()        {}
 func (*Insert) stmtNode()          {}
 func (*Delete) stmtNode()          {}
 func (*Update) stmtNode()          {}
+func (*CallProcedure) stmtNode()   {}
 
 func (*TableRef) relationNode()    {}
 func (*SubqueryRef) relationNode() {}
 func (*Join) relationNode()        {}
+
+// CallProcedure is CALL catalog.system.procedure(args), Iceberg's stored
+// procedures in Spark SQL (rewrite_data_files, expire_snapshots). An
+// argument is named (name => value) or positional.
+type CallProcedure struct {
+	Procedure *Name
+	Args      []ProcedureArg
+	At        Position
+}
+
+// ProcedureArg is one argument of CALL; Name is "" for a positional one.
+type ProcedureArg struct {
+	Name  string
+	Value Expr
+	At    Position
+}
+
+// Pos returns where the statement starts.
+func (s *CallProcedure) Pos() Position { return s.At }

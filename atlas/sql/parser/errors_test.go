@@ -15,6 +15,13 @@ func TestSyntaxErrors(t *testing.T) {
 		hint      string // substring of the hint ("" = no hint expected)
 	}{
 		{
+			name: "call positional after named",
+			sql:  "CALL system.rewrite_data_files(table => 't', 5)",
+			line: 1, col: 46,
+			msg:  "a positional argument follows a named one",
+			hint: "name => value",
+		},
+		{
 			name: "merge missing THEN after a condition",
 			sql:  "MERGE INTO t USING s\nON t.id = s.id\nWHEN MATCHED AND s.x > 1 UPDATE SET *",
 			line: 3, col: 26,

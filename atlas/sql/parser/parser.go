@@ -354,6 +354,8 @@ func (p *parser) statement() Statement {
 		return p.show()
 	case t.is("DESCRIBE"), t.is("DESC"):
 		return p.describe()
+	case t.is("CALL"):
+		return p.callProcedure()
 	}
 	hint := "supported statements: " + supportedStatements
 	if t.is("WITH") {

@@ -392,3 +392,20 @@ func (s *Update) String() string {
 	}
 	return w.String()
 }
+
+// String renders the statement as SQL.
+func (s *CallProcedure) String() string {
+	var w sqlWriter
+	w.s("CALL ", s.Procedure.String(), "(")
+	for i, a := range s.Args {
+		if i > 0 {
+			w.s(", ")
+		}
+		if a.Name != "" {
+			w.s(quoteIdent(a.Name), " => ")
+		}
+		w.s(a.Value.SQL())
+	}
+	w.s(")")
+	return w.String()
+}

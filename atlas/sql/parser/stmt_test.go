@@ -249,6 +249,28 @@ LIMIT 10`,
 		},
 	},
 	{
+		name: "call with named arguments",
+		sql:  "CALL lakehouse.system.expire_snapshots(table => 'gold.event_windows', older_than => TIMESTAMP '2026-11-30 10:00:00', retain_last => 1)",
+		want: &CallProcedure{Procedure: name("lakehouse", "system", "expire_snapshots"), Args: []ProcedureArg{
+			{Name: "table", Value: slit("gold.event_windows")},
+			{Name: "older_than", Value: &Literal{Kind: TimestampLiteral, Value: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}},
+			{Name: "retain_last", Value: ilit(1)},
+		}},
+	},
+	{
+		name: "call positional then named",
+		sql:  "call system.rewrite_data_files('silver.orders', target_rows => 1000)",
+		want: &CallProcedure{Procedure: name("system", "rewrite_data_files"), Args: []ProcedureArg{
+			{Value: slit("silver.orders")},
+			{Name: "target_rows", Value: ilit(1000)},
+		}},
+	},
+	{
+		name: "call without arguments",
+		sql:  "CALL system.nothing()",
+		want: &CallProcedure{Procedure: name("system", "nothing")},
+	},
+	{
 		name: "show tables",
 		sql:  "SHOW TABLES",
 		want: &ShowTables{},
