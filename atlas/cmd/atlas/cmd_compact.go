@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
@@ -23,33 +22,17 @@ func runCompact(ctx context.Context, args []string) error {
 	var sf stackFlags
 	sf.addHome(fs)
 	target := fs.Int64("target-rows", lakehouse.DefaultCompactRows, "rows per written file; files with fewer rows are compacted")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitCode(2)
-	}
-	s := atlas.Builder().AppName("atlas compact").Config(atlas.ConfHome, sf.home).GetOrCreate()
-	defer s.Stop()
-	lh, err := s.Lakehouse(ctx)
-	if err != nil {
-		return err
-	}
-	tbl, err := lh.LoadTable(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	res, err := tbl.Compact(ctx, *target)
-	if err != nil {
-		return err
-	}
-	if res.FilesRemoved == 0 {
-		fmt.Printf("%s: nothing to compact (fewer than two files under %d rows)\n", tbl.Name(), *target)
+	return withTable(ctx, fs, &sf, args, func(tbl *lakehouse.Table) error {
+		start := time.Now()
+		res, err := tbl.Compact(ctx, *target)
+		if err != nil {
+			return err
+		}
+		if res.FilesRemoved == 0 {
+			fmt.Printf("%s: nothing to compact (fewer than two files under %d rows)\n", tbl.Name(), *target)
+			return nil
+		}
+		fmt.Printf("%s: %d files (%d rows) rewritten as %d in %s\n", tbl.Name(), res.FilesRemoved, res.Rows, res.FilesAdded, time.Since(start).Round(time.Millisecond))
 		return nil
-	}
-	fmt.Printf("%s: %d files (%d rows) rewritten as %d in %s\n", tbl.Name(), res.FilesRemoved, res.Rows, res.FilesAdded, time.Since(start).Round(time.Millisecond))
-	return nil
+	})
 }

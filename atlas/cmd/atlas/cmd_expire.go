@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
 func init() {
@@ -23,28 +23,12 @@ func runExpire(ctx context.Context, args []string) error {
 	sf.addHome(fs)
 	olderThan := fs.Duration("older-than", 5*24*time.Hour, "expire snapshots older than this (Iceberg's default: 5 days)")
 	retainLast := fs.Int("retain-last", 1, "keep at least this many newest snapshots")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitCode(2)
-	}
-	s := atlas.Builder().AppName("atlas expire").Config(atlas.ConfHome, sf.home).GetOrCreate()
-	defer s.Stop()
-	lh, err := s.Lakehouse(ctx)
-	if err != nil {
-		return err
-	}
-	tbl, err := lh.LoadTable(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	n, err := tbl.ExpireSnapshots(ctx, *olderThan, *retainLast)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%s: %d snapshots expired, %d kept\n", tbl.Name(), n, len(tbl.Snapshots()))
-	return nil
+	return withTable(ctx, fs, &sf, args, func(tbl *lakehouse.Table) error {
+		n, err := tbl.ExpireSnapshots(ctx, *olderThan, *retainLast)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%s: %d snapshots expired, %d kept\n", tbl.Name(), n, len(tbl.Snapshots()))
+		return nil
+	})
 }
