@@ -200,26 +200,7 @@ func readCDCTable(t *testing.T, s *atlas.Session) map[string]string {
 
 func diffCDC(t *testing.T, got, want map[string]string) {
 	t.Helper()
-	bad := 0
-	for k, w := range want {
-		if got[k] != w {
-			bad++
-			if bad <= 10 {
-				t.Errorf("key %s: table %q, reference %q", k, got[k], w)
-			}
-		}
-	}
-	for k, g := range got {
-		if _, ok := want[k]; !ok {
-			bad++
-			if bad <= 10 {
-				t.Errorf("key %s: table %q, reference has no such key", k, g)
-			}
-		}
-	}
-	if bad > 0 {
-		t.Fatalf("%d keys differ (table %d keys, reference %d)", bad, len(got), len(want))
-	}
+	diffMaps(t, "key", got, want, func(k string) string { return k })
 }
 
 func cdcConfig(seed int64) produce.CDCConfig {

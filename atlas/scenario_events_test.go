@@ -201,28 +201,39 @@ func readLateRows(t *testing.T, s *atlas.Session) map[string]int {
 	return out
 }
 
-// diffLate compares the late-rows table with the reference multiset.
+// diffLate compares the late-rows table with the reference multiset,
+// which must not be empty.
 func diffLate(t *testing.T, got, want map[string]int) {
 	t.Helper()
-	bad := 0
-	for k, n := range want {
-		if got[k] != n {
-			bad++
-			if bad <= 10 {
-				t.Errorf("late row %s: table has %d, reference %d", k, got[k], n)
-			}
+	if len(want) == 0 {
+		t.Fatal("the reference holds no late rows: the test needs some")
+	}
+	diffMaps(t, "late row", got, want, func(k string) string { return k })
+}
+
+// diffMaps fails t when a table read back (got) differs from its reference
+// (want): it names up to 10 differing keys, in label order, then how many.
+func diffMaps[K, V comparable](t *testing.T, what string, got, want map[K]V, label func(K) string) {
+	t.Helper()
+	var bad []string
+	for k, w := range want {
+		if g, ok := got[k]; !ok {
+			bad = append(bad, fmt.Sprintf("%s %s: table has none, reference %v", what, label(k), w))
+		} else if g != w {
+			bad = append(bad, fmt.Sprintf("%s %s: table %v, reference %v", what, label(k), g, w))
 		}
 	}
-	for k, n := range got {
+	for k, g := range got {
 		if _, ok := want[k]; !ok {
-			bad++
-			if bad <= 10 {
-				t.Errorf("late row %s: table has %d, reference none", k, n)
-			}
+			bad = append(bad, fmt.Sprintf("%s %s: table %v, reference has none", what, label(k), g))
 		}
 	}
-	if bad > 0 || len(want) == 0 {
-		t.Fatalf("%d late rows differ (reference holds %d distinct)", bad, len(want))
+	sort.Strings(bad)
+	for _, b := range bad[:min(10, len(bad))] {
+		t.Error(b)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("%d %ss differ (table %d, reference %d)", len(bad), what, len(got), len(want))
 	}
 }
 
@@ -249,33 +260,7 @@ func readWindows(t *testing.T, s *atlas.Session) map[windowKey]int64 {
 
 func diffWindows(t *testing.T, got, want map[windowKey]int64) {
 	t.Helper()
-	var keys []windowKey
-	for k := range want {
-		keys = append(keys, k)
-	}
-	for k := range got {
-		if _, ok := want[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if !keys[i].start.Equal(keys[j].start) {
-			return keys[i].start.Before(keys[j].start)
-		}
-		return keys[i].event < keys[j].event
-	})
-	bad := 0
-	for _, k := range keys {
-		if got[k] != want[k] {
-			bad++
-			if bad < 10 {
-				t.Errorf("window %s %s: table has %d, reference %d", k.event, k.start.Format(time.RFC3339), got[k], want[k])
-			}
-		}
-	}
-	if bad > 0 {
-		t.Fatalf("%d of %d windows differ", bad, len(keys))
-	}
+	diffMaps(t, "window", got, want, func(k windowKey) string { return k.start.Format(time.RFC3339) + " " + k.event })
 }
 
 func runEvents(t *testing.T, e *env, maxPerTrigger int, name string) *atlas.StreamingQuery {
