@@ -34,10 +34,8 @@ func (v *progressView) update(sq *StreamingQuery, _ *progress.StreamingQueryProg
 		for _, w := range sq.RecentWrites() {
 			if w.BatchID > v.printed {
 				fmt.Println("  " + w.String())
+				v.printed = w.BatchID
 			}
-		}
-		if ws := sq.RecentWrites(); len(ws) > 0 {
-			v.printed = ws[len(ws)-1].BatchID
 		}
 	}
 }

@@ -301,27 +301,20 @@ func (c *MergeClause) String() string {
 }
 
 // String renders the statement as SQL.
-func (s *ShowTables) String() string {
-	var w sqlWriter
-	w.s("SHOW TABLES")
-	if s.Namespace != nil {
-		w.s(" IN ", s.Namespace.String())
-	}
-	if s.Pattern != "" {
-		w.s(" LIKE ", quoteString(s.Pattern))
-	}
-	return w.String()
-}
+func (s *ShowTables) String() string { return showString("TABLES", s.Namespace, s.Pattern) }
 
 // String renders the statement as SQL.
-func (s *ShowNamespaces) String() string {
+func (s *ShowNamespaces) String() string { return showString("NAMESPACES", s.Parent, s.Pattern) }
+
+// showString renders SHOW what [IN in] [LIKE 'pattern'].
+func showString(what string, in *Name, pattern string) string {
 	var w sqlWriter
-	w.s("SHOW NAMESPACES")
-	if s.Parent != nil {
-		w.s(" IN ", s.Parent.String())
+	w.s("SHOW ", what)
+	if in != nil {
+		w.s(" IN ", in.String())
 	}
-	if s.Pattern != "" {
-		w.s(" LIKE ", quoteString(s.Pattern))
+	if pattern != "" {
+		w.s(" LIKE ", quoteString(pattern))
 	}
 	return w.String()
 }
