@@ -11,7 +11,7 @@ BIN     := $(CURDIR)/bin
 ATLAS   := $(BIN)/atlas
 GOFLAGS_TEST ?=
 
-.PHONY: all build demo test vet unit up down status reset bench bench-windows kernel kernel-test notebook-test lab clean
+.PHONY: all build demo test vet unit up down status reset bench bench-windows kernel kernel-test notebook-test lab clean proto
 
 all: build
 
@@ -98,6 +98,18 @@ notebook-test: test-kernel
 	  $(GO) test -count=1 -timeout 20m -run '^TestNotebooks$$' -v ./atlas
 
 .PHONY: notebooks test-kernel
+
+# The Spark Connect Go code, regenerated from atlas/connect/proto with Debian's
+# protoc (apt-get install protobuf-compiler) and the plugins go.mod pins as
+# tools. The generated code is committed: building never needs protoc.
+PROTO_DIR := atlas/connect/proto
+proto:
+	$(GO) build -o $(BIN)/protoc-gen-go google.golang.org/protobuf/cmd/protoc-gen-go
+	$(GO) build -o $(BIN)/protoc-gen-go-grpc google.golang.org/grpc/cmd/protoc-gen-go-grpc
+	protoc -I $(PROTO_DIR) \
+	  --plugin=protoc-gen-go=$(BIN)/protoc-gen-go --go_out=. --go_opt=module=github.com/atlas-lakehouse/atlas \
+	  --plugin=protoc-gen-go-grpc=$(BIN)/protoc-gen-go-grpc --go-grpc_out=. --go-grpc_opt=module=github.com/atlas-lakehouse/atlas \
+	  $(PROTO_DIR)/spark/connect/*.proto
 
 clean:
 	rm -rf $(BIN) build
