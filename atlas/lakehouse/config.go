@@ -141,9 +141,10 @@ func (c Config) properties() iceberg.Properties {
 	return p
 }
 
-// String describes the catalog for status lines.
+// String describes the catalog for status lines, secrets masked.
 func (c Config) String() string {
-	return fmt.Sprintf("%s (%s catalog at %s, warehouse %s)", c.Name, c.Type, c.URI, c.Warehouse)
+	r := c.Redacted()
+	return fmt.Sprintf("%s (%s catalog at %s, warehouse %s)", r.Name, r.Type, r.URI, r.Warehouse)
 }
 
 // localDirs returns the local directories the config needs to exist.
@@ -168,16 +169,17 @@ func Open(ctx context.Context, c Config) (*Lakehouse, error) {
 	c = c.withDefaults(Home())
 	for _, d := range c.localDirs() {
 		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, fmt.Errorf("lakehouse: create %s: %w", d, err)
+			return nil, c.RedactError(fmt.Errorf("lakehouse: create %s: %w", d, err))
 		}
 	}
 	cat, err := catalog.Load(ctx, c.Name, c.properties())
 	if err != nil {
+		// The driver's message may quote the DSN: mask its secrets.
 		if strings.Contains(err.Error(), "not registered") {
 			// Only the embedded SQL catalog is linked by default.
-			return nil, fmt.Errorf("lakehouse: open catalog %s: %w (link the other catalogs and object stores: import _ \"github.com/atlas-lakehouse/atlas/atlas/drivers\"; the atlas CLI does)", c, err)
+			return nil, c.RedactError(fmt.Errorf("lakehouse: open catalog %s: %w (link the other catalogs and object stores: import _ \"github.com/atlas-lakehouse/atlas/atlas/drivers\"; the atlas CLI does)", c, err))
 		}
-		return nil, fmt.Errorf("lakehouse: open catalog %s: %w", c, err)
+		return nil, c.RedactError(fmt.Errorf("lakehouse: open catalog %s: %w", c, err))
 	}
 	return &Lakehouse{cfg: c, cat: cat}, nil
 }

@@ -83,14 +83,19 @@ func (t *Table) ReadFiles(ctx context.Context, files []DataFile) ([]arrow.Record
 		}
 		tasks[i] = f.task
 	}
-	scan := t.cur.Load().Scan(table.WithSnapshotID(files[0].SnapshotID))
+	cur := t.cur.Load()
+	scan := cur.Scan(table.WithSnapshotID(files[0].SnapshotID))
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
 	_, recs, err := scan.ReadTasks(ctx, tasks)
 	if err != nil {
-		return nil, fmt.Errorf("lakehouse: read files of %s: %w", t.name, err)
+		return nil, fmt.Errorf("lakehouse: read files of %s: %w", t.name, explainReadError(ctx, cur, paths, err))
 	}
 	out, err := collect(recs)
 	if err != nil {
-		return nil, fmt.Errorf("lakehouse: read files of %s: %w", t.name, err)
+		return nil, fmt.Errorf("lakehouse: read files of %s: %w", t.name, explainReadError(ctx, cur, paths, err))
 	}
 	return out, nil
 }

@@ -25,8 +25,8 @@ type ScanOptions struct {
 	Limit int64
 }
 
-// icebergScan builds the iceberg-go scan for opts on the cached table.
-func (t *Table) icebergScan(opts ScanOptions) *table.Scan {
+// icebergScan builds the iceberg-go scan for opts on the table state cur.
+func icebergScan(cur *table.Table, opts ScanOptions) *table.Scan {
 	so := []table.ScanOption{}
 	if opts.Filter != nil {
 		so = append(so, table.WithRowFilter(opts.Filter))
@@ -40,21 +40,23 @@ func (t *Table) icebergScan(opts ScanOptions) *table.Scan {
 	if opts.Limit > 0 {
 		so = append(so, table.WithLimit(opts.Limit))
 	}
-	return t.cur.Load().Scan(so...)
+	return cur.Scan(so...)
 }
 
 // Records streams the rows opts select from the cached table state (call
 // Refresh first to see other writers' commits). It returns the Arrow schema
 // of the result, known even when no row matches, and a single-use iterator
 // of record batches, each owned by the caller. A table that was never
-// written yields no batch.
+// written yields no batch. A read error names the damaged data file
+// behind it.
 func (t *Table) Records(ctx context.Context, opts ScanOptions) (*arrow.Schema, iter.Seq2[arrow.RecordBatch, error], error) {
-	scan := t.icebergScan(opts)
+	cur := t.cur.Load()
+	scan := icebergScan(cur, opts)
 	sc, recs, err := scan.ToArrowRecords(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("lakehouse: scan %s: %w", t.name, err)
+		return nil, nil, fmt.Errorf("lakehouse: scan %s: %w", t.name, explainReadError(ctx, cur, scanPaths(ctx, scan), err))
 	}
-	return sc, recs, nil
+	return sc, t.explainRecords(ctx, cur, scan, recs), nil
 }
 
 // Scan reads the rows opts select (see Records) into memory. The caller
@@ -66,7 +68,7 @@ func (t *Table) Scan(ctx context.Context, opts ScanOptions) (*arrow.Schema, []ar
 	}
 	out, err := collect(recs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("lakehouse: scan %s: %w", t.name, err)
+		return nil, nil, err // already says "lakehouse: scan <table>"
 	}
 	return sc, out, nil
 }

@@ -140,7 +140,7 @@ func (l *Lakehouse) LoadTable(ctx context.Context, name string) (*Table, error) 
 func (l *Lakehouse) loadIdent(ctx context.Context, full string, ident table.Identifier) (*Table, error) {
 	t, err := l.cat.LoadTable(ctx, ident)
 	if err != nil {
-		return nil, fmt.Errorf("lakehouse: load table %s: %w", full, err)
+		return nil, fmt.Errorf("lakehouse: load table %s: %w", full, l.explainLoadError(ctx, ident, err))
 	}
 	return l.newTable(full, ident, t), nil
 }
@@ -259,7 +259,7 @@ func (t *Table) Refresh(ctx context.Context) error {
 func (t *Table) refreshLocked(ctx context.Context) (*table.Table, error) {
 	fresh, err := t.lh.cat.LoadTable(ctx, t.ident)
 	if err != nil {
-		return nil, fmt.Errorf("lakehouse: refresh table %s: %w", t.name, err)
+		return nil, fmt.Errorf("lakehouse: refresh table %s: %w", t.name, t.lh.explainLoadError(ctx, t.ident, err))
 	}
 	t.cur.Store(fresh)
 	return fresh, nil

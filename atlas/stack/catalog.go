@@ -15,29 +15,54 @@ import (
 
 // initCatalog opens the catalog of cfg, creating the embedded sqlite
 // catalog and warehouse when missing, and creates the medallion
-// namespaces (lakehouse.DefaultNamespaces).
+// namespaces (lakehouse.DefaultNamespaces). An embedded catalog file with
+// damaged pages is an error (lakehouse.ErrCatalogDamaged), not an empty
+// catalog. Its errors carry none of the catalog's secrets.
 func initCatalog(ctx context.Context, cfg lakehouse.Config) error {
+	if err := cfg.CheckIntegrity(ctx); err != nil {
+		return fmt.Errorf("stack: initialise catalog: %w", err)
+	}
 	lh, err := lakehouse.Open(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("stack: initialise catalog: %w", err)
 	}
 	defer lh.Close()
 	if err := lh.EnsureNamespaces(ctx, lakehouse.DefaultNamespaces...); err != nil {
-		return fmt.Errorf("stack: initialise catalog %s: %w", cfg.Name, err)
+		return cfg.RedactError(fmt.Errorf("stack: initialise catalog %s: %w", cfg.Name, err))
 	}
 	return nil
 }
 
 // catalogStatus describes the catalog of cfg without creating anything: an
 // embedded sqlite catalog whose file does not exist is reported as not
-// initialised.
+// initialised, one with damaged pages as Damaged. URIs and messages have
+// the catalog's secrets masked.
 func catalogStatus(ctx context.Context, cfg lakehouse.Config) CatalogInfo {
-	ci := CatalogInfo{Name: cfg.Name, Type: cfg.Type, URI: cfg.URI, Warehouse: cfg.Warehouse}
+	ci := catalogStatusSecret(ctx, cfg)
+	red := cfg.Redacted()
+	ci.URI, ci.Warehouse = red.URI, red.Warehouse
+	ci.Error = cfg.Redact(ci.Error)
+	for i := range ci.Namespaces {
+		for j := range ci.Namespaces[i].Tables {
+			ci.Namespaces[i].Tables[j].Error = cfg.Redact(ci.Namespaces[i].Tables[j].Error)
+		}
+	}
+	return ci
+}
+
+// catalogStatusSecret is catalogStatus before its secrets are masked.
+func catalogStatusSecret(ctx context.Context, cfg lakehouse.Config) CatalogInfo {
+	ci := CatalogInfo{Name: cfg.Name, Type: cfg.Type}
 	if file := sqliteFile(cfg); file != "" {
 		if _, err := os.Stat(file); errors.Is(err, os.ErrNotExist) {
 			ci.Error = "not initialised (run `atlas up`)"
 			return ci
 		}
+	}
+	if err := cfg.CheckIntegrity(ctx); err != nil {
+		ci.Error = err.Error()
+		ci.Damaged = errors.Is(err, lakehouse.ErrCatalogDamaged)
+		return ci
 	}
 	lh, err := lakehouse.Open(ctx, cfg)
 	if err != nil {
@@ -59,12 +84,13 @@ func catalogStatus(ctx context.Context, cfg lakehouse.Config) CatalogInfo {
 				break
 			}
 			ti := TableInfo{Name: catalog.TableNameFromIdent(ident)}
-			if t, err := cat.LoadTable(ctx, ident); err != nil {
+			// Through lh, so that a broken metadata file is named.
+			if tbl, err := lh.LoadTable(ctx, cfg.Name+"."+ni.Name+"."+ti.Name); err != nil {
 				ti.Error = err.Error()
 			} else {
-				ti.Snapshots = len(t.Metadata().Snapshots())
-				if s := t.CurrentSnapshot(); s != nil {
-					ti.CurrentSnapshotID = s.SnapshotID
+				ti.Snapshots = len(tbl.Snapshots())
+				if s, ok := tbl.CurrentSnapshot(); ok {
+					ti.CurrentSnapshotID = s.ID
 				}
 			}
 			ni.Tables = append(ni.Tables, ti)

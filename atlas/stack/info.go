@@ -67,7 +67,8 @@ type CatalogInfo struct {
 	Name string `json:"name"`
 	// Type is the iceberg-go catalog type ("sql", "rest", ...).
 	Type string `json:"type"`
-	// URI is the catalog URI.
+	// URI is the catalog URI, its secrets (passwords, keys, tokens)
+	// masked.
 	URI string `json:"uri"`
 	// Warehouse is where table data goes.
 	Warehouse string `json:"warehouse"`
@@ -75,6 +76,9 @@ type CatalogInfo struct {
 	Namespaces []NamespaceInfo `json:"namespaces,omitempty"`
 	// Error says why the catalog could not be read, if it could not.
 	Error string `json:"error,omitempty"`
+	// Damaged is true when the embedded sqlite catalog file failed its
+	// integrity check (Error says which file and what to do).
+	Damaged bool `json:"damaged,omitempty"`
 }
 
 // NamespaceInfo describes one catalog namespace.

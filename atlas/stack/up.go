@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
 // Up starts the stack of opts.Home unless it already runs: the broker
@@ -211,12 +213,15 @@ func checkAddrFree(addr string) error {
 }
 
 // daemonEnv is the daemon's environment: the caller's, without GoNB's
-// pipe variables (the daemon must not talk to the notebook), plus the
-// marker that makes this package's init run the daemon.
+// pipe variables (the daemon must not talk to the notebook) and without
+// the catalog's URI and properties (the broker never opens the catalog, so
+// it holds none of its credentials), plus the marker that makes this
+// package's init run the daemon.
 func daemonEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GONB_") || strings.HasPrefix(kv, envDaemon+"=") {
+		if strings.HasPrefix(kv, "GONB_") || strings.HasPrefix(kv, envDaemon+"=") ||
+			strings.HasPrefix(kv, lakehouse.EnvCatalogURI+"=") || strings.HasPrefix(kv, lakehouse.EnvCatalogProps+"=") {
 			continue
 		}
 		env = append(env, kv)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +16,7 @@ import (
 func init() {
 	register(command{
 		Name:    "status",
-		Summary: "show the broker (pid, address, topics, offsets) and the catalog (namespaces, tables); exit 1 when the broker is down",
+		Summary: "show the broker (pid, address, topics, offsets) and the catalog (namespaces, tables); exit 1 when the broker is down or the catalog file is damaged",
 		Run:     runStatus,
 	})
 }
@@ -40,6 +41,9 @@ func runStatus(ctx context.Context, args []string) error {
 		}
 	} else {
 		printInfo(os.Stdout, info)
+	}
+	if info.Catalog.Damaged {
+		return errors.New(info.Catalog.Error)
 	}
 	if !info.Reachable {
 		return exitCode(1)

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
 // command is one atlas subcommand.
@@ -92,7 +94,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return finish(c.Name, c.Run(ctx, rest), stderr)
 }
 
-// finish turns a command's error into an exit status, printing it.
+// finish turns a command's error into an exit status, printing it with
+// the configured catalog's secrets masked (a driver's message may quote
+// the DSN; lakehouse.Config.Redact).
 func finish(name string, err error, stderr io.Writer) int {
 	var code exitCode
 	switch {
@@ -101,7 +105,7 @@ func finish(name string, err error, stderr io.Writer) int {
 	case errors.As(err, &code):
 		return int(code)
 	}
-	fmt.Fprintf(stderr, "atlas %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "atlas %s: %s\n", name, lakehouse.ConfigFromEnv("").Redact(err.Error()))
 	return 1
 }
 
