@@ -33,6 +33,9 @@ func (c *Cast) Bind(s *arrow.Schema) (Bound, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c, err)
 	}
+	if err := checkCastable(x.Type(), t); err != nil {
+		return nil, fmt.Errorf("%s: %w", c, err)
+	}
 	return castTo(x, t), nil
 }
 
@@ -41,7 +44,7 @@ func castTo(b Bound, t arrow.DataType) Bound {
 	if arrow.TypeEqual(b.Type(), t) {
 		return b
 	}
-	if lb, ok := b.(*litBound); ok {
+	if lb, ok := b.(*litBound); ok && !isTimeNumber(b.Type(), t) {
 		if lb.lit.Value == nil {
 			return &scalarBound{s: scalar.MakeNullScalar(t)}
 		}
@@ -72,7 +75,9 @@ func (b *castBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 
 // CastArray converts an array to type t. Binary to string reinterprets the
 // bytes (CAST(value AS STRING) on Kafka values); null arrays become typed
-// nulls; everything else goes through arrow compute's safe cast, falling
+// nulls; numbers and timestamps convert as seconds since the epoch, as in
+// Spark (castTimeNumber); a boolean and a timestamp do not convert at all;
+// everything else goes through arrow compute's safe cast, falling
 // back to a per-value conversion that yields null where a value does not
 // convert.
 func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
@@ -86,6 +91,14 @@ func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
 		d := array.NewData(t, in.Len(), in.Data().Buffers(), nil, in.NullN(), in.Data().Offset())
 		defer d.Release()
 		return array.MakeFromData(d), nil
+	}
+	if err := checkCastable(in.DataType(), t); err != nil {
+		return nil, err
+	}
+	if isTimeNumber(in.DataType(), t) {
+		if out, ok, err := castTimeNumber(c, in, t); ok || err != nil {
+			return out, err
+		}
 	}
 	out, err := compute.CastArray(c.Context, in, compute.SafeCastOptions(t))
 	if err == nil {
