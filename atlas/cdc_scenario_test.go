@@ -293,8 +293,9 @@ func TestCDCMergeRestartExactlyOnce(t *testing.T) {
 }
 
 // TestCDCMergeWithoutReductionHitsCardinality runs the merge on raw
-// micro-batches: the first batch that changes an existing key twice stops
-// the query with Spark's cardinality error, naming the key and the fix.
+// micro-batches: the first batch, which inserts a new key twice (Spark
+// would silently insert both), stops the query with the duplicate-insert
+// guard, naming the key and the fix; the table stays empty.
 func TestCDCMergeWithoutReductionHitsCardinality(t *testing.T) {
 	e := newEnv(t)
 	e.produceCDC(cdcConfig(2))
@@ -302,8 +303,11 @@ func TestCDCMergeWithoutReductionHitsCardinality(t *testing.T) {
 	var run cdcRun
 	q := e.startCDC("raw", 300, false, &run)
 	err := q.AwaitTermination()
-	if err == nil || !strings.Contains(err.Error(), "MERGE_CARDINALITY_VIOLATION") || !strings.Contains(err.Error(), "invoice=") || !strings.Contains(err.Error(), "LatestPerKey") {
-		t.Fatalf("want the query to fail with a cardinality violation naming the key, got %v", err)
+	if err == nil || !strings.Contains(err.Error(), "batch 0:") || !strings.Contains(err.Error(), "MERGE_DUPLICATE_INSERT") || !strings.Contains(err.Error(), "invoice=") || !strings.Contains(err.Error(), "LatestPerKey") {
+		t.Fatalf("want the first batch to fail with a duplicate insert naming the key, got %v", err)
+	}
+	if rows := readCDCTable(t, e.session); len(rows) != 0 {
+		t.Fatalf("the refused batch left %d rows in the table", len(rows))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -180,7 +181,8 @@ func computeMerge(ctx context.Context, tbl *lakehouse.Table, mp *sql.MergePlan, 
 		return nil, err
 	}
 	c := expr.NewCtx(ctx)
-	if err := mergeInserts(c, mp, src, o); err != nil {
+	allowDup := mp.Spec.AllowDuplicateInserts || strings.EqualFold(tbl.Properties()[PropMergeAllowDuplicateInserts], "true")
+	if err := mergeInserts(c, mp, src, o, allowDup); err != nil {
 		releaseAll(o.inserts)
 		releaseAll(o.packed)
 		rw.Abort()

@@ -18,15 +18,18 @@ import (
 // mergeSource is the source of a merge, concatenated into one record, with
 // its key columns cast to the target key types and indexed by key.
 type mergeSource struct {
-	rec     arrow.RecordBatch
-	keys    []arrow.Array // cast to the target key types
-	rows    map[string]int32
-	dups    map[string]int // keys held by several source rows: how many
-	matched []atomic.Bool  // set by the workers of rewriteAll
+	rec  arrow.RecordBatch
+	keys []arrow.Array // cast to the target key types
+	rows map[string]int32
+	dups map[string]int // keys held by several source rows: how many
+	// first[i] is the first source row with row i's key (the row that
+	// stands for the key in rows), -1 when a key value is null.
+	first   []int32
+	matched []atomic.Bool // set by the workers of rewriteAll
 }
 
 func newMergeSource(c *expr.Ctx, mp *sql.MergePlan, rec arrow.RecordBatch) (*mergeSource, error) {
-	ms := &mergeSource{rec: rec, rows: make(map[string]int32, rec.NumRows()), dups: map[string]int{}, matched: make([]atomic.Bool, rec.NumRows())}
+	ms := &mergeSource{rec: rec, rows: make(map[string]int32, rec.NumRows()), dups: map[string]int{}, matched: make([]atomic.Bool, rec.NumRows()), first: make([]int32, rec.NumRows())}
 	for _, k := range mp.Keys {
 		col := rec.Column(k.Source)
 		want := mp.Target.Field(k.Target).Type
@@ -43,16 +46,19 @@ func newMergeSource(c *expr.Ctx, mp *sql.MergePlan, rec arrow.RecordBatch) (*mer
 	for i := 0; i < int(rec.NumRows()); i++ {
 		var ok bool
 		if buf, ok = appendKey(buf[:0], ms.keys, i); !ok {
+			ms.first[i] = -1
 			continue
 		}
-		if _, seen := ms.rows[string(buf)]; seen {
+		if j, seen := ms.rows[string(buf)]; seen {
 			if ms.dups[string(buf)] == 0 {
 				ms.dups[string(buf)] = 1
 			}
 			ms.dups[string(buf)]++
+			ms.first[i] = j
 			continue
 		}
 		ms.rows[string(buf)] = int32(i)
+		ms.first[i] = int32(i)
 	}
 	return ms, nil
 }
@@ -225,15 +231,17 @@ func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Recor
 	return withSchema(mp.Target, out), true, nil
 }
 
-// mergeInserts applies the NOT MATCHED clauses to the source rows that
-// matched no target row.
-func mergeInserts(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, o *mergeOutcome) error {
+// mergeInserts applies the NOT MATCHED clauses to the source rows whose
+// key matched no target row (a key's match is recorded on its first
+// source row). Unless allowDuplicates, two rows inserting one key are an
+// error (duplicateInsertError) rather than two target rows with one key.
+func mergeInserts(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, o *mergeOutcome, allowDuplicates bool) error {
 	if len(mp.NotMatched) == 0 {
 		return nil
 	}
 	var rows []int32
 	for j := range src.matched {
-		if !src.matched[j].Load() {
+		if f := src.first[j]; f < 0 || !src.matched[f].Load() {
 			rows = append(rows, int32(j))
 		}
 	}
@@ -248,6 +256,11 @@ func mergeInserts(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, o *mergeOutc
 	choice, err := chooseClauses(c, mp.NotMatched, joined)
 	if err != nil {
 		return err
+	}
+	if !allowDuplicates {
+		if err := checkDuplicateInserts(mp, src, rows, choice); err != nil {
+			return err
+		}
 	}
 	byAction := make([][]int32, len(mp.NotMatched))
 	for r, a := range choice {
@@ -413,6 +426,54 @@ func cardinalityError(mp *sql.MergePlan, key string, n int) error {
 	return fmt.Errorf("[MERGE_CARDINALITY_VIOLATION] the ON condition of MERGE INTO %s matched one target row (%s) with %d rows of the source: a target row may be updated or deleted by one source row only. "+
 		"A CDC micro-batch often holds several changes of one key; keep the latest change per key before merging, e.g. batch.LatestPerKey([]string{%s}, \"offset\") (the Kafka offset, or the change's timestamp column)",
 		mp.Spec.Target, key, n, joinComma(keys))
+}
+
+// checkDuplicateInserts fails when two of the source rows (rows, with the
+// chosen NOT MATCHED clause of each in choice, -1 for none) would insert
+// the same key. Rows with a null key are not compared: SQL equality never
+// matches them.
+func checkDuplicateInserts(mp *sql.MergePlan, src *mergeSource, rows []int32, choice []int) error {
+	inserted := map[int32]int{}
+	for r, a := range choice {
+		if f := src.first[rows[r]]; a >= 0 && f >= 0 {
+			inserted[f]++
+		}
+	}
+	var worst int32 = -1
+	for f, n := range inserted {
+		if n > 1 && (worst < 0 || f < worst) {
+			worst = f
+		}
+	}
+	if worst < 0 {
+		return nil
+	}
+	names := make([]string, len(mp.Keys))
+	for k, key := range mp.Keys {
+		names[k] = mp.Target.Field(key.Target).Name
+	}
+	return duplicateInsertError(mp, describeKey(names, src.keys, int(worst)), inserted[worst])
+}
+
+// PropMergeAllowDuplicateInserts is the table property that lets a MERGE
+// insert several source rows with one key that matched no target row
+// ('true'). Without it such a merge fails with MERGE_DUPLICATE_INSERT, an
+// Atlas guard: Spark inserts every copy, and the table then holds the key
+// twice, so every later merge on that key fails its cardinality check.
+// MergeBuilder.AllowDuplicateInserts allows it for one merge.
+const PropMergeAllowDuplicateInserts = "atlas.merge.allow-duplicate-inserts"
+
+// duplicateInsertError reports n source rows inserting one new key, with
+// the fix, in the style of cardinalityError.
+func duplicateInsertError(mp *sql.MergePlan, key string, n int) error {
+	var keys []string
+	for _, k := range mp.Keys {
+		keys = append(keys, fmt.Sprintf("%q", mp.Source.Field(k.Source).Name))
+	}
+	return fmt.Errorf("[MERGE_DUPLICATE_INSERT] MERGE INTO %s would insert %d rows with one key (%s): the source holds that key %d times and no target row matches it, so the table would hold the key twice and every later merge of it would fail. "+
+		"A CDC micro-batch often holds several changes of one key; keep the latest change per key before merging, e.g. batch.LatestPerKey([]string{%s}, \"offset\") (the Kafka offset, or the change's timestamp column). "+
+		"To insert every copy on purpose, set the table property '%s'='true' or call MergeInto(...).AllowDuplicateInserts()",
+		mp.Spec.Target, n, key, n, joinComma(keys), PropMergeAllowDuplicateInserts)
 }
 
 func joinComma(s []string) string {

@@ -33,6 +33,7 @@ type MergeBuilder struct {
 	sourceAlias string
 	on          parser.Expr
 	clauses     []*parser.MergeClause
+	allowDup    bool
 	err         error
 }
 
@@ -108,6 +109,11 @@ func (m *MergeBuilder) WhenNotMatchedBySourceDelete(condition ...string) *MergeB
 	return m.add(parser.WhenNotMatchedBySource, parser.DeleteRow, condition)
 }
 
+// AllowDuplicateInserts lets this merge insert several source rows with one
+// key that matched no target row, as Spark does; by default that fails
+// with MERGE_DUPLICATE_INSERT (see PropMergeAllowDuplicateInserts).
+func (m *MergeBuilder) AllowDuplicateInserts() *MergeBuilder { m.allowDup = true; return m }
+
 // Execute runs the merge (see Session.SQL's MERGE INTO).
 func (m *MergeBuilder) Execute(ctx context.Context) (MergeResult, error) {
 	if m.err != nil {
@@ -131,7 +137,7 @@ func (m *MergeBuilder) Execute(ctx context.Context) (MergeResult, error) {
 			open[c.Match] = true
 		}
 	}
-	spec := sql.MergeSpec{Target: m.target, TargetAlias: m.targetAlias, SourceAlias: m.sourceAlias, On: m.on, Clauses: m.clauses}
+	spec := sql.MergeSpec{Target: m.target, TargetAlias: m.targetAlias, SourceAlias: m.sourceAlias, On: m.on, Clauses: m.clauses, AllowDuplicateInserts: m.allowDup}
 	return m.s.merge(ctx, spec, m.source)
 }
 

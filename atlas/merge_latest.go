@@ -19,9 +19,10 @@ import (
 // in the rows' original order. Spark users write it as
 // row_number() over (partition by keys order by orderBy desc) = 1.
 //
-// It is the one-line fix for MERGE_CARDINALITY_VIOLATION: a CDC micro-batch
-// often holds several changes of one key, and MERGE accepts only one source
-// row per target row. Reduce the batch to the latest change per key first:
+// It is the one-line fix for MERGE_CARDINALITY_VIOLATION and
+// MERGE_DUPLICATE_INSERT: a CDC micro-batch often holds several changes of
+// one key, and MERGE accepts only one source row per target row (and, as
+// an Atlas guard, one inserted row per new key). Reduce the batch to the latest change per key first:
 //
 //	batch.LatestPerKey([]string{"invoice", "stock_code"}, "offset").CreateOrReplaceTempView("updates")
 //

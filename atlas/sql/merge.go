@@ -26,6 +26,9 @@ type MergeSpec struct {
 	Clauses []*parser.MergeClause
 	// At is where the statement starts (for errors without a better place).
 	At parser.Position
+	// AllowDuplicateInserts lets several source rows insert one key that
+	// matched no target row (see atlas.PropMergeAllowDuplicateInserts).
+	AllowDuplicateInserts bool
 }
 
 // MergeKey pairs the index of a target key column with the index of the
