@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/sink"
-	"github.com/atlas-lakehouse/atlas/atlas/sink/console"
 	"github.com/atlas-lakehouse/atlas/atlas/sink/iceberg"
 )
 
@@ -36,7 +34,9 @@ func (df *DataFrame) WriteStream() *DataStreamWriter {
 // OutputMode sets "append" (default), "update" or "complete".
 func (w *DataStreamWriter) OutputMode(mode string) *DataStreamWriter { w.mode = mode; return w }
 
-// Format picks the sink: "iceberg", "console", "memory" (or use ForeachBatch).
+// Format picks the sink: "iceberg", "console", "memory" (or use
+// ForeachBatch). Spark sinks Atlas does not have ("delta", "kafka",
+// "parquet", ...) are refused at Start, with what to use instead.
 func (w *DataStreamWriter) Format(name string) *DataStreamWriter {
 	w.format = strings.ToLower(name)
 	return w
@@ -84,8 +84,6 @@ func (w *DataStreamWriter) ForeachBatch(fn func(batch *DataFrame, batchID int64)
 	return w
 }
 
-var writerOptions = []string{"checkpointLocation", "path", "numRows", "truncate", "queryName", "lateRowsTable"}
-
 // ToTable starts the query writing to a lakehouse table (created from the
 // query's schema when missing), as toTable.
 func (w *DataStreamWriter) ToTable(name string) (*StreamingQuery, error) {
@@ -99,7 +97,8 @@ func (w *DataStreamWriter) ToTable(name string) (*StreamingQuery, error) {
 // Start starts the query and returns at once; the query runs in the
 // background until stopped (Stop, AwaitTermination with an interrupt, or
 // the end of an AvailableNow/Once trigger). Invalid queries fail here with
-// the reason and the fix.
+// the reason and the fix, before any table, checkpoint directory or lease
+// is created.
 func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	ctx := context.Background()
 	df := w.df
@@ -108,13 +107,6 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	}
 	if w.trigger.err != nil {
 		return nil, fmt.Errorf("trigger: %w", w.trigger.err)
-	}
-	for k := range w.opts {
-		if !contains(writerOptions, k) {
-			valid := append([]string(nil), writerOptions...)
-			sort.Strings(valid)
-			return nil, fmt.Errorf("writeStream: unknown option %q; valid options: %s", k, strings.Join(valid, ", "))
-		}
 	}
 	mode, err := sink.ParseOutputMode(w.mode)
 	if err != nil {
@@ -128,39 +120,31 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	if name == "" {
 		name = w.opts["queryName"]
 	}
+	if name == "" && w.foreach == nil && w.format == "iceberg" {
+		name = w.opts["path"]
+	}
+	sp, err := w.planSink(mode, shape, name, os.Stdout)
+	if err != nil {
+		return nil, err
+	}
+	// Validated: from here on, side effects.
 	schema := exec.ShapeOutputSchema(shape)
 	var snk sink.Sink
-	switch {
-	case w.foreach != nil:
+	switch sp.kind {
+	case "foreachBatch":
 		snk = &foreachBatchSink{s: df.s, fn: w.foreach}
-	case w.format == "iceberg" || w.format == "delta":
-		table := w.opts["path"]
-		if table == "" {
-			return nil, fmt.Errorf("the iceberg sink needs a table: use ToTable(\"lakehouse.gold.event_windows\")")
-		}
+	case "iceberg":
 		lh, err := df.s.Lakehouse(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if snk, err = iceberg.Open(ctx, lh, table, schema); err != nil {
+		if snk, err = iceberg.Open(ctx, lh, sp.table, schema); err != nil {
 			return nil, err
 		}
-		if name == "" {
-			name = table
-		}
-	case w.format == "console":
-		if snk, err = console.New(os.Stdout, w.opts); err != nil {
-			return nil, err
-		}
-	case w.format == "memory":
-		if name == "" {
-			return nil, fmt.Errorf("the memory sink needs a query name, used as the table name: add QueryName(\"...\")")
-		}
+	case "console":
+		snk = sp.console
+	case "memory":
 		snk = df.s.newMemoryTable(name, schema)
-	case w.format == "":
-		return nil, fmt.Errorf("no sink: call Format(\"iceberg\"|\"console\"|\"memory\"), ToTable(name) or ForeachBatch(fn)")
-	default:
-		return nil, fmt.Errorf("unknown sink format %q; valid formats: console, iceberg, memory (or ForeachBatch)", w.format)
 	}
 	if mc, ok := snk.(sink.ModeChecker); ok {
 		if err := mc.CheckMode(mode); err != nil {
@@ -168,37 +152,28 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 		}
 	}
 	var lateSink sink.Sink
-	if late := w.opts["lateRowsTable"]; late != "" {
-		ls := exec.LateRowsSchema(shape)
-		if ls == nil || mode == sink.Complete {
-			return nil, fmt.Errorf("lateRowsTable %q: late rows exist only for an aggregation with a watermark in append or update mode: add WithWatermark(\"ts\", \"10 minutes\") before GroupBy, or drop the option", late)
-		}
+	if sp.lateTable != "" {
 		lh, err := df.s.Lakehouse(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if lateSink, err = iceberg.Open(ctx, lh, late, ls); err != nil {
+		if lateSink, err = iceberg.Open(ctx, lh, sp.lateTable, exec.LateRowsSchema(shape)); err != nil {
 			return nil, fmt.Errorf("lateRowsTable: %w", err)
 		}
 	}
-	loc := w.opts["checkpointLocation"]
-	temp := false
+	loc, temp := sp.checkpoint, false
 	if loc == "" {
-		switch {
-		case name != "":
-			loc = df.s.CheckpointDir(name)
-		case w.format == "console":
-			dir, err := os.MkdirTemp("", "atlas-checkpoint-")
-			if err != nil {
-				return nil, err
-			}
-			loc, temp = dir, true
-		default:
-			return nil, fmt.Errorf("checkpointLocation must be specified: add Option(\"checkpointLocation\", dir) or QueryName(\"...\") (which checkpoints under %s)", df.s.CheckpointDir("<name>"))
+		dir, err := os.MkdirTemp("", "atlas-checkpoint-")
+		if err != nil {
+			return nil, err
 		}
+		loc, temp = dir, true
 	}
 	ck, err := checkpoint.Open(ctx, loc)
 	if err != nil {
+		if temp {
+			os.RemoveAll(loc)
+		}
 		return nil, err
 	}
 	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck}
@@ -211,6 +186,9 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	q, err := exec.Start(ctx, cfg)
 	if err != nil {
 		ck.Close()
+		if temp {
+			os.RemoveAll(loc)
+		}
 		return nil, err
 	}
 	sq.q = q

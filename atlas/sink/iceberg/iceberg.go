@@ -41,7 +41,11 @@ func (s *Sink) Table() *lakehouse.Table { return s.table }
 func (s *Sink) Description() string { return "IcebergSink[" + s.name + "]" }
 
 // CheckMode implements sink.ModeChecker: Iceberg takes append and complete.
-func (s *Sink) CheckMode(m sink.OutputMode) error {
+func (s *Sink) CheckMode(m sink.OutputMode) error { return CheckMode(m) }
+
+// CheckMode refuses the output modes the Iceberg sink does not take
+// (update), before any table exists.
+func CheckMode(m sink.OutputMode) error {
 	if m == sink.Update {
 		return fmt.Errorf("output mode update is not supported by the iceberg sink (rows would be appended again each time they change): use append with a watermark, complete, or ForeachBatch with MERGE INTO to upsert")
 	}

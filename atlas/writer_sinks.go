@@ -1,0 +1,160 @@
+package atlas
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/sink/console"
+	"github.com/atlas-lakehouse/atlas/atlas/sink/iceberg"
+)
+
+// availableSinks lists the sinks Atlas has, for messages.
+const availableSinks = `Format("iceberg") or ToTable(name), Format("console"), Format("memory"), ForeachBatch(fn)`
+
+// commonWriterOptions are the options every sink takes.
+var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsTable"}
+
+// sinkOptions are the options of each Atlas sink, beyond the common ones.
+var sinkOptions = map[string][]string{
+	"iceberg":      {"path"},
+	"console":      {"numRows", "truncate"},
+	"memory":       nil,
+	"foreachBatch": nil,
+}
+
+// foreignSinks are Spark sinks Atlas does not have, with what to use instead.
+var foreignSinks = map[string]string{
+	"delta":   `Atlas writes Apache Iceberg tables: use ToTable("lakehouse.db.table") (or Format("iceberg")); MERGE INTO and time travel work on them as on Delta tables`,
+	"kafka":   "to publish results to Kafka, use ForeachBatch(fn) and produce the batch's rows from fn",
+	"parquet": `Atlas writes Parquet files through Iceberg tables: use ToTable("lakehouse.db.table")`,
+	"orc":     `use ToTable("lakehouse.db.table") (Iceberg tables of Parquet files)`,
+	"csv":     "use ForeachBatch(fn) and write the batch's rows from fn",
+	"json":    "use ForeachBatch(fn) and write the batch's rows from fn",
+	"text":    "use ForeachBatch(fn) and write the batch's rows from fn",
+	"foreach": "use ForeachBatch(fn), which hands each micro-batch to fn as a DataFrame",
+	"noop":    `use Format("console").Option("numRows", 0) to run a query without keeping its output`,
+	"socket":  "use ForeachBatch(fn) and send the batch's rows from fn",
+}
+
+// foreignOption names the Spark sink an option of a sink Atlas does not
+// have belongs to, or "".
+func foreignOption(key string) string {
+	switch {
+	case key == "topic" || strings.HasPrefix(key, "kafka."):
+		return "kafka"
+	}
+	switch key {
+	case "mergeSchema", "overwriteSchema", "txnAppId", "txnVersion", "replaceWhere", "optimizeWrite", "dataChange", "userMetadata":
+		return "delta"
+	case "compression", "maxRecordsPerFile", "partitionOverwriteMode":
+		return "parquet"
+	case "header", "sep", "delimiter", "quote", "escape":
+		return "csv"
+	}
+	return ""
+}
+
+// sinkPlan is a validated sink choice: everything Start checks before it
+// creates a table, a checkpoint directory or takes a lease.
+type sinkPlan struct {
+	kind       string // a key of sinkOptions
+	table      string // iceberg: the target table
+	lateTable  string // lateRowsTable, or ""
+	checkpoint string // the checkpoint location, "" for a temporary one
+	console    *console.Sink
+}
+
+// planSink validates the sink, its options, the output mode, lateRowsTable
+// and the checkpoint location, with no side effect.
+func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, name string, out io.Writer) (*sinkPlan, error) {
+	p := &sinkPlan{kind: w.format}
+	switch {
+	case w.foreach != nil:
+		p.kind = "foreachBatch"
+	case w.format == "":
+		return nil, fmt.Errorf("no sink: use %s", availableSinks)
+	case foreignSinks[w.format] != "":
+		return nil, fmt.Errorf("sink format %q is not available in Atlas: %s. Available sinks: %s", w.format, foreignSinks[w.format], availableSinks)
+	case !isAtlasFormat(w.format):
+		return nil, fmt.Errorf("unknown sink format %q; available sinks: %s", w.format, availableSinks)
+	}
+	if err := w.checkOptions(p.kind); err != nil {
+		return nil, err
+	}
+	switch p.kind {
+	case "iceberg":
+		if p.table = w.opts["path"]; p.table == "" {
+			return nil, fmt.Errorf("the iceberg sink needs a table: use ToTable(\"lakehouse.gold.event_windows\")")
+		}
+		if err := iceberg.CheckMode(mode); err != nil {
+			return nil, err
+		}
+	case "console":
+		c, err := console.New(out, w.opts)
+		if err != nil {
+			return nil, err
+		}
+		p.console = c
+	case "memory":
+		if name == "" {
+			return nil, fmt.Errorf("the memory sink needs a query name, used as the table name: add QueryName(\"...\")")
+		}
+	}
+	if late := w.opts["lateRowsTable"]; late != "" {
+		if exec.LateRowsSchema(shape) == nil || mode == sink.Complete {
+			return nil, fmt.Errorf("lateRowsTable %q: late rows exist only for an aggregation with a watermark in append or update mode: add WithWatermark(\"ts\", \"10 minutes\") before GroupBy, or drop the option", late)
+		}
+		if strings.EqualFold(late, p.table) {
+			return nil, fmt.Errorf("lateRowsTable %q is the query's own target table: late rows have other columns; name another table, e.g. %q", late, late+"_late")
+		}
+		p.lateTable = late
+	}
+	p.checkpoint = w.opts["checkpointLocation"]
+	if p.checkpoint == "" && p.kind != "console" {
+		if name == "" {
+			return nil, fmt.Errorf("checkpointLocation must be specified: add Option(\"checkpointLocation\", dir) or QueryName(\"...\") (which checkpoints under %s)", w.df.s.CheckpointDir("<name>"))
+		}
+		p.checkpoint = w.df.s.CheckpointDir(name)
+	}
+	return p, nil
+}
+
+// checkOptions refuses options the sink kind does not take, saying which
+// sink they belong to.
+func (w *DataStreamWriter) checkOptions(kind string) error {
+	valid := append(slices.Clone(commonWriterOptions), sinkOptions[kind]...)
+	sort.Strings(valid)
+	keys := make([]string, 0, len(w.opts))
+	for k := range w.opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if slices.Contains(valid, k) {
+			continue
+		}
+		if other := foreignOption(k); other != "" {
+			return fmt.Errorf("writeStream: option %q belongs to Spark's %s sink, which is not available in Atlas (%s). Available sinks: %s; the %s sink takes: %s",
+				k, other, foreignSinks[other], availableSinks, kind, strings.Join(valid, ", "))
+		}
+		for other, opts := range sinkOptions {
+			if slices.Contains(opts, k) {
+				return fmt.Errorf("writeStream: option %q belongs to the %s sink, not the %s sink; the %s sink takes: %s", k, other, kind, kind, strings.Join(valid, ", "))
+			}
+		}
+		return fmt.Errorf("writeStream: unknown option %q; the %s sink takes: %s", k, kind, strings.Join(valid, ", "))
+	}
+	return nil
+}
+
+// isAtlasFormat reports whether name is a Format of an Atlas sink.
+func isAtlasFormat(name string) bool {
+	_, ok := sinkOptions[name]
+	return ok && name != "foreachBatch"
+}
