@@ -1,6 +1,7 @@
 package lakehouse
 
 import (
+	"cmp"
 	"context"
 	cryptorand "crypto/rand"
 	"encoding/hex"
@@ -245,10 +246,14 @@ func (t *Table) commit(ctx context.Context, op string, c Commit, written []icebe
 			t.removeFiles(written)
 		}
 	}()
+	start, base := time.Now(), int64(-1)
 	for attempt := 1; ; attempt++ {
 		cur := t.cur.Load()
 		if alreadyCommitted(cur.Metadata(), c) {
 			return false, nil
+		}
+		if attempt == 1 {
+			base = snapshotID(cur)
 		}
 		tx := cur.NewTransaction()
 		if err := tx.AssertRefSnapshotID(""); err != nil {
@@ -285,8 +290,8 @@ func (t *Table) commit(ctx context.Context, op string, c Commit, written []icebe
 		if !moved && !errors.Is(cerr, table.ErrCommitFailed) {
 			return false, fmt.Errorf("lakehouse: %s %s: commit: %w", op, t.name, cerr)
 		}
-		if attempt >= maxCommitAttempts {
-			return false, fmt.Errorf("lakehouse: %s %s: gave up after %d conflicting commits: %w", op, t.name, attempt, cerr)
+		if attempt >= cmp.Or(t.maxAttempts, maxCommitAttempts) {
+			return false, &ContentionError{Table: t.name, Op: op, Attempts: attempt, OtherCommits: commitsSince(fresh, base), Elapsed: time.Since(start), cause: cerr}
 		}
 		if err := sleepCtx(ctx, backoff(attempt)); err != nil {
 			return false, fmt.Errorf("lakehouse: %s %s: %w", op, t.name, err)

@@ -69,6 +69,8 @@ type Table struct {
 
 	writeMu sync.Mutex                  // serializes writes and refreshes
 	cur     atomic.Pointer[table.Table] // the cached iceberg table
+	// maxAttempts bounds a commit's attempts; 0 means maxCommitAttempts.
+	maxAttempts int
 }
 
 func (l *Lakehouse) newTable(name string, ident table.Identifier, t *table.Table) *Table {
