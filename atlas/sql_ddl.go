@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
@@ -71,7 +72,7 @@ func (s *Session) sqlCreateTable(ctx context.Context, st *parser.CreateTable) (*
 		if errors.Is(err, lakehouse.ErrTableExists) {
 			return nil, errAtNode(st.Name, "table %s already exists; write CREATE TABLE IF NOT EXISTS to keep it, or CREATE OR REPLACE TABLE to replace it", name)
 		}
-		return nil, errAtNode(st.Name, "%v", err)
+		return nil, atName(st.Name, name, err)
 	}
 	if st.AsSelect != nil && len(rows) > 0 {
 		if _, err := tbl.AppendBatch(ctx, rows, s.nextWrite("create table as select")); err != nil {
@@ -94,7 +95,7 @@ func (s *Session) sqlDropTable(ctx context.Context, st *parser.DropTable) (*Data
 			}
 			return nil, errAtNode(st.Name, "table %s does not exist (write DROP TABLE IF EXISTS to ignore that)", name)
 		}
-		return nil, errAtNode(st.Name, "%v", err)
+		return nil, atName(st.Name, name, err)
 	}
 	return s.emptyFrame("drop table"), nil
 }
@@ -191,7 +192,10 @@ func (s *Session) sqlShowTables(ctx context.Context, st *parser.ShowTables) (*Da
 	for _, ns := range namespaces {
 		tables, err := lh.ListTables(ctx, ns)
 		if err != nil {
-			return nil, errAtNode(st, "%v", err)
+			if errors.Is(err, catalog.ErrNoSuchNamespace) {
+				return nil, errAtNode(st, "%v", err)
+			}
+			return nil, fmt.Errorf("namespace %s: %w", ns, err)
 		}
 		for _, t := range tables {
 			name := t[strings.LastIndexByte(t, '.')+1:]
@@ -247,7 +251,7 @@ func (s *Session) sqlDescribe(ctx context.Context, st *parser.Describe) (*DataFr
 	}
 	df, err := s.table(ctx, name)
 	if err != nil {
-		return nil, errAtNode(st.Name, "%v", err)
+		return nil, atName(st.Name, name, err)
 	}
 	var rows [][]any
 	for _, f := range df.Schema().Fields() {
@@ -292,7 +296,7 @@ func (s *Session) describeHistory(ctx context.Context, st *parser.Describe, name
 	}
 	tbl, err := lh.LoadTable(ctx, name)
 	if err != nil {
-		return nil, errAtNode(st.Name, "%v", err)
+		return nil, atName(st.Name, name, err)
 	}
 	var rows [][]any
 	for _, sn := range tbl.Snapshots() {

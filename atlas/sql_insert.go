@@ -27,7 +27,7 @@ func (s *Session) sqlInsert(ctx context.Context, st *parser.Insert) (*DataFrame,
 	}
 	tbl, err := lh.LoadTable(ctx, name)
 	if err != nil {
-		return nil, errAtNode(st.Table, "%v", err)
+		return nil, atName(st.Table, name, err)
 	}
 	target := tbl.Schema()
 	cols := make([]int, 0, target.NumFields()) // target column of each value

@@ -2,13 +2,17 @@ package atlas
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go/catalog"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/sql"
 	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
 )
@@ -76,10 +80,33 @@ func (s *Session) relations(ctx context.Context) sql.Relations {
 	return func(name *parser.Name) (plan.Node, error) {
 		df, err := s.table(ctx, sql.TableName(name))
 		if err != nil {
-			return nil, err
+			return nil, atName(name, sql.TableName(name), err)
 		}
 		return df.node, nil
 	}
+}
+
+// atName reports err, met resolving the table or view name written at n,
+// at n's line and column when the name is at fault (no such table, view
+// or namespace; a malformed name; a table that already exists). Other
+// errors (the catalog or the storage failing: credentials, network) are
+// not about the SQL text: they name the table but carry no position.
+func atName(n parser.Node, name string, err error) error {
+	if isNameError(name, err) {
+		return errAtNode(n, "%v", err)
+	}
+	return fmt.Errorf("table %s: %w", name, err)
+}
+
+func isNameError(name string, err error) bool {
+	if errors.Is(err, lakehouse.ErrNoSuchTable) || errors.Is(err, catalog.ErrNoSuchNamespace) || errors.Is(err, lakehouse.ErrTableExists) {
+		return true
+	}
+	if !strings.Contains(name, ".") {
+		return true // Session.table: no temp view or memory table of that name
+	}
+	_, _, perr := lakehouse.ParseIdent(name)
+	return perr != nil
 }
 
 func (s *Session) sqlSelect(ctx context.Context, st *parser.Select) (*DataFrame, error) {
@@ -103,7 +130,7 @@ func (s *Session) sqlMerge(ctx context.Context, st *parser.Merge) (*DataFrame, e
 	case *parser.TableRef:
 		df, err := s.table(ctx, sql.TableName(src.Name))
 		if err != nil {
-			return nil, &sql.Error{Line: src.At.Line, Col: src.At.Col, Msg: err.Error()}
+			return nil, atName(src, sql.TableName(src.Name), err)
 		}
 		source, spec.SourceAlias = df, aliasOr(src.Alias, src.Name)
 	case *parser.SubqueryRef:

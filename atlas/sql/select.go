@@ -13,7 +13,10 @@ import (
 )
 
 // Relations resolves a table or view named in FROM (or MERGE USING) to the
-// batch plan that reads it. Its errors are reported at the name's position.
+// batch plan that reads it. An error caused by the name itself (no such
+// table) should be an *Error at the name's position; PlanSelect returns
+// its errors unchanged, so that a failing catalog or storage is not
+// reported as an error in the SQL text.
 type Relations func(name *parser.Name) (plan.Node, error)
 
 // PlanSelect plans a query onto the same nodes the DataFrame API builds:
@@ -74,7 +77,7 @@ func planFrom(sel *parser.Select, rel Relations) (plan.Node, error) {
 	case *parser.TableRef:
 		n, err := rel(r.Name)
 		if err != nil {
-			return nil, errAt(r, "%v", err)
+			return nil, err // positioned by rel when the name is at fault
 		}
 		return n, nil
 	case *parser.SubqueryRef:

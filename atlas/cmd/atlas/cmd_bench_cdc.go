@@ -52,6 +52,11 @@ func benchCDC(ctx context.Context, args []string) error {
 	if err := fs.Parse(append([]string(nil), args...)); err != nil {
 		return err
 	}
+	if err := checkBenchCDCFlags(*rows, *files, *batches, *batchSize, *updates, *window); err != nil {
+		fmt.Fprintf(fs.Output(), "atlas bench cdc: %v\n\n", err)
+		fs.Usage()
+		return exitCode(2)
+	}
 	if *home == "" {
 		dir, err := os.MkdirTemp("", "atlas-bench-cdc-")
 		if err != nil {
@@ -156,6 +161,26 @@ func benchCDC(ctx context.Context, args []string) error {
 	fmt.Printf("files per batch: %.1f scanned, %.1f rewritten\n", float64(scanned)/float64(*batches), float64(rewritten)/float64(*batches))
 	fmt.Printf("merge latency: p50 %s, p99 %s, max %s\n", pct(0.50).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
 	fmt.Printf("final rows: %d (checked)\n", n)
+	return nil
+}
+
+// checkBenchCDCFlags refuses flag values the benchmark cannot run with,
+// saying which flag and what it takes.
+func checkBenchCDCFlags(rows int64, files, batches, batchSize int, updates float64, window int64) error {
+	switch {
+	case batches < 1:
+		return fmt.Errorf("--batches must be at least 1, got %d", batches)
+	case batchSize < 1:
+		return fmt.Errorf("--batch-size must be at least 1, got %d", batchSize)
+	case files < 1:
+		return fmt.Errorf("--files must be at least 1, got %d", files)
+	case rows < 0:
+		return fmt.Errorf("--rows must not be negative, got %d", rows)
+	case !(updates >= 0 && updates <= 1):
+		return fmt.Errorf("--update-fraction must be between 0 and 1, got %g", updates)
+	case window < 0:
+		return fmt.Errorf("--update-window must not be negative (0: all keys), got %d", window)
+	}
 	return nil
 }
 
