@@ -175,8 +175,8 @@ func Open(ctx context.Context, c Config) (*Lakehouse, error) {
 	cat, err := catalog.Load(ctx, c.Name, c.properties())
 	if err != nil {
 		// The driver's message may quote the DSN: mask its secrets.
-		if strings.Contains(err.Error(), "not registered") {
-			// Only the embedded SQL catalog is linked by default.
+		if strings.Contains(err.Error(), "not registered") || strings.Contains(err.Error(), "unknown driver") {
+			// Only the embedded SQL catalog on sqlite is linked by default.
 			return nil, c.RedactError(fmt.Errorf("lakehouse: open catalog %s: %w (link the other catalogs and object stores: import _ \"github.com/atlas-lakehouse/atlas/atlas/drivers\"; the atlas CLI does)", c, err))
 		}
 		return nil, c.RedactError(fmt.Errorf("lakehouse: open catalog %s: %w", c, err))
