@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
@@ -13,17 +13,13 @@ import (
 func init() {
 	register(command{
 		Name:    "reset",
-		Summary: "start a lab over: stop the embedded broker and delete its topics, the embedded catalog, the warehouse and every checkpoint (the kernel's tools stay); needs --yes",
+		Summary: "start a lab over: stop the embedded broker and delete what the embedded stack owns (its topics, sqlite catalog, local warehouse, checkpoints; the kernel's tools stay), listing each path; refuses when another catalog or a remote warehouse is configured; needs --yes",
 		Run:     runReset,
 	})
 }
 
-// resetDirs are the directories under the Atlas home that hold a lab's
-// data: the broker's topics, the sqlite catalog, the local warehouse, the
-// checkpoints, the daemon's run and log files. bin/, assets/ and warmup/
-// (the kernel's tools) are kept.
-var resetDirs = []string{"broker", "catalog", "warehouse", "checkpoints", "run", "logs"}
-
+// runReset deletes what stack.PlanReset says the embedded stack owns, and
+// refuses, deleting nothing, when the plan does.
 func runReset(ctx context.Context, args []string) error {
 	var f stackFlags
 	fs := newFlagSet("reset", "--yes [--home DIR]")
@@ -32,34 +28,36 @@ func runReset(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var present []string
-	for _, d := range resetDirs {
-		p := filepath.Join(f.home, d)
-		if _, err := os.Stat(p); err == nil {
-			present = append(present, p)
-		}
+	plan, err := stack.PlanReset(ctx, f.home, lakehouse.ConfigFromEnv(f.home))
+	if err != nil {
+		return fmt.Errorf("reset: %w", err)
+	}
+	if plan.Refusal != "" {
+		return fmt.Errorf("reset refused: %s", plan.Refusal)
 	}
 	if !*yes {
-		if len(present) == 0 {
-			fmt.Printf("nothing to reset under %s\n", f.home)
+		if len(plan.Delete) == 0 {
+			fmt.Printf("nothing to reset under %s\n", plan.Home)
 			return nil
 		}
-		return fmt.Errorf("reset deletes %v (topics, tables, checkpoints); run `atlas reset --yes` to do it", present)
+		return fmt.Errorf("reset deletes %v (topics, tables, checkpoints); run `atlas reset --yes` to do it", plan.Delete)
 	}
 	if err := stack.Down(ctx, f.home); err != nil {
 		return fmt.Errorf("reset: stop the broker first: %w", err)
 	}
-	for _, p := range present {
+	var errs []error
+	for _, p := range plan.Delete {
 		if err := os.RemoveAll(p); err != nil {
-			return fmt.Errorf("reset: %w", err)
+			errs = append(errs, fmt.Errorf("reset: %w", err))
+			continue
 		}
 		fmt.Printf("removed %s\n", p)
 	}
-	if c := lakehouse.ConfigFromEnv(f.home); c.Type != "sql" || os.Getenv(lakehouse.EnvCatalogURI) != "" || os.Getenv(lakehouse.EnvWarehouse) != "" {
-		fmt.Printf("note: the configured catalog (%s) is not the embedded one; its tables were not touched\n", c)
+	if len(plan.Delete) == 0 {
+		fmt.Printf("nothing to reset under %s\n", plan.Home)
 	}
 	if stack.External(stack.ListenAddr()) {
 		fmt.Printf("note: external Kafka at %s is not managed by atlas; its topics were not touched\n", join(stack.Brokers()))
 	}
-	return nil
+	return errors.Join(errs...)
 }
