@@ -1,0 +1,90 @@
+package stack
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBrokerLineNamesTheExternalCluster: with ATLAS_KAFKA_BROKERS naming a
+// cluster, the Setup cell printed "the broker already runs (pid 0) on "
+// with no address. The line must name the addresses in use and no pid.
+func TestBrokerLineNamesTheExternalCluster(t *testing.T) {
+	b1, err := NewBroker(BrokerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b1.Close()
+	b2, err := NewBroker(BrokerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	t.Setenv(EnvKafkaBrokers, b1.Addr()+","+b2.Addr())
+	info, err := EnsureUp(context.Background(), Options{Home: t.TempDir(), Addr: freeAddr(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := info.BrokerLine()
+	if !strings.Contains(line, b1.Addr()+","+b2.Addr()) || strings.Contains(line, "pid") || !strings.Contains(line, EnvKafkaBrokers) {
+		t.Fatalf("BrokerLine = %q, want the external addresses %s,%s and no pid", line, b1.Addr(), b2.Addr())
+	}
+}
+
+// TestBrokerLineOfTheEmbeddedBroker: the embedded broker's line names its
+// pid and address, whether this call started it or found it running.
+func TestBrokerLineOfTheEmbeddedBroker(t *testing.T) {
+	for _, c := range []struct {
+		info Info
+		want string
+	}{
+		{Info{Started: true, PID: 42, Addr: "127.0.0.1:19092"}, "started the broker (pid 42) on 127.0.0.1:19092"},
+		{Info{Running: true, PID: 43, Addr: "127.0.0.1:19093"}, "the broker already runs (pid 43) on 127.0.0.1:19093"},
+	} {
+		if got := c.info.BrokerLine(); got != c.want {
+			t.Errorf("BrokerLine = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestNotebookSetupCellsPrintBrokerLine: each notebook's Setup cell (the
+// one calling stack.EnsureUp) prints info.BrokerLine(), not its own
+// pid-and-address line that is empty for an external cluster.
+func TestNotebookSetupCellsPrintBrokerLine(t *testing.T) {
+	nbs, err := filepath.Glob("../../notebooks/*/notebook.ipynb")
+	if err != nil || len(nbs) == 0 {
+		t.Fatalf("no notebooks found (%v)", err)
+	}
+	for _, p := range nbs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var nb struct {
+			Cells []struct {
+				CellType string   `json:"cell_type"`
+				Source   []string `json:"source"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(b, &nb); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		found := false
+		for _, c := range nb.Cells {
+			src := strings.Join(c.Source, "")
+			if c.CellType != "code" || !strings.Contains(src, "stack.EnsureUp(") {
+				continue
+			}
+			found = true
+			if !strings.Contains(src, "info.BrokerLine()") || strings.Contains(src, "info.PID, info.Addr") {
+				t.Errorf("%s: the Setup cell does not print info.BrokerLine():\n%s", p, src)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no cell calls stack.EnsureUp", p)
+		}
+	}
+}
