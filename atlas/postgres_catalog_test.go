@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	// The "pgx" driver, as atlas/drivers links it for the CLI and the
+	// drivers-tagged kernel (the AWS SDK it also links is not needed here).
+	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/pgtest"

@@ -66,14 +66,14 @@ func PlanReset(ctx context.Context, home string, cfg lakehouse.Config) (ResetPla
 	file := sqliteFile(cfg)
 	if file == "" {
 		return refuse("the configured catalog (%s) is not the embedded sqlite catalog: its tables and the warehouse %s it points at are not atlas's to delete, and deleting the checkpoints would make its queries write their rows again",
-			catalogWhere(cfg), cfg.Warehouse)
+			catalogWhere(cfg), lakehouse.Redact(cfg.Warehouse))
 	}
 	if !within(catDir, file) {
 		return refuse("the sqlite catalog %s is outside %s: not the embedded stack's", file, catDir)
 	}
 	wh, err := url.Parse(cfg.Warehouse)
 	if err != nil || wh.Scheme != "file" {
-		return refuse("the warehouse %s is not a local directory: reset never deletes objects in a remote store, and a new table there would be written among the old one's files", cfg.Warehouse)
+		return refuse("the warehouse %s is not a local directory: reset never deletes objects in a remote store, and a new table there would be written among the old one's files", lakehouse.Redact(cfg.Warehouse))
 	}
 	if !within(whDir, wh.Path) {
 		return refuse("the warehouse %s is outside %s: not the embedded stack's", wh.Path, whDir)
@@ -176,12 +176,7 @@ func resolve(p string) string {
 	}
 }
 
-// catalogWhere names a catalog for messages without its credentials: the
-// type and the URI's scheme, host and path (no user, password or query).
+// catalogWhere names a catalog for messages, its secrets masked.
 func catalogWhere(cfg lakehouse.Config) string {
-	u, err := url.Parse(cfg.URI)
-	if err != nil || u.Scheme == "" {
-		return cfg.Type + " catalog"
-	}
-	return fmt.Sprintf("%s catalog at %s", cfg.Type, (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String())
+	return fmt.Sprintf("%s catalog at %s", cfg.Type, lakehouse.Redact(cfg.URI))
 }

@@ -163,7 +163,7 @@ func TestResetRefusesAnotherCatalog(t *testing.T) {
 	home := resetEnv(t)
 	fillHome(t, home, "broker", "checkpoints", "warehouse/gold/t/metadata", "run")
 	t.Setenv(lakehouse.EnvCatalogURI, "postgres://atlas:s3cr3t-pw@127.0.0.1:1/atlas?sslmode=disable")
-	msg := refused(t, home, "not the embedded sqlite catalog", "postgres://127.0.0.1:1/atlas")
+	msg := refused(t, home, "not the embedded sqlite catalog", "127.0.0.1:1/atlas")
 	if strings.Contains(msg, "s3cr3t-pw") {
 		t.Errorf("the refusal prints the catalog password: %s", msg)
 	}
