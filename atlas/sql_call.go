@@ -6,6 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
 )
@@ -24,6 +29,9 @@ var procedures = map[string]procedure{
 	"rewrite_data_files": {params: []string{"table", "target_rows"}, run: callRewriteDataFiles},
 	// expire_snapshots removes old snapshots (lakehouse.Table.ExpireSnapshots).
 	"expire_snapshots": {params: []string{"table", "older_than", "retain_last"}, run: callExpireSnapshots},
+	// remove_orphan_files deletes files no snapshot references
+	// (lakehouse.Table.RemoveOrphanFiles).
+	"remove_orphan_files": {params: []string{"table", "older_than", "location", "dry_run"}, run: callRemoveOrphanFiles},
 }
 
 // sqlCall runs CALL [catalog.]system.procedure(args), as Iceberg's
@@ -130,4 +138,51 @@ func callExpireSnapshots(ctx context.Context, s *Session, st *parser.CallProcedu
 		return nil, err
 	}
 	return s.int64Frame("expire_snapshots", []string{"expired_snapshots_count"}, []int64{int64(n)}, nil), nil
+}
+
+// defaultOrphanAge is remove_orphan_files' default bound, Iceberg's: files
+// younger than 3 days are kept.
+const defaultOrphanAge = 3 * 24 * time.Hour
+
+func callRemoveOrphanFiles(ctx context.Context, s *Session, st *parser.CallProcedure, args map[string]*parser.Literal) (*DataFrame, error) {
+	olderThan := time.Now().Add(-defaultOrphanAge)
+	if lit := args["older_than"]; lit != nil {
+		t, ok := lit.Value.(time.Time)
+		if !ok || lit.Kind != parser.TimestampLiteral {
+			return nil, errAtNode(st, "older_than must be a timestamp: older_than => TIMESTAMP '2026-11-30 00:00:00'")
+		}
+		olderThan = t
+	}
+	if args["location"] != nil {
+		return nil, errAtNode(st, "remove_orphan_files: location is not supported; Atlas lists the whole table location")
+	}
+	dryRun := false
+	if lit := args["dry_run"]; lit != nil {
+		b, ok := lit.Value.(bool)
+		if !ok || lit.Kind != parser.BoolLiteral {
+			return nil, errAtNode(st, "dry_run must be true or false, got %s", lit.SQL())
+		}
+		dryRun = b
+	}
+	tbl, err := s.callTable(ctx, args["table"].Value.(string))
+	if err != nil {
+		return nil, err
+	}
+	res, err := tbl.RemoveOrphanFiles(ctx, olderThan, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	return s.stringFrame("remove_orphan_files", "orphan_file_location", res.Locations), nil
+}
+
+// stringFrame is a batch DataFrame of one string column.
+func (s *Session) stringFrame(name, column string, vals []string) *DataFrame {
+	b := array.NewStringBuilder(expr.NewCtx(nil).Mem)
+	defer b.Release()
+	b.AppendValues(vals, nil)
+	col := b.NewArray()
+	defer col.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: column, Type: arrow.BinaryTypes.String}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(len(vals)))
+	return &DataFrame{s: s, node: &plan.LocalScan{Name: name, Out: schema, Records: []arrow.RecordBatch{rec}}}
 }

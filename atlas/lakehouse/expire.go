@@ -22,6 +22,10 @@ const maxExpireAttempts = 5
 // Exactly-once is unaffected: every Atlas snapshot carries the last batch
 // of every query that wrote the table (PropWriters), so a replay after
 // expiry is still recognised. It returns how many snapshots it removed.
+//
+// An expire killed after its commit and before its deletes leaves files
+// that no snapshot references any more, which a later expire does not
+// see: RemoveOrphanFiles deletes them.
 func (t *Table) ExpireSnapshots(ctx context.Context, olderThan time.Duration, retainLast int) (int, error) {
 	if retainLast < 1 {
 		retainLast = 1
