@@ -470,7 +470,7 @@ func duplicateInsertError(mp *sql.MergePlan, key string, n int) error {
 	for _, k := range mp.Keys {
 		keys = append(keys, fmt.Sprintf("%q", mp.Source.Field(k.Source).Name))
 	}
-	return fmt.Errorf("[MERGE_DUPLICATE_INSERT] MERGE INTO %s would insert %d rows with one key (%s): the source holds that key %d times and no target row matches it, so the table would hold the key twice and every later merge of it would fail. "+
+	return fmt.Errorf("[MERGE_DUPLICATE_INSERT] MERGE INTO %s would insert %d rows with one key (%s): no target row matches that key, so the table would hold it %d times and every later merge of it would fail its cardinality check. "+
 		"A CDC micro-batch often holds several changes of one key; keep the latest change per key before merging, e.g. batch.LatestPerKey([]string{%s}, \"offset\") (the Kafka offset, or the change's timestamp column). "+
 		"To insert every copy on purpose, set the table property '%s'='true' or call MergeInto(...).AllowDuplicateInserts()",
 		mp.Spec.Target, n, key, n, joinComma(keys), PropMergeAllowDuplicateInserts)
