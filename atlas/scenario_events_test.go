@@ -82,10 +82,16 @@ func (e *env) readTopic(topic string) map[int32][]kafkaRecord {
 
 // eventsQuery is scenario 1 as a notebook writes it.
 func eventsQuery(s *atlas.Session, maxPerTrigger int) *atlas.DataFrame {
+	return eventsQueryWith(s, maxPerTrigger, nil)
+}
+
+// eventsQueryWith is eventsQuery with more Kafka source options.
+func eventsQueryWith(s *atlas.Session, maxPerTrigger int, opts map[string]string) *atlas.DataFrame {
 	raw := s.ReadStream().Format("kafka").
 		Option("subscribe", "events").
 		Option("startingOffsets", "earliest").
 		Option("maxOffsetsPerTrigger", maxPerTrigger).
+		Options(opts).
 		Load()
 	events := raw.SelectExpr("CAST(value AS STRING) AS json").
 		Select(atlas.FromJSON(atlas.Col("json"), "user_id string, event string, ts timestamp").Alias("data")).

@@ -54,7 +54,10 @@ type Query struct {
 	post  []op
 	stats EventTimeStats
 	agg   *state.Aggregator
-	delay time.Duration
+	// emptyState is the aggregation state before any batch, for rewinding
+	// batch 0 when its read fails half-way.
+	emptyState []byte
+	delay      time.Duration
 	// lateSchema is the late-rows schema when cfg.LateSink is set.
 	lateSchema *arrow.Schema
 	cancel     context.CancelFunc
@@ -109,6 +112,9 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 		if q.agg, err = state.NewAggregator(state.Config{Keys: a.BoundKeys, KeyNames: a.KeyNames, Aggs: a.BoundAggs, EvictKey: evict}); err != nil {
 			return nil, err
 		}
+		if q.emptyState, err = q.agg.Save(); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.LateSink != nil {
 		if q.lateSchema = LateRowsSchema(cfg.Shape); q.lateSchema == nil || cfg.Mode == sink.Complete {
@@ -133,7 +139,8 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	}
 	if cfg.Trigger.Kind == TriggerAvailableNow || cfg.Trigger.Kind == TriggerOnce {
 		if an, ok := q.src.(source.AvailableNow); ok {
-			if err := an.PrepareForAvailableNow(ctx); err != nil {
+			err := q.retrySource(ctx, true, func(int) error { return an.PrepareForAvailableNow(ctx) })
+			if err != nil {
 				return nil, fmt.Errorf("prepare available-now trigger: %w", err)
 			}
 		}
@@ -172,7 +179,11 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 			return rp, err
 		}
 		if !ok {
-			if init, err = q.src.InitialOffset(ctx); err != nil {
+			err := q.retrySource(ctx, true, func(int) (err error) {
+				init, err = q.src.InitialOffset(ctx)
+				return err
+			})
+			if err != nil {
 				return rp, fmt.Errorf("resolve starting offsets of %s: %w", q.src.Description(), err)
 			}
 			if err := ck.WriteInitialOffset(ctx, 0, init); err != nil {
@@ -327,7 +338,11 @@ func (q *Query) run(ctx context.Context, rp resumePoint) {
 			}
 		}
 		b := &batchRun{q: q, id: batchID, start: start, watermark: wm, trigStart: trigStart, prevTrigger: lastTrigger, durations: map[string]int64{}}
-		ran, err := b.plan(ctx, replay)
+		var ran bool
+		err := q.retrySource(ctx, q.cfg.Trigger.mustEnd(), func(int) (err error) {
+			ran, err = b.plan(ctx, replay)
+			return err
+		})
 		replay = nil
 		if err != nil {
 			q.finish(err)
@@ -360,7 +375,19 @@ func (q *Query) run(ctx context.Context, rp resumePoint) {
 		q.mu.Lock()
 		q.idleSince = time.Time{}
 		q.mu.Unlock()
-		p, err := b.execute(ctx)
+		// A source that becomes unavailable half-way through the batch fails
+		// it before the sink sees anything; the batch then runs again from
+		// its logged offsets and the state before it, so it is written once.
+		var p *progress.StreamingQueryProgress
+		err = q.retrySource(ctx, q.cfg.Trigger.mustEnd(), func(attempt int) (err error) {
+			if attempt > 0 {
+				if err := q.rewindState(ctx, b.id); err != nil {
+					return err
+				}
+			}
+			p, err = b.execute(ctx)
+			return err
+		})
 		if err != nil {
 			q.finish(err)
 			return

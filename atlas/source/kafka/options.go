@@ -27,6 +27,7 @@ var ValidOptions = []string{
 	"kafka.fetch.max.wait.ms",
 	"includeHeaders",
 	"groupIdPrefix",
+	"brokerUnavailableTimeout",
 }
 
 // unsupportedOptions are Spark Kafka options this source knows but does not
@@ -85,6 +86,9 @@ type config struct {
 	fetchMaxBytes  int32
 	fetchPartBytes int32
 	fetchMaxWait   time.Duration
+	// unavailableTimeout bounds how long a query that must end waits for
+	// unreachable brokers (brokerUnavailableTimeout).
+	unavailableTimeout time.Duration
 }
 
 // parseOptions validates the option map the way Spark's KafkaSourceProvider
@@ -96,6 +100,8 @@ func parseOptions(opts map[string]string) (*config, error) {
 		fetchMaxBytes:  defaultFetchMaxBytes,
 		fetchPartBytes: defaultFetchMaxPartitionBytes,
 		fetchMaxWait:   defaultFetchMaxWait,
+
+		unavailableTimeout: defaultUnavailableTimeout,
 	}
 	valid := make(map[string]string, len(ValidOptions))
 	for _, name := range ValidOptions {
@@ -156,6 +162,8 @@ func parseOptions(opts map[string]string) (*config, error) {
 				err = fmt.Errorf("kafka source: option kafka.fetch.max.wait.ms must be a number of milliseconds, got %q", value)
 			}
 			cfg.fetchMaxWait = time.Duration(ms) * time.Millisecond
+		case "brokerunavailabletimeout":
+			cfg.unavailableTimeout, err = parseTimeout(key, value)
 		case "includeheaders":
 			var include bool
 			include, err = parseBool("includeHeaders", value)
@@ -310,4 +318,17 @@ func parseBytes(name, value string) (int32, error) {
 		return 0, fmt.Errorf("kafka source: option %s must be a positive number of bytes below 2 GiB, got %q", name, value)
 	}
 	return int32(n), nil
+}
+
+// parseTimeout reads a duration such as "30s" or "2m", or a plain number of
+// milliseconds, as Spark's Kafka timeouts are given.
+func parseTimeout(name, value string) (time.Duration, error) {
+	v := strings.TrimSpace(value)
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d, nil
+	}
+	return 0, fmt.Errorf("kafka source: option %s must be a positive duration such as \"30s\" or \"2m\", or a number of milliseconds, got %q", name, value)
 }

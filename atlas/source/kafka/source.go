@@ -75,7 +75,7 @@ func (s *Source) Schema() *arrow.Schema { return Schema }
 func (s *Source) InitialOffset(ctx context.Context) (source.Offset, error) {
 	offs, err := s.initialOffsets(ctx)
 	if err != nil {
-		return "", err
+		return "", s.unavailable(ctx, err)
 	}
 	return FormatOffset(offs), nil
 }
@@ -153,6 +153,11 @@ func (s *Source) resolveSpecific(ctx context.Context) (Offsets, error) {
 // once they hold data. It returns start itself when there is nothing new.
 // The empty start means the initial offset.
 func (s *Source) LatestOffset(ctx context.Context, start source.Offset) (source.Offset, error) {
+	end, err := s.latestOffset(ctx, start)
+	return end, s.unavailable(ctx, err)
+}
+
+func (s *Source) latestOffset(ctx context.Context, start source.Offset) (source.Offset, error) {
 	from, err := s.startOffsets(ctx, start)
 	if err != nil {
 		return "", err
@@ -223,7 +228,7 @@ func (s *Source) LatestOffset(ctx context.Context, start source.Offset) (source.
 func (s *Source) AvailableOffset(ctx context.Context) (source.Offset, error) {
 	offs, err := s.lister.latest(ctx)
 	if err != nil {
-		return "", err
+		return "", s.unavailable(ctx, err)
 	}
 	return FormatOffset(offs), nil
 }
@@ -235,7 +240,7 @@ func (s *Source) AvailableOffset(ctx context.Context) (source.Offset, error) {
 func (s *Source) PrepareForAvailableNow(ctx context.Context) error {
 	offs, err := s.lister.latest(ctx)
 	if err != nil {
-		return fmt.Errorf("kafka source: pinning end offsets for Trigger.AvailableNow: %w", err)
+		return s.unavailable(ctx, fmt.Errorf("kafka source: pinning end offsets for Trigger.AvailableNow: %w", err))
 	}
 	s.mu.Lock()
 	s.pinned = offs
@@ -250,14 +255,14 @@ func (s *Source) PrepareForAvailableNow(ctx context.Context) error {
 func (s *Source) GetBatch(ctx context.Context, start, end source.Offset, fn func(arrow.RecordBatch) error) error {
 	from, err := s.startOffsets(ctx, start)
 	if err != nil {
-		return err
+		return s.unavailable(ctx, err)
 	}
 	until, err := ParseOffset(end)
 	if err != nil {
 		return fmt.Errorf("kafka source: batch end: %w", err)
 	}
 	if err := s.reader.read(ctx, from, until, fn); err != nil {
-		return fmt.Errorf("kafka source: reading %s to %s: %w", FormatOffset(from), end, err)
+		return s.unavailable(ctx, fmt.Errorf("kafka source: reading %s to %s: %w", FormatOffset(from), end, err))
 	}
 	return nil
 }

@@ -1,0 +1,87 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/source"
+)
+
+// Backoff between attempts of a source call that failed with a
+// source.UnavailableError: doubling from retryFirstBackoff up to
+// retryMaxBackoff.
+const (
+	retryFirstBackoff = 250 * time.Millisecond
+	retryMaxBackoff   = 5 * time.Second
+	// defaultUnavailableWait bounds the wait of a query that must end when
+	// the source names no bound of its own.
+	defaultUnavailableWait = 30 * time.Second
+)
+
+// retrySource runs fn until it succeeds or fails with an error other than a
+// source.UnavailableError, waiting with backoff in between; the status says
+// what the query waits for. fn gets the attempt number (0 first). With
+// bounded (Start, Trigger.AvailableNow, Trigger.Once) it gives up once the
+// source has been unavailable for the error's MaxWait, with an error that
+// names what it waited for and how to fix it; otherwise it waits until
+// the source comes back or ctx ends.
+func (q *Query) retrySource(ctx context.Context, bounded bool, fn func(attempt int) error) error {
+	var since time.Time
+	backoff := retryFirstBackoff
+	for attempt := 0; ; attempt++ {
+		err := fn(attempt)
+		ue := source.AsUnavailable(err)
+		if ue == nil || ctx.Err() != nil {
+			return err
+		}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		if bounded {
+			limit := ue.MaxWait
+			if limit <= 0 {
+				limit = defaultUnavailableWait
+			}
+			waited := time.Since(since)
+			if waited >= limit {
+				return fmt.Errorf("%s is still unavailable after %s of retries; %s: %w", ue.WaitingFor, waited.Round(time.Millisecond), ue.Hint, ue.Err)
+			}
+			backoff = min(backoff, limit-waited)
+		}
+		q.setStatus(fmt.Sprintf("Waiting for %s (retry %d, next in %s): %v", ue.WaitingFor, attempt+1, backoff.Round(time.Millisecond), ue.Err), false, false)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, retryMaxBackoff)
+	}
+}
+
+// mustEnd says whether the trigger stops once the available data is read,
+// so that waiting for an unavailable source is bounded.
+func (t Trigger) mustEnd() bool {
+	return t.Kind == TriggerAvailableNow || t.Kind == TriggerOnce
+}
+
+// rewindState restores the aggregation state as it was before batch id, so
+// that a batch whose read failed half-way runs again from a clean state:
+// the version id-1 from the checkpoint, or the empty state for batch 0.
+func (q *Query) rewindState(ctx context.Context, id int64) error {
+	if q.agg == nil {
+		return nil
+	}
+	data := q.emptyState
+	if id > 0 {
+		d, ok, err := q.cfg.Checkpoint.ReadState(ctx, stateOp, id-1)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("checkpoint %s: state version %d is missing", q.cfg.Checkpoint.Location(), id-1)
+		}
+		data = d
+	}
+	return q.agg.Load(data)
+}
