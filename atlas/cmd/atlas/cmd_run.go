@@ -140,7 +140,9 @@ func awaitQuery(q *atlas.StreamingQuery) error {
 
 // ensureData starts the stack when it is down and, when topic is empty and
 // n > 0, produces into it with produceFn, so a re-run continues the same
-// stream rather than appending new data to it.
+// stream rather than appending new data to it. Producing happens once
+// across processes (stack.ProduceOnce): two runs started together do not
+// both fill the topic.
 func ensureData(ctx context.Context, topic string, n int64, produceFn func(cl *kgo.Client) (int64, error)) error {
 	info, err := stack.EnsureUp(ctx, stack.Options{})
 	if err != nil {
@@ -149,22 +151,22 @@ func ensureData(ctx context.Context, topic string, n int64, produceFn func(cl *k
 	if n <= 0 {
 		return nil
 	}
-	for _, t := range info.Topics {
-		if t.Name == topic && t.Records > 0 {
-			fmt.Fprintf(os.Stderr, "topic %s already holds %d records: not producing more\n", topic, t.Records)
-			return nil
-		}
-	}
-	cl, err := stack.NewClient(nil, produce.ProducerOpts()...)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
 	start := time.Now()
-	produced, err := produceFn(cl)
+	res, err := stack.ProduceOnce(ctx, info.Home, nil, topic, func(context.Context) (int64, error) {
+		cl, err := stack.NewClient(nil, produce.ProducerOpts()...)
+		if err != nil {
+			return 0, err
+		}
+		defer cl.Close()
+		return produceFn(cl)
+	})
 	if err != nil {
 		return fmt.Errorf("produce into %s: %w", topic, err)
 	}
-	fmt.Fprintf(os.Stderr, "produced %d records into %s in %s\n", produced, topic, time.Since(start).Round(time.Millisecond))
+	if res.Held > 0 {
+		fmt.Fprintf(os.Stderr, "topic %s already holds %d records: not producing more\n", topic, res.Held)
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "produced %d records into %s in %s\n", res.Produced, topic, time.Since(start).Round(time.Millisecond))
 	return nil
 }
