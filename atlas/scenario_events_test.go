@@ -109,9 +109,11 @@ type windowKey struct {
 
 // referenceWindows recomputes scenario 1 from the raw Kafka records with
 // Spark's rules, given the engine's batch boundaries (from the progress
-// reports): rows whose window ended at or before the batch's watermark are
-// dropped; a window is emitted once the watermark reaches its end; the
-// watermark after a batch is max(event time) - 10 minutes, never going back.
+// reports): rows whose window ended at or before the previous batch's
+// watermark are dropped (Spark 3.4+, SPARK-40925: late rows are judged by
+// the previous batch's watermark); a window is emitted once the batch's
+// own watermark reaches its end; the watermark after a batch is max(event
+// time) - 10 minutes, never going back.
 //
 // It also returns the late rows as a multiset of lateRow strings: the
 // rows lateRowsTable must hold.
@@ -122,8 +124,11 @@ func referenceWindows(t *testing.T, recs map[int32][]kafkaRecord, batches []atla
 	emitted := map[windowKey]int64{}
 	late := map[string]int{}
 	wm := time.UnixMilli(0) // zero watermark: nothing is late in the first batch
+	prevWM := wm
 	var dropped int64
 	for _, b := range batches {
+		lateWM := prevWM // the previous batch's watermark (0 for the first)
+		prevWM = wm
 		var start, end map[string]map[string]int64
 		json.Unmarshal(b.Sources[0].StartOffset, &start)
 		json.Unmarshal(b.Sources[0].EndOffset, &end)
@@ -145,20 +150,23 @@ func referenceWindows(t *testing.T, recs map[int32][]kafkaRecord, batches []atla
 					TS     *string `json:"ts"`
 				}
 				if json.Unmarshal(r.value, &ev) != nil || ev.TS == nil || ev.Event == nil {
-					continue // malformed: counted by the engine, never aggregated
+					// malformed: counted by the engine, never aggregated; no
+					// event time, so kept as null_event_time, not late
+					late[nullTimeRow(b.BatchID)]++
+					continue
 				}
 				ts, err := time.Parse(time.RFC3339Nano, *ev.TS)
 				if err != nil {
 					continue
 				}
 				ws := ts.Truncate(size)
-				if !ws.Add(size).After(wm) {
+				if !ws.Add(size).After(lateWM) {
 					dropped++
 					user := "<nil>"
 					if ev.UserID != nil {
 						user = *ev.UserID
 					}
-					late[lateRow(user, *ev.Event, ts.Truncate(time.Microsecond), b.BatchID, wm)]++
+					late[lateRow(user, *ev.Event, ts.Truncate(time.Microsecond), b.BatchID, lateWM)]++
 					continue
 				}
 				counts[windowKey{*ev.Event, ws}]++
@@ -190,6 +198,12 @@ func lateRow(user, event string, ts time.Time, batchID int64, wm time.Time) stri
 	return fmt.Sprintf("%s|%s|%s|batch %d|wm %s", user, event, ts.UTC().Format(time.RFC3339Nano), batchID, wm.UTC().Format(time.RFC3339Nano))
 }
 
+// nullTimeRow stands for a row of the late-rows table kept for its null
+// event time: its other columns depend on how far from_json got.
+func nullTimeRow(batchID int64) string {
+	return fmt.Sprintf("null_event_time|batch %d", batchID)
+}
+
 // eventsLateTable keeps scenario 1's late rows in the tests.
 const eventsLateTable = "lakehouse.gold.event_windows_late"
 
@@ -198,6 +212,13 @@ func readLateRows(t *testing.T, s *atlas.Session) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for _, r := range rowsOf(t, s.Table(eventsLateTable)) {
+		if r["_reason"] == "null_event_time" && r["ts"] == nil {
+			out[nullTimeRow(r["_batch_id"].(int64))]++
+			continue
+		}
+		if r["_reason"] != "late" {
+			t.Fatalf("late-rows table row %v: _reason %v, want late or null_event_time", r, r["_reason"])
+		}
 		user := "<nil>"
 		if u, ok := r["user_id"].(string); ok {
 			user = u
@@ -296,7 +317,7 @@ func TestEventWindowsMatchReference(t *testing.T) {
 	if len(progress) < 8 {
 		t.Fatalf("expected at least 8 batches of <= 2500 rows for 20000 rows, got %d", len(progress))
 	}
-	var dropped, malformed, input int64
+	var dropped, malformed, nullTime, input int64
 	for _, p := range progress {
 		if p.NumInputRows > 2500 {
 			t.Errorf("batch %d read %d rows, over maxOffsetsPerTrigger", p.BatchID, p.NumInputRows)
@@ -304,6 +325,7 @@ func TestEventWindowsMatchReference(t *testing.T) {
 		input += p.NumInputRows
 		dropped += p.StateOperators[0].NumRowsDroppedByWatermark
 		malformed += p.ObservedMetrics["numMalformedRows"]
+		nullTime += p.ObservedMetrics["numRowsWithNullEventTime"]
 	}
 	if input != cfg.Count {
 		t.Errorf("read %d rows, produced %d", input, cfg.Count)
@@ -317,6 +339,16 @@ func TestEventWindowsMatchReference(t *testing.T) {
 	}
 	if malformed == 0 {
 		t.Errorf("no malformed rows counted")
+	}
+	// Malformed records reach the aggregation without an event time.
+	var wantNull int64
+	for k, n := range wantLate {
+		if strings.HasPrefix(k, "null_event_time|") {
+			wantNull += int64(n)
+		}
+	}
+	if nullTime != wantNull || nullTime == 0 {
+		t.Errorf("numRowsWithNullEventTime sums to %d, reference %d (want > 0)", nullTime, wantNull)
 	}
 	// The table's snapshots carry the query id and batch ids.
 	lh, _ := e.session.Lakehouse(context.Background())

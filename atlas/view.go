@@ -51,8 +51,8 @@ func (v *progressView) extra(sq *StreamingQuery) string {
 		})
 	}
 	t := sq.Totals()
-	if t.DroppedLate > 0 || t.Malformed > 0 {
-		html += fmt.Sprintf("<p style=\"font-family:sans-serif;font-size:12px;color:#a33\">%d late rows behind the watermark (their window had already been emitted; keep them with the lateRowsTable option), %d malformed records skipped (counted, never silently lost).</p>", t.DroppedLate, t.Malformed)
+	if t.DroppedLate > 0 || t.Malformed > 0 || t.NullEventTime > 0 || t.FutureEventTime > 0 {
+		html += fmt.Sprintf("<p style=\"font-family:sans-serif;font-size:12px;color:#a33\">%d late rows behind the watermark (their window had already been emitted; keep them with the lateRowsTable option), %d malformed records skipped, %d rows without an event time, %d rows with an event time far ahead of processing time (counted, never silently lost).</p>", t.DroppedLate, t.Malformed, t.NullEventTime, t.FutureEventTime)
 	}
 	return html
 }

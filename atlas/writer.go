@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
@@ -43,20 +45,40 @@ func (w *DataStreamWriter) Format(name string) *DataStreamWriter {
 }
 
 // Option sets a writer option: "checkpointLocation" (a local path, file://,
-// or s3:// URL), sink options (console: numRows, truncate), and
-// "lateRowsTable".
+// or s3:// URL), sink options (console: numRows, truncate),
+// "lateRowsTable" and "eventTimeMaxAheadOfProcessing".
 //
 // lateRowsTable removes Spark's silent drop of late data: rows that arrive
 // behind the watermark (their window already closed and emitted) are
 // appended, exactly once, to this Iceberg table instead of vanishing, as
-// they entered the aggregation plus _batch_id and _watermark (the batch
-// and the watermark that dropped them). The query still counts them in
-// numRowsDroppedByWatermark. It needs an aggregation with a watermark, in
-// append or update mode:
+// they entered the aggregation plus _batch_id, _watermark (the batch and
+// its watermark for late events: since Spark 3.4, SPARK-40925, the
+// previous batch's watermark) and _reason: "late" (also counted in
+// numRowsDroppedByWatermark), "null_event_time" (no event time: Spark's
+// window() filters such rows out without a count; Atlas counts them in
+// observedMetrics.numRowsWithNullEventTime) or "future_event_time" (see
+// below). A table created before _reason existed keeps its columns and is
+// written without it. It needs an aggregation with a watermark, in append
+// or update mode:
 //
 //	WriteStream().OutputMode("append").
 //		Option("lateRowsTable", "lakehouse.gold.event_windows_late").
 //		ToTable("lakehouse.gold.event_windows")
+//
+// eventTimeMaxAheadOfProcessing (a duration, "1 hour") guards the
+// watermark against clocks in the future. Spark's rule, which Atlas keeps
+// by default, sets the watermark to the largest event time seen minus the
+// delay and never moves it back: one record stamped year 294247 makes
+// every later record late, for good. Atlas reports such a batch in
+// progress (watermarkWarning, and a WARNING on the progress line). With
+// this option, a row whose event time is further ahead of the batch's
+// processing time (batchTimestampMs, from the offsets log, so a replay
+// decides the same) is kept out of the watermark and of the aggregation,
+// counted in observedMetrics.numRowsWithFutureEventTime and appended to
+// the lateRowsTable with _reason "future_event_time". Choose a bound above
+// the producers' worst clock skew plus the delay you tolerate.
+//
+//	Option("eventTimeMaxAheadOfProcessing", "1 hour")
 func (w *DataStreamWriter) Option(key string, value any) *DataStreamWriter {
 	w.opts[key] = fmt.Sprint(value)
 	return w
@@ -151,14 +173,23 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 			return nil, err
 		}
 	}
-	var lateSink sink.Sink
+	var (
+		lateSink   sink.Sink
+		lateSchema *arrow.Schema
+	)
 	if sp.lateTable != "" {
 		lh, err := df.s.Lakehouse(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if lateSink, err = iceberg.Open(ctx, lh, sp.lateTable, exec.LateRowsSchema(shape)); err != nil {
+		ic, err := iceberg.Open(ctx, lh, sp.lateTable, exec.LateRowsSchema(shape))
+		if err != nil {
 			return nil, fmt.Errorf("lateRowsTable: %w", err)
+		}
+		lateSink = ic
+		if ts := ic.Table().Schema(); ts.FieldIndices(exec.LateReasonColumn) == nil {
+			// Created before the reason column: keep writing its columns.
+			lateSchema = exec.LegacyLateRowsSchema(shape)
 		}
 	}
 	loc, temp := sp.checkpoint, false
@@ -179,7 +210,7 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck}
 	tap := &tapSink{inner: snk}
 	sq.tap = tap
-	cfg := exec.Config{Name: name, Shape: shape, Sink: tap, Mode: mode, Trigger: w.trigger.t, Checkpoint: ck, OnProgress: sq.onProgress, LateSink: lateSink}
+	cfg := exec.Config{Name: name, Shape: shape, Sink: tap, Mode: mode, Trigger: w.trigger.t, Checkpoint: ck, OnProgress: sq.onProgress, LateSink: lateSink, LateRowsSchema: lateSchema, EventTimeMaxAhead: sp.maxAhead}
 	if w.progress {
 		sq.view = newProgressView(name, df.s.appName)
 	}

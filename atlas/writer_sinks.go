@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
@@ -18,7 +19,7 @@ import (
 const availableSinks = `Format("iceberg") or ToTable(name), Format("console"), Format("memory"), ForeachBatch(fn)`
 
 // commonWriterOptions are the options every sink takes.
-var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsTable"}
+var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsTable", "eventTimeMaxAheadOfProcessing"}
 
 // sinkOptions are the options of each Atlas sink, beyond the common ones.
 var sinkOptions = map[string][]string{
@@ -68,6 +69,7 @@ type sinkPlan struct {
 	lateTable  string // lateRowsTable, or ""
 	checkpoint string // the checkpoint location, "" for a temporary one
 	console    *console.Sink
+	maxAhead   time.Duration // eventTimeMaxAheadOfProcessing, 0 for none
 }
 
 // planSink validates the sink, its options, the output mode, lateRowsTable
@@ -114,6 +116,13 @@ func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, nam
 			return nil, fmt.Errorf("lateRowsTable %q is the query's own target table: late rows have other columns; name another table, e.g. %q", late, late+"_late")
 		}
 		p.lateTable = late
+	}
+	if v := w.opts["eventTimeMaxAheadOfProcessing"]; v != "" {
+		d, err := plan.ParseDuration(v)
+		if err != nil || d <= 0 || shape.Watermark == nil {
+			return nil, fmt.Errorf("eventTimeMaxAheadOfProcessing %q: needs a positive duration such as \"1 hour\" and a query with WithWatermark(\"ts\", \"10 minutes\") (%v)", v, err)
+		}
+		p.maxAhead = d
 	}
 	p.checkpoint = w.opts["checkpointLocation"]
 	if p.checkpoint == "" && p.kind != "console" {

@@ -179,11 +179,16 @@ func durationChart(ps []progress.StreamingQueryProgress, batches []string) (rend
 // marker when t is unset. Spark reports the watermark as the Unix epoch
 // until it first moves; that is shown as missing too.
 func eventMillis(t time.Time) any {
-	if t.IsZero() || t.UnixMilli() == 0 {
+	if t.IsZero() || t.UnixMilli() == 0 || t.UnixMilli() > maxJSMillis {
 		return emptyValue
 	}
 	return t.UnixMilli()
 }
+
+// maxJSMillis is the last instant a JavaScript Date (and so an echarts
+// time axis) holds, +275760-09-13: a watermark dragged to Spark's largest
+// timestamp (year 294247) is drawn as missing; the headline names it.
+const maxJSMillis = 8_640_000_000_000_000
 
 func eventTimeChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
 	maxT := make([]opts.LineData, len(ps))
@@ -205,6 +210,13 @@ func eventTimeChart(ps []progress.StreamingQueryProgress, batches []string) (ren
 	return c, true
 }
 
+// eventTimeCounts returns, for one batch, the rows without an event time
+// and the rows further ahead of processing time than the bound
+// (observedMetrics numRowsWithNullEventTime, numRowsWithFutureEventTime).
+func eventTimeCounts(p *progress.StreamingQueryProgress) (nullTime, future int64) {
+	return p.ObservedMetrics[progress.MetricNullEventTime], p.ObservedMetrics[progress.MetricFutureEventTime]
+}
+
 // stateTotals returns, for one batch, the rows held by all stateful
 // operators and the rows they dropped as later than the watermark.
 func stateTotals(p *progress.StreamingQueryProgress) (rows, dropped int64) {
@@ -218,13 +230,18 @@ func stateTotals(p *progress.StreamingQueryProgress) (rows, dropped int64) {
 func stateChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
 	rows := make([]opts.LineData, len(ps))
 	dropped := make([]opts.LineData, len(ps))
-	var cum int64
+	nulls := make([]opts.LineData, len(ps))
+	futures := make([]opts.LineData, len(ps))
+	var cum, cumNull, cumFuture int64
 	note := noStateNote
 	for i := range ps {
 		r, d := stateTotals(&ps[i])
-		cum += d
+		n, f := eventTimeCounts(&ps[i])
+		cum, cumNull, cumFuture = cum+d, cumNull+n, cumFuture+f
 		rows[i] = opts.LineData{Value: r}
 		dropped[i] = opts.LineData{Value: cum}
+		nulls[i] = opts.LineData{Value: cumNull}
+		futures[i] = opts.LineData{Value: cumFuture}
 		if len(ps[i].StateOperators) > 0 {
 			note = ""
 		}
@@ -236,5 +253,13 @@ func stateChart(ps []progress.StreamingQueryProgress, batches []string) (render.
 	c.SetXAxis(batches).
 		AddSeries("rows in state", rows).
 		AddSeries("dropped by watermark (cum.)", dropped, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
+	// Rows that joined no window for want of a usable event time: shown
+	// only once there are some, so ordinary queries keep two lines.
+	if cumNull > 0 {
+		c.AddSeries("null event time (cum.)", nulls, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
+	}
+	if cumFuture > 0 {
+		c.AddSeries("future event time (cum.)", futures, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
+	}
 	return c, false
 }

@@ -180,6 +180,24 @@ func headlineHTML(ps []progress.StreamingQueryProgress, opts ChartOptions) strin
 		if wm, ok := watermarkOf(last); ok {
 			parts = append(parts, "watermark "+formatUTC(wm))
 		}
+		var nullTime, future int64
+		var warning *progress.WatermarkWarning
+		for i := range ps {
+			n, f := eventTimeCounts(&ps[i])
+			nullTime, future = nullTime+n, future+f
+			if ps[i].WatermarkWarning != nil {
+				warning = ps[i].WatermarkWarning
+			}
+		}
+		if nullTime > 0 {
+			parts = append(parts, numfmt.Group(nullTime)+" rows with null event time")
+		}
+		if future > 0 {
+			parts = append(parts, numfmt.Group(future)+" rows with future event time")
+		}
+		if warning != nil {
+			parts = append(parts, `<span class="atlas-warning" style="color:#a33">WARNING `+html.EscapeString(warning.Message)+`</span>`)
+		}
 	}
 	if opts.Status != "" {
 		parts = append(parts, `<span class="atlas-status">`+html.EscapeString(opts.Status)+`</span>`)

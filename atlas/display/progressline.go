@@ -20,7 +20,11 @@ import (
 // watermark part appears only when the query has a watermark that has
 // moved, the state and late parts (rows held in state, rows dropped by the
 // watermark in this batch) only when it has stateful operators, and
-// "malformed N" only when observedMetrics.numMalformedRows is positive.
+// "malformed N", "null-time N" and "future N" only when
+// observedMetrics.numMalformedRows, numRowsWithNullEventTime and
+// numRowsWithFutureEventTime are positive. A batch that moved the
+// watermark past its processing time ends with "WARNING " and the
+// watermarkWarning message.
 func ProgressLine(p progress.StreamingQueryProgress) string {
 	parts := []string{
 		"[" + queryLabel(&p) + "] batch " + strconv.FormatInt(p.BatchID, 10),
@@ -36,8 +40,17 @@ func ProgressLine(p progress.StreamingQueryProgress) string {
 		rows, dropped := stateTotals(&p)
 		parts = append(parts, "state "+numfmt.Group(rows)+" rows", "late "+numfmt.Group(dropped))
 	}
-	if n := p.ObservedMetrics["numMalformedRows"]; n > 0 {
-		parts = append(parts, "malformed "+numfmt.Group(n))
+	for _, m := range []struct{ key, label string }{
+		{"numMalformedRows", "malformed "},
+		{progress.MetricNullEventTime, "null-time "},
+		{progress.MetricFutureEventTime, "future "},
+	} {
+		if n := p.ObservedMetrics[m.key]; n > 0 {
+			parts = append(parts, m.label+numfmt.Group(n))
+		}
+	}
+	if w := p.WatermarkWarning; w != nil {
+		parts = append(parts, "WARNING "+w.Message)
 	}
 	return strings.Join(parts, " | ")
 }

@@ -6,6 +6,8 @@ package progress
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -46,8 +48,44 @@ type StreamingQueryProgress struct {
 	// Sink reports the sink.
 	Sink SinkProgress `json:"sink"`
 	// ObservedMetrics holds Atlas's extra counters that Spark has no field
-	// for, such as "numMalformedRows" (records whose JSON did not parse).
+	// for, such as "numMalformedRows" (records whose JSON did not parse),
+	// [MetricNullEventTime] and [MetricFutureEventTime].
 	ObservedMetrics map[string]int64 `json:"observedMetrics,omitempty"`
+	// WatermarkWarning is set (Atlas only) when this batch moved the
+	// watermark past its own processing time: some row's event time is so
+	// far in the future that, by Spark's rule, every row stamped with the
+	// present is now late.
+	WatermarkWarning *WatermarkWarning `json:"watermarkWarning,omitempty"`
+}
+
+// Counters Atlas adds to ObservedMetrics for queries with a watermark.
+const (
+	// MetricNullEventTime counts rows whose event time is null (a missing
+	// or unparsable field, an empty JSON object or value, a tombstone):
+	// Spark's window() filters them out silently, Atlas counts them (and
+	// keeps them in the lateRowsTable, reason "null_event_time").
+	MetricNullEventTime = "numRowsWithNullEventTime"
+	// MetricFutureEventTime counts rows whose event time is ahead of the
+	// batch's processing time by more than eventTimeMaxAheadOfProcessing
+	// (kept out of the watermark and the aggregation), or, without that
+	// option, by more than the watermark delay (aggregated, as Spark does,
+	// and they drag the watermark past the present: see WatermarkWarning).
+	MetricFutureEventTime = "numRowsWithFutureEventTime"
+)
+
+// WatermarkWarning describes a watermark that jumped ahead of processing
+// time. Times are ISO-8601 UTC like EventTime's.
+type WatermarkWarning struct {
+	// MaxEventTime is the largest event time of the batch: the row that
+	// moved the watermark.
+	MaxEventTime string `json:"maxEventTime"`
+	// OldWatermark is the watermark before the batch, NewWatermark after.
+	OldWatermark string `json:"oldWatermark"`
+	NewWatermark string `json:"newWatermark"`
+	// ProcessingTime is the batch's processing time (batchTimestampMs).
+	ProcessingTime string `json:"processingTime"`
+	// Message says the same in one sentence, with the way out.
+	Message string `json:"message"`
 }
 
 // StateOperatorProgress mirrors Spark's StateOperatorProgress.
@@ -116,10 +154,21 @@ func parseTime(s string) time.Time {
 		return time.Time{}
 	}
 	t, err := time.Parse("2006-01-02T15:04:05.000Z", s)
+	if err == nil {
+		return t
+	}
+	// FormatTime writes years past 9999 with all their digits (Spark's
+	// timestamps reach year 294247); time.Parse reads only four.
+	dash := strings.IndexByte(s, '-')
+	year, yerr := strconv.Atoi(s[:max(dash, 0)])
+	if dash <= 4 || yerr != nil {
+		return time.Time{}
+	}
+	rest, err := time.Parse("2006-01-02T15:04:05.000Z", "2000"+s[dash:])
 	if err != nil {
 		return time.Time{}
 	}
-	return t
+	return time.Date(year, rest.Month(), rest.Day(), rest.Hour(), rest.Minute(), rest.Second(), rest.Nanosecond(), time.UTC)
 }
 
 // QueryStatus mirrors Spark's StreamingQueryStatus: what the query is doing now.

@@ -130,9 +130,13 @@ func (c *Checkpoint) WriteMetadata(ctx context.Context, m Metadata) error {
 
 // OffsetSeqMetadata is what Spark records beside the offsets of a batch.
 type OffsetSeqMetadata struct {
-	// BatchWatermarkMs is the watermark the batch runs with.
+	// BatchWatermarkMs is the watermark the batch runs with: the one that
+	// closes windows and evicts state. Since Spark 3.4 (SPARK-40925) the
+	// batch filters late rows with the previous entry's BatchWatermarkMs
+	// instead; nothing else is recorded for it (OffsetSeqMetadataForBatch).
 	BatchWatermarkMs int64 `json:"batchWatermarkMs"`
-	// BatchTimestampMs is the batch's processing time.
+	// BatchTimestampMs is the batch's processing time; a replay uses the
+	// recorded value (current_timestamp, eventTimeMaxAheadOfProcessing).
 	BatchTimestampMs int64 `json:"batchTimestampMs"`
 	// Conf holds settings that must not change across restarts.
 	Conf map[string]string `json:"conf,omitempty"`
@@ -167,21 +171,27 @@ func (c *Checkpoint) WriteOffsets(ctx context.Context, o OffsetSeq) error {
 
 // Offsets reads the offsets entry of batch id.
 func (c *Checkpoint) Offsets(ctx context.Context, id int64) (*OffsetSeq, error) {
+	o, ok, err := c.offsets(ctx, id)
+	if err == nil && !ok {
+		err = fmt.Errorf("checkpoint %s: offsets/%d is missing", c.location, id)
+	}
+	return o, err
+}
+
+// offsets reads and parses batch id's offsets entry, ok=false when missing.
+func (c *Checkpoint) offsets(ctx context.Context, id int64) (*OffsetSeq, bool, error) {
 	name := "offsets/" + strconv.FormatInt(id, 10)
 	data, ok, err := c.read(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, fmt.Errorf("checkpoint %s: %s is missing", c.location, name)
+	if err != nil || !ok {
+		return nil, false, err
 	}
 	lines := strings.Split(string(data), "\n")
 	if len(lines) < 2 || lines[0] != "v1" {
-		return nil, fmt.Errorf("checkpoint %s: %s: unsupported format (want v1)", c.location, name)
+		return nil, false, fmt.Errorf("checkpoint %s: %s: unsupported format (want v1)", c.location, name)
 	}
 	o := &OffsetSeq{BatchID: id}
 	if err := json.Unmarshal([]byte(lines[1]), &o.Metadata); err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %s: %w", c.location, name, err)
+		return nil, false, fmt.Errorf("checkpoint %s: %s: %w", c.location, name, err)
 	}
 	for _, l := range lines[2:] {
 		if l == "-" {
@@ -189,7 +199,23 @@ func (c *Checkpoint) Offsets(ctx context.Context, id int64) (*OffsetSeq, error) 
 		}
 		o.Offsets = append(o.Offsets, source.Offset(l))
 	}
-	return o, nil
+	return o, true, nil
+}
+
+// OffsetSeqMetadataForBatch returns the metadata recorded with batch id's
+// offsets entry, ok=false when id < 0 or the entry is missing (Spark's
+// OffsetSeqLog.offsetSeqMetadataForBatchId). The executor reads batch
+// N-1's entry to get batch N's watermark for late events (SPARK-40925), so
+// a replay of N after a restart judges late rows exactly as the first run.
+func (c *Checkpoint) OffsetSeqMetadataForBatch(ctx context.Context, id int64) (OffsetSeqMetadata, bool, error) {
+	if id < 0 {
+		return OffsetSeqMetadata{}, false, nil
+	}
+	o, ok, err := c.offsets(ctx, id)
+	if err != nil || !ok {
+		return OffsetSeqMetadata{}, false, err
+	}
+	return o.Metadata, true, nil
 }
 
 // LatestOffsets returns the offsets entry with the highest batch id, or nil.

@@ -22,8 +22,11 @@ type batchRun struct {
 	id            int64
 	start, end    source.Offset
 	latest        source.Offset
-	watermark     int64 // ms, used by this batch
+	watermark     int64 // ms: this batch's watermark, for eviction
+	lateWatermark int64 // ms: the previous batch's watermark, for late rows
 	nextWatermark int64 // ms, after this batch
+	timestampMs   int64 // the batch's processing time (batchTimestampMs)
+	warning       *progress.WatermarkWarning
 	trigStart     time.Time
 	prevTrigger   time.Time
 	durations     map[string]int64
@@ -39,7 +42,12 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 		b.end = replay.Offsets[0]
 		b.latest = b.end
 		b.watermark = replay.Metadata.BatchWatermarkMs
-		return true, nil
+		b.timestampMs = replay.Metadata.BatchTimestampMs
+		return true, b.readLateWatermark(ctx)
+	}
+	b.timestampMs = b.trigStart.UnixMilli()
+	if err := b.readLateWatermark(ctx); err != nil {
+		return false, err
 	}
 	t := time.Now()
 	q.setStatus("Getting offsets from "+q.src.Description(), false, true)
@@ -50,7 +58,11 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 	b.durations["latestOffset"] = since(t)
 	b.end = end
 	hasData := end != b.start
-	noDataBatch := !hasData && q.agg != nil && q.cfg.Mode != sink.Complete && q.agg.HasExpired(b.watermark*1000)
+	// Spark's StateStoreSaveExec.shouldRunAnotherBatch: without new data,
+	// a batch still runs when the watermark moved past the last batch's
+	// (append and update modes), to close windows and so that the next
+	// data batch judges late rows by the moved watermark.
+	noDataBatch := !hasData && q.agg != nil && q.cfg.Shape.Watermark != nil && q.cfg.Mode != sink.Complete && b.watermark > b.lateWatermark
 	if !hasData && !noDataBatch {
 		return false, nil
 	}
@@ -60,7 +72,7 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 	t = time.Now()
 	err = q.cfg.Checkpoint.WriteOffsets(ctx, checkpoint.OffsetSeq{
 		BatchID:  b.id,
-		Metadata: checkpoint.OffsetSeqMetadata{BatchWatermarkMs: b.watermark, BatchTimestampMs: b.trigStart.UnixMilli()},
+		Metadata: checkpoint.OffsetSeqMetadata{BatchWatermarkMs: b.watermark, BatchTimestampMs: b.timestampMs},
 		Offsets:  []source.Offset{end},
 	})
 	if err != nil {
@@ -70,20 +82,58 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 	return true, nil
 }
 
+// readLateWatermark sets b.lateWatermark, the watermark this batch filters
+// late rows with. Since Spark 3.4 (SPARK-40925) that is the previous
+// batch's watermark, as recorded in the offsets log (Spark's
+// IncrementalExecution gets it from offsetLog.offsetSeqMetadataForBatchId
+// (batchId - 1)), while b.watermark, this batch's own entry, closes
+// windows and evicts state. With the one watermark for both, a row whose
+// window the batch is about to emit for the first time was dropped as
+// late. Both come from the log, never from memory, so a replay of batch N
+// after a restart uses exactly the watermarks of its first run; batch 0,
+// or a missing entry, uses 0 as Spark does.
+func (b *batchRun) readLateWatermark(ctx context.Context) error {
+	q := b.q
+	if !q.lateWM.ok || q.lateWM.id != b.id {
+		meta, _, err := q.cfg.Checkpoint.OffsetSeqMetadataForBatch(ctx, b.id-1)
+		if err != nil {
+			return fmt.Errorf("batch %d: watermark for late events: %w", b.id, err)
+		}
+		q.lateWM.id, q.lateWM.ms, q.lateWM.ok = b.id, meta.BatchWatermarkMs, true
+	}
+	b.lateWatermark = q.lateWM.ms
+	return nil
+}
+
 // execute runs the planned batch through the plan, the state and the sink,
 // then writes the state version and the commit entry.
 func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgress, error) {
 	q := b.q
 	q.setStatus("Processing new data", true, true)
 	q.stats = EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
+	if q.cfg.Shape.Watermark != nil {
+		// Rows further ahead of processing time than the bound are counted;
+		// with eventTimeMaxAheadOfProcessing they are also kept out of the
+		// watermark (here) and of the aggregation (SetEventTimeLimit).
+		bound, exclude := q.delay, q.cfg.EventTimeMaxAhead > 0
+		if exclude {
+			bound = q.cfg.EventTimeMaxAhead
+		}
+		q.stats.Limit, q.stats.Exclude = b.timestampMs*1000+bound.Microseconds(), exclude
+		if q.agg != nil && exclude {
+			q.agg.SetEventTimeLimit(q.stats.Limit)
+		}
+	}
 	c := expr.NewCtx(ctx)
 	mode := q.cfg.Mode
 	wmMicros := b.watermark * 1000
+	lateMicros := b.lateWatermark * 1000
 	var (
 		numInput int64
 		outputs  []arrow.RecordBatch
-		late     []arrow.RecordBatch // rows dropped as late, for cfg.LateSink
+		late     []arrow.RecordBatch // rows kept out of the aggregation, for cfg.LateSink
 		dropped  int64
+		nullTime int64
 		procTime time.Duration
 	)
 	defer func() { releaseAll(outputs); releaseAll(late) }()
@@ -100,12 +150,21 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 			return err
 		}
 		if q.agg != nil {
-			st, err := q.agg.Update(c, out, b.id, wmMicros, mode != sink.Complete)
+			st, err := q.agg.Update(c, out, b.id, lateMicros, mode != sink.Complete)
 			dropped += st.Dropped
-			if err == nil && q.cfg.LateSink != nil && len(st.LateRows) > 0 {
-				var lr arrow.RecordBatch
-				if lr, err = lateRecord(c, q.lateSchema, out, st.LateRows, b.id, wmMicros); err == nil {
-					late = append(late, lr)
+			nullTime += st.NullTime
+			if err == nil && q.cfg.LateSink != nil {
+				for _, kept := range []struct {
+					rows   []int32
+					reason string
+				}{{st.LateRows, LateReasonLate}, {st.NullTimeRows, LateReasonNullEventTime}, {st.AheadRows, LateReasonFutureEventTime}} {
+					if len(kept.rows) == 0 || err != nil {
+						continue
+					}
+					var lr arrow.RecordBatch
+					if lr, err = lateRecord(c, q.lateSchema, out, kept.rows, b.id, lateMicros, kept.reason); err == nil {
+						late = append(late, lr)
+					}
 				}
 			}
 			out.Release()
@@ -191,6 +250,7 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 			b.nextWatermark = w
 		}
 	}
+	b.warning = watermarkWarning(b, q.stats.Max)
 	t3 := time.Now()
 	if err := q.cfg.Checkpoint.WriteCommit(ctx, b.id, checkpoint.CommitMetadata{NextBatchWatermarkMs: b.nextWatermark}); err != nil {
 		return nil, fmt.Errorf("batch %d: %w", b.id, err)
@@ -201,7 +261,37 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 	b.durations["commitOffsets"] = since(t3)
 	b.durations["queryPlanning"] = 0
 	b.durations["triggerExecution"] = since(b.trigStart)
-	return b.progress(numInput, out.NumRows(), dropped, removed, stateCommit, c.Metrics), nil
+	metrics := c.Metrics
+	for name, n := range map[string]int64{progress.MetricNullEventTime: nullTime, progress.MetricFutureEventTime: q.stats.Ahead} {
+		if n > 0 {
+			if metrics == nil {
+				metrics = map[string]int64{}
+			}
+			metrics[name] = n
+		}
+	}
+	return b.progress(numInput, out.NumRows(), dropped, removed, stateCommit, metrics), nil
+}
+
+// watermarkWarning reports a batch that moved the watermark past its own
+// processing time. Spark's rule (WatermarkTracker: max event time minus
+// the delay, never backwards) is kept, so one row stamped far in the future
+// (a bad clock, a parse of year 294247) makes every later row late; Atlas
+// says so loudly instead of dropping rows without a word.
+func watermarkWarning(b *batchRun, maxMicros int64) *progress.WatermarkWarning {
+	if b.nextWatermark <= b.watermark || b.nextWatermark <= b.timestampMs {
+		return nil
+	}
+	w := &progress.WatermarkWarning{
+		MaxEventTime:   progress.FormatTime(time.UnixMicro(maxMicros)),
+		OldWatermark:   progress.FormatTime(time.UnixMilli(b.watermark)),
+		NewWatermark:   progress.FormatTime(time.UnixMilli(b.nextWatermark)),
+		ProcessingTime: progress.FormatTime(time.UnixMilli(b.timestampMs)),
+	}
+	w.Message = fmt.Sprintf("batch %d: event time %s moved the watermark from %s to %s, ahead of processing time %s: every later row older than the new watermark is late; "+
+		"set the writer option eventTimeMaxAheadOfProcessing (e.g. \"1 hour\") to keep rows that far ahead out of the watermark and in the lateRowsTable",
+		b.id, w.MaxEventTime, w.OldWatermark, w.NewWatermark, w.ProcessingTime)
+	return w
 }
 
 func outputSchema(q *Query) *arrow.Schema { return ShapeOutputSchema(q.cfg.Shape) }
@@ -265,6 +355,7 @@ func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit i
 	if len(metrics) > 0 {
 		p.ObservedMetrics = metrics
 	}
+	p.WatermarkWarning = b.warning
 	return p
 }
 

@@ -69,10 +69,18 @@ func (f *filterOp) apply(c *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBatch,
 // microseconds, over the rows that reached the watermark operator.
 type EventTimeStats struct {
 	Min, Max, Sum, Count int64
+	// Limit (µs, 0 for none) bounds event times ahead of the batch's
+	// processing time: rows above it are counted in Ahead and, when
+	// Exclude is set (eventTimeMaxAheadOfProcessing), left out of Min, Max,
+	// Sum and Count, so they cannot move the watermark.
+	Limit   int64
+	Exclude bool
+	Ahead   int64
 }
 
 // Merge folds o into s.
 func (s *EventTimeStats) Merge(o EventTimeStats) {
+	s.Ahead += o.Ahead
 	if o.Count == 0 {
 		return
 	}
@@ -99,12 +107,19 @@ func (w *watermarkOp) apply(_ *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBat
 		return nil, fmt.Errorf("watermark column is %s, not a timestamp", rec.Column(w.index).DataType())
 	}
 	st := EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
+	limit, exclude := w.stats.Limit, w.stats.Exclude
 	vals := ts.TimestampValues()
 	for i, v := range vals {
 		if ts.IsNull(i) {
 			continue
 		}
 		x := int64(v)
+		if limit != 0 && x > limit {
+			st.Ahead++
+			if exclude {
+				continue
+			}
+		}
 		if x < st.Min {
 			st.Min = x
 		}

@@ -42,6 +42,19 @@ type Config struct {
 	// (LateRowsSchema), in append mode, after Sink and before the commit
 	// log, idempotent per (query id, batch id) like Sink.
 	LateSink sink.Sink
+	// LateRowsSchema is the late-rows table's schema when it is
+	// LegacyLateRowsSchema (a table created before the reason column);
+	// nil means LateRowsSchema.
+	LateRowsSchema *arrow.Schema
+	// EventTimeMaxAhead, when positive, is the writer option
+	// eventTimeMaxAheadOfProcessing: rows whose event time is further ahead
+	// of the batch's processing time (batchTimestampMs, from the offsets
+	// log) are kept out of the watermark and the aggregation, counted in
+	// numRowsWithFutureEventTime and sent to LateSink (reason
+	// future_event_time). Zero keeps Spark's rule: every row counts, and
+	// one far-future row moves the watermark so that all later rows are
+	// late (the batch then carries a WatermarkWarning).
+	EventTimeMaxAhead time.Duration
 }
 
 // Query is a running streaming query: Spark's StreamExecution.
@@ -60,7 +73,13 @@ type Query struct {
 	delay      time.Duration
 	// lateSchema is the late-rows schema when cfg.LateSink is set.
 	lateSchema *arrow.Schema
-	cancel     context.CancelFunc
+	// lateWM caches the watermark for late events of batch lateWM.id, read
+	// from the offsets log (see batchRun.readLateWatermark).
+	lateWM struct {
+		id, ms int64
+		ok     bool
+	}
+	cancel context.CancelFunc
 	done       chan struct{}
 
 	mu        sync.Mutex
@@ -78,6 +97,13 @@ type Totals struct {
 	OutputRows  int64
 	DroppedLate int64
 	Malformed   int64
+	// NullEventTime and FutureEventTime sum progress.MetricNullEventTime
+	// and progress.MetricFutureEventTime.
+	NullEventTime   int64
+	FutureEventTime int64
+	// WatermarkWarnings counts batches that moved the watermark past their
+	// processing time (progress.WatermarkWarning).
+	WatermarkWarnings int64
 }
 
 const stateOp = "0/aggregate"
@@ -120,7 +146,16 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 		if q.lateSchema = LateRowsSchema(cfg.Shape); q.lateSchema == nil || cfg.Mode == sink.Complete {
 			return nil, fmt.Errorf("late rows can be kept only by an aggregation with a watermark in append or update mode: add WithWatermark(...) before GroupBy, or drop the lateRowsTable option")
 		}
+		if ls := cfg.LateRowsSchema; ls != nil {
+			if !ls.Equal(LegacyLateRowsSchema(cfg.Shape)) && !ls.Equal(q.lateSchema) {
+				return nil, fmt.Errorf("the late-rows table has columns %v, the query's late rows are %v: use a new lateRowsTable", ls, q.lateSchema)
+			}
+			q.lateSchema = ls
+		}
 		q.agg.CollectLateRows()
+	}
+	if cfg.EventTimeMaxAhead < 0 || (cfg.EventTimeMaxAhead > 0 && cfg.Shape.Watermark == nil) {
+		return nil, fmt.Errorf("eventTimeMaxAheadOfProcessing %s: needs a positive duration and a query with WithWatermark(...); drop the option otherwise", cfg.EventTimeMaxAhead)
 	}
 	meta, ok, err := cfg.Checkpoint.Metadata(ctx)
 	if err != nil {
@@ -418,6 +453,11 @@ func (q *Query) report(p *progress.StreamingQueryProgress) {
 		q.totals.DroppedLate += s.NumRowsDroppedByWatermark
 	}
 	q.totals.Malformed += p.ObservedMetrics[expr.MetricMalformed]
+	q.totals.NullEventTime += p.ObservedMetrics[progress.MetricNullEventTime]
+	q.totals.FutureEventTime += p.ObservedMetrics[progress.MetricFutureEventTime]
+	if p.WatermarkWarning != nil {
+		q.totals.WatermarkWarnings++
+	}
 	q.mu.Unlock()
 	if q.cfg.OnProgress != nil {
 		q.cfg.OnProgress(p)

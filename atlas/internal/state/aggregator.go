@@ -39,6 +39,11 @@ type Aggregator struct {
 
 	collectLate bool
 	late        []int32 // rows dropped as late by the last Update
+	nullTime    []int32 // rows without an event time in the last Update
+	ahead       []int32 // rows beyond the event-time limit in the last Update
+	// timeLimit (µs) keeps rows whose event time is above it out of the
+	// aggregation (eventTimeMaxAheadOfProcessing); NoEviction = no limit.
+	timeLimit int64
 
 	// scratch, reused across batches
 	buf      []byte
@@ -65,7 +70,7 @@ type Config struct {
 
 // NewAggregator prepares an empty aggregation.
 func NewAggregator(cfg Config) (*Aggregator, error) {
-	a := &Aggregator{keys: cfg.Keys, winPos: -1, evictPos: cfg.EvictKey, aggs: cfg.Aggs, groups: map[string]int32{}}
+	a := &Aggregator{keys: cfg.Keys, winPos: -1, evictPos: cfg.EvictKey, aggs: cfg.Aggs, groups: map[string]int32{}, timeLimit: NoEviction}
 	var fields []arrow.Field
 	for i, k := range cfg.Keys {
 		if w, ok := expr.AsWindow(k); ok {
@@ -109,14 +114,37 @@ type UpdateStats struct {
 	// Dropped counts (row, window) pairs older than the watermark: their
 	// window was already closed and emitted, so they are not aggregated.
 	Dropped int64
-	// NullTime counts rows without an event time: they join no window.
+	// NullTime counts rows without an event time: they join no window
+	// (Spark's window() filters them out, see TimeWindowing) and, with an
+	// event-time key, no group.
 	NullTime int64
+	// Ahead counts rows whose event time is above the limit set with
+	// SetEventTimeLimit: they are kept out of every group.
+	Ahead int64
 	// Updated counts group updates.
 	Updated int64
 	// LateRows are the indices (ascending) of the rows of rec that the
 	// watermark kept out of at least one window, when CollectLateRows is
 	// on. Valid until the next Update.
 	LateRows []int32
+	// NullTimeRows and AheadRows are the indices (ascending) of the rows
+	// counted in NullTime and Ahead, when CollectLateRows is on. Valid
+	// until the next Update.
+	NullTimeRows, AheadRows []int32
+}
+
+// SetEventTimeLimit keeps rows whose event time (µs) is above limit out of
+// the aggregation from the next Update on (counted in UpdateStats.Ahead);
+// NoEviction removes the limit. The executor sets it per batch from the
+// batch's processing time and eventTimeMaxAheadOfProcessing.
+func (a *Aggregator) SetEventTimeLimit(limit int64) { a.timeLimit = limit }
+
+// skip counts row i in *n and, when rows are collected, records it in *rows.
+func (a *Aggregator) skip(n *int64, rows *[]int32, i int) {
+	*n++
+	if a.collectLate {
+		*rows = append(*rows, int32(i))
+	}
 }
 
 // CollectLateRows makes Update report which rows it dropped as late, for
@@ -135,14 +163,18 @@ func (a *Aggregator) dropLate(st *UpdateStats, i int) {
 // Update folds every row of rec into its groups. When dropLate is set, a
 // row whose window (or event time) is at or before watermark (µs) is
 // dropped and counted instead, as Spark does in append and update modes.
-// Groups touched are marked with batchID.
+// The caller passes the watermark for late events, which since Spark 3.4
+// (SPARK-40925) is the previous batch's watermark, not the one
+// EvictExpired closes windows with. Rows without an event time and rows
+// above the SetEventTimeLimit limit join no group (UpdateStats.NullTime,
+// Ahead). Groups touched are marked with batchID.
 func (a *Aggregator) Update(c *expr.Ctx, rec arrow.RecordBatch, batchID, watermark int64, dropLate bool) (st UpdateStats, err error) {
 	n := int(rec.NumRows())
 	if n == 0 {
 		return st, nil
 	}
-	a.late = a.late[:0]
-	defer func() { st.LateRows = a.late }()
+	a.late, a.nullTime, a.ahead = a.late[:0], a.nullTime[:0], a.ahead[:0]
+	defer func() { st.LateRows, st.NullTimeRows, st.AheadRows = a.late, a.nullTime, a.ahead }()
 	cols := make([]arrow.Array, len(a.keys))
 	defer func() {
 		for _, c := range cols {
@@ -185,10 +217,14 @@ func (a *Aggregator) Update(c *expr.Ctx, rec arrow.RecordBatch, batchID, waterma
 			evict := int64(NoEviction)
 			if evictCol != nil {
 				if evictCol.IsNull(i) {
-					st.NullTime++
+					a.skip(&st.NullTime, &a.nullTime, i)
 					continue
 				}
 				evict = int64(evictCol.Value(i))
+				if evict > a.timeLimit {
+					a.skip(&st.Ahead, &a.ahead, i)
+					continue
+				}
 				if dropLate && evict <= watermark {
 					a.dropLate(&st, i)
 					continue
@@ -202,10 +238,14 @@ func (a *Aggregator) Update(c *expr.Ctx, rec arrow.RecordBatch, batchID, waterma
 			continue
 		}
 		if times.IsNull(i) {
-			st.NullTime++
+			a.skip(&st.NullTime, &a.nullTime, i)
 			continue
 		}
 		ts := int64(times.Value(i))
+		if ts > a.timeLimit {
+			a.skip(&st.Ahead, &a.ahead, i)
+			continue
+		}
 		a.starts = a.window.Starts(ts, a.starts[:0])
 		for _, start := range a.starts {
 			end := start + a.window.SizeMicros()
@@ -312,21 +352,6 @@ func (a *Aggregator) EvictExpired(mem memory.Allocator, watermark int64, emit bo
 	}
 	removed := a.compact(func(g int32) bool { return !a.expired(g, watermark) })
 	return out, removed, nil
-}
-
-// HasExpired reports whether any group would be evicted at watermark: the
-// executor then runs a no-data batch, as Spark does, so closed windows are
-// emitted without waiting for new input.
-func (a *Aggregator) HasExpired(watermark int64) bool {
-	if a.evictPos < 0 {
-		return false
-	}
-	for g := range a.evictAt {
-		if a.expired(int32(g), watermark) {
-			return true
-		}
-	}
-	return false
 }
 
 // compact keeps the groups for which keep is true.
