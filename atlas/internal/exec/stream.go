@@ -80,7 +80,7 @@ type Query struct {
 		ok     bool
 	}
 	cancel context.CancelFunc
-	done       chan struct{}
+	done   chan struct{}
 
 	mu        sync.Mutex
 	err       error
