@@ -42,7 +42,7 @@ func TestStartRefusesInvalidSinksBeforeAnySideEffect(t *testing.T) {
 		}, []string{`sink format "kafka" is not available`, "ForeachBatch(fn)"}},
 		{"kafka option", func() (*atlas.StreamingQuery, error) {
 			return rows.WriteStream().Option("topic", "events").Progress(false).ToTable(table)
-		}, []string{`option "topic" belongs to Spark's kafka sink, which is not available`, "the iceberg sink takes: checkpointLocation, lateRowsTable, path, queryName"}},
+		}, []string{`option "topic" belongs to Spark's kafka sink, which is not available`, "the iceberg sink takes: checkpointLocation, eventTimeMaxAheadOfProcessing, lateRowsTable, path, queryName"}},
 		{"delta option", func() (*atlas.StreamingQuery, error) {
 			return rows.WriteStream().Option("mergeSchema", "true").Progress(false).ToTable(table)
 		}, []string{`option "mergeSchema" belongs to Spark's delta sink, which is not available`}},
@@ -65,6 +65,12 @@ func TestStartRefusesInvalidSinksBeforeAnySideEffect(t *testing.T) {
 			return counts.WriteStream().Option("lateRowsTable", table+"_late").Progress(false).
 				ForeachBatch(func(*atlas.DataFrame, int64) error { return nil }).Start()
 		}, []string{"checkpointLocation must be specified", "QueryName("}},
+		{"eventTimeMaxAheadOfProcessing not a duration", func() (*atlas.StreamingQuery, error) {
+			return counts.WriteStream().Option("eventTimeMaxAheadOfProcessing", "soon").Progress(false).ToTable(table)
+		}, []string{`eventTimeMaxAheadOfProcessing "soon"`, `"1 hour"`}},
+		{"eventTimeMaxAheadOfProcessing without watermark", func() (*atlas.StreamingQuery, error) {
+			return rows.WriteStream().Option("eventTimeMaxAheadOfProcessing", "1 hour").Progress(false).ToTable(table)
+		}, []string{`eventTimeMaxAheadOfProcessing "1 hour"`, "WithWatermark"}},
 		{"bad console option", func() (*atlas.StreamingQuery, error) {
 			return rows.WriteStream().Format("console").Option("numRows", -1).Option("checkpointLocation", ck).Progress(false).Start()
 		}, []string{"numRows must be a non-negative integer"}},
