@@ -15,13 +15,10 @@ import (
 
 // initCatalog opens the catalog of cfg, creating the embedded sqlite
 // catalog and warehouse when missing, and creates the medallion
-// namespaces (lakehouse.DefaultNamespaces). An embedded catalog file with
-// damaged pages is an error (lakehouse.ErrCatalogDamaged), not an empty
-// catalog. Its errors carry none of the catalog's secrets.
+// namespaces (lakehouse.DefaultNamespaces). [Up] has checked the
+// integrity of an embedded catalog file before. Its errors carry none of
+// the catalog's secrets.
 func initCatalog(ctx context.Context, cfg lakehouse.Config) error {
-	if err := cfg.CheckIntegrity(ctx); err != nil {
-		return fmt.Errorf("stack: initialise catalog: %w", err)
-	}
 	lh, err := lakehouse.Open(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("stack: initialise catalog: %w", err)

@@ -27,11 +27,17 @@ import (
 // When ATLAS_KAFKA_BROKERS names an external cluster (see [External]), Up
 // starts nothing: it checks that the cluster answers and initialises the
 // catalog. A listen address taken by another process yields an
-// [*AddrInUseError].
+// [*AddrInUseError]. An embedded sqlite catalog file with damaged pages
+// fails with an error wrapping lakehouse.ErrCatalogDamaged, before
+// anything starts.
 func Up(ctx context.Context, opts Options) (Info, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return Info{}, err
+	}
+	// A damaged catalog file fails before anything starts.
+	if err := o.Catalog.CheckIntegrity(ctx); err != nil {
+		return Info{}, fmt.Errorf("stack: %w", err)
 	}
 	if External(o.Addr) {
 		return upExternal(ctx, o)

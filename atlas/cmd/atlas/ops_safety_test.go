@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
 // envRunCLI makes the test binary run as the atlas command (see TestMain),
@@ -155,7 +156,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 
 // TestUpAndStatusFailOnDamagedCatalog: after pages in the middle of the
 // sqlite catalog are overwritten, `atlas up` and `atlas status` exit
-// non-zero naming the file and the way out, instead of listing no tables.
+// non-zero naming the file and the way out, instead of listing no tables,
+// and up starts no broker.
 func TestUpAndStatusFailOnDamagedCatalog(t *testing.T) {
 	home := t.TempDir()
 	env := []string{"ATLAS_HOME=" + home, "ATLAS_KAFKA_BROKERS=", "ATLAS_CATALOG_URI=", "ATLAS_CATALOG_TYPE=",
@@ -176,6 +178,9 @@ func TestUpAndStatusFailOnDamagedCatalog(t *testing.T) {
 	if r := atlasCLI(t, env, "status", "--home", home); r.code != 0 || !strings.Contains(r.stdout, "lakehouse.silver.c") {
 		t.Fatalf("status of the sound catalog: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	if r := atlasCLI(t, env, "down", "--home", home); r.code != 0 {
+		t.Fatalf("atlas down: exit %d %s", r.code, r.stderr)
+	}
 	db := filepath.Join(home, "catalog", "catalog.db")
 	st, err := os.Stat(db)
 	if err != nil {
@@ -194,5 +199,9 @@ func TestUpAndStatusFailOnDamagedCatalog(t *testing.T) {
 		if r.code == 0 || !strings.Contains(r.stderr, db) || !strings.Contains(r.stderr, "atlas reset") {
 			t.Errorf("atlas %v on a damaged catalog: exit %d, stderr %q; want a failure naming %s and atlas reset", args, r.code, r.stderr, db)
 		}
+	}
+	// up failed before starting the broker.
+	if _, _, alive, err := stack.Daemon(home); err != nil || alive {
+		t.Errorf("a broker runs after up failed on the damaged catalog (%v)", err)
 	}
 }
