@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// confDefaults are the values of Spark settings clients read without
+// setting them (PySpark asks for the session time zone, for example).
+// Atlas's engine works in UTC and with Spark 4's ANSI mode.
+var confDefaults = map[string]string{
+	"spark.sql.session.timeZone":                                      "UTC",
+	"spark.sql.ansi.enabled":                                          "true",
+	"spark.sql.timestampType":                                         "TIMESTAMP_LTZ",
+	"spark.sql.repl.eagerEval.enabled":                                "false",
+	"spark.sql.repl.eagerEval.maxNumRows":                             "20",
+	"spark.sql.repl.eagerEval.truncate":                               "20",
+	"spark.sql.pyspark.inferNestedDictAsStruct.enabled":               "false",
+	"spark.sql.pyspark.legacy.inferArrayTypeFromFirstElement.enabled": "false",
+	"spark.sql.execution.pandas.convertToArrowArraySafely":            "false",
+	"spark.sql.execution.pandas.structHandlingMode":                   "legacy",
+	"spark.sql.execution.arrow.useLargeVarTypes":                      "false",
+	"spark.sql.execution.pythonUDF.arrow.enabled":                     "false",
+}
+
+// fixedConf are settings Atlas does not honour another value of.
+var fixedConf = map[string]bool{"spark.sql.session.timeZone": true}
+
+// Config reads and writes the session's Spark settings, as
+// spark.conf.get/set/unset. The engine uses none of them yet except as
+// noted in confDefaults; they are kept so clients see what they set.
+func (s *service) Config(_ context.Context, req *pb.ConfigRequest) (*pb.ConfigResponse, error) {
+	sess, err := s.session(req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
+	if err != nil {
+		return nil, err
+	}
+	resp := &pb.ConfigResponse{SessionId: sess.key.id, ServerSideSessionId: sess.serverSideID}
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	get := func(k string) (string, bool) {
+		if v, ok := sess.conf[k]; ok {
+			return v, true
+		}
+		v, ok := confDefaults[k]
+		return v, ok
+	}
+	switch op := req.GetOperation().GetOpType().(type) {
+	case *pb.ConfigRequest_Operation_Set:
+		for _, kv := range op.Set.GetPairs() {
+			if fixedConf[kv.GetKey()] && kv.GetValue() != confDefaults[kv.GetKey()] {
+				return nil, invalidArgument(fmt.Errorf("%s: Atlas runs in %s only", kv.GetKey(), confDefaults[kv.GetKey()]))
+			}
+			sess.conf[kv.GetKey()] = kv.GetValue()
+		}
+	case *pb.ConfigRequest_Operation_Get:
+		for _, k := range op.Get.GetKeys() {
+			v, ok := get(k)
+			if !ok {
+				return nil, withInfo(codes.NotFound, "SQL_CONF_NOT_FOUND", "42K0I", "java.util.NoSuchElementException",
+					fmt.Sprintf("[SQL_CONF_NOT_FOUND] The SQL config %q cannot be found.", k))
+			}
+			resp.Pairs = append(resp.Pairs, &pb.KeyValue{Key: k, Value: &v})
+		}
+	case *pb.ConfigRequest_Operation_GetWithDefault:
+		for _, kv := range op.GetWithDefault.GetPairs() {
+			v, ok := sess.conf[kv.GetKey()]
+			if !ok {
+				resp.Pairs = append(resp.Pairs, &pb.KeyValue{Key: kv.GetKey(), Value: kv.Value})
+				continue
+			}
+			resp.Pairs = append(resp.Pairs, &pb.KeyValue{Key: kv.GetKey(), Value: &v})
+		}
+	case *pb.ConfigRequest_Operation_GetOption:
+		for _, k := range op.GetOption.GetKeys() {
+			kv := &pb.KeyValue{Key: k}
+			if v, ok := get(k); ok {
+				kv.Value = &v
+			}
+			resp.Pairs = append(resp.Pairs, kv)
+		}
+	case *pb.ConfigRequest_Operation_GetAll:
+		keys := make([]string, 0, len(sess.conf))
+		for k := range sess.conf {
+			if strings.HasPrefix(k, op.GetAll.GetPrefix()) {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			v := sess.conf[k]
+			resp.Pairs = append(resp.Pairs, &pb.KeyValue{Key: k, Value: &v})
+		}
+	case *pb.ConfigRequest_Operation_Unset:
+		for _, k := range op.Unset.GetKeys() {
+			delete(sess.conf, k)
+		}
+	case *pb.ConfigRequest_Operation_IsModifiable:
+		for _, k := range op.IsModifiable.GetKeys() {
+			v := fmt.Sprint(!fixedConf[k])
+			resp.Pairs = append(resp.Pairs, &pb.KeyValue{Key: k, Value: &v})
+		}
+	default:
+		return nil, invalidArgument(fmt.Errorf("config: no operation"))
+	}
+	return resp, nil
+}

@@ -1,0 +1,75 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
+)
+
+// Spark exception classes clients map errors to (PySpark reads the
+// "classes" metadata of the ErrorInfo detail).
+const (
+	classAnalysis    = "org.apache.spark.sql.AnalysisException"
+	classParse       = "org.apache.spark.sql.catalyst.parser.ParseException"
+	classUnsupported = "java.lang.UnsupportedOperationException"
+	classIllegalArg  = "java.lang.IllegalArgumentException"
+	classSpark       = "org.apache.spark.SparkException"
+)
+
+// toStatus turns an engine or planner error into a gRPC status carrying
+// the message, the gRPC code that fits it, and an ErrorInfo detail in
+// Spark's shape (reason = exception class; errorClass, sqlState, classes).
+func toStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return withInfo(codes.Canceled, "OPERATION_CANCELED", "HY008", classSpark, "operation interrupted: "+err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return withInfo(codes.DeadlineExceeded, "", "", classSpark, err.Error())
+	case planner.IsUnsupported(err):
+		return withInfo(codes.Unimplemented, "UNSUPPORTED_FEATURE", "0A000", classUnsupported, err.Error())
+	}
+	if planner.IsSQLError(err) {
+		return withInfo(codes.InvalidArgument, "", "42000", classParse, err.Error())
+	}
+	return withInfo(codes.Internal, "", "", classSpark, err.Error())
+}
+
+// invalidArgument is a request error (a missing or malformed field).
+func invalidArgument(err error) error {
+	return withInfo(codes.InvalidArgument, "", "", classIllegalArg, err.Error())
+}
+
+// sessionChanged reports a client that saw another incarnation of the server.
+func sessionChanged(id string) error {
+	return withInfo(codes.FailedPrecondition, "INVALID_HANDLE.SESSION_CHANGED", "HY000", classSpark,
+		fmt.Sprintf("[INVALID_HANDLE.SESSION_CHANGED] session %s: the server restarted since this client last saw it; create a new session", id))
+}
+
+func withInfo(code codes.Code, errorClass, sqlState, class, msg string) error {
+	classes, _ := json.Marshal([]string{class})
+	md := map[string]string{"classes": string(classes), "messageParameters": "{}"}
+	if errorClass != "" {
+		md["errorClass"] = errorClass
+	}
+	if sqlState != "" {
+		md["sqlState"] = sqlState
+	}
+	st := status.New(code, msg)
+	if d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: class, Domain: "org.apache.spark", Metadata: md}); err == nil {
+		st = d
+	}
+	return st.Err()
+}

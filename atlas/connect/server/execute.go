@@ -1,0 +1,73 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// ExecutePlan runs a relation (streaming its rows back as Arrow batches) or
+// a command, then sends ResultComplete.
+func (s *service) ExecutePlan(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
+	sess, err := s.session(req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
+	if err != nil {
+		return err
+	}
+	opID := req.GetOperationId()
+	if opID == "" {
+		opID = uuid.NewString()
+	}
+	ctx, done, err := sess.startOp(stream.Context(), opID, req.GetTags())
+	if err != nil {
+		return invalidArgument(err)
+	}
+	defer done()
+	out := &responder{stream: stream, sess: sess, opID: opID}
+	switch op := req.GetPlan().GetOpType().(type) {
+	case *pb.Plan_Root:
+		err = s.executeRelation(ctx, sess, out, op.Root)
+	case *pb.Plan_Command:
+		err = s.executeCommand(ctx, sess, out, op.Command)
+	default:
+		err = invalidArgument(fmt.Errorf("the plan has neither a root relation nor a command"))
+	}
+	if err != nil {
+		return toStatus(err)
+	}
+	return out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_ResultComplete_{ResultComplete: &pb.ExecutePlanResponse_ResultComplete{}}})
+}
+
+// executeRelation collects a batch relation and sends its rows.
+func (s *service) executeRelation(ctx context.Context, sess *session, out *responder, rel *pb.Relation) error {
+	df, err := sess.planner.Relation(ctx, rel)
+	if err != nil {
+		return err
+	}
+	if df.IsStreaming() {
+		return fmt.Errorf("queries with streaming sources must be executed with writeStream.start()")
+	}
+	schema, recs, err := df.Collect(ctx)
+	if err != nil {
+		return err
+	}
+	defer release(recs)
+	return out.records(schema, recs)
+}
+
+// responder sends the responses of one operation, stamped with its ids.
+type responder struct {
+	stream pb.SparkConnectService_ExecutePlanServer
+	sess   *session
+	opID   string
+}
+
+func (r *responder) send(resp *pb.ExecutePlanResponse) error {
+	resp.SessionId = r.sess.key.id
+	resp.ServerSideSessionId = r.sess.serverSideID
+	resp.OperationId = r.opID
+	resp.ResponseId = uuid.NewString()
+	return r.stream.Send(resp)
+}

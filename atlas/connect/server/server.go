@@ -1,0 +1,107 @@
+// Package server serves the Atlas engine over the Spark Connect gRPC
+// protocol (spark.connect.SparkConnectService, wire-compatible with Apache
+// Spark 4.0), so the official Spark Connect clients and Atlas's own client
+// can run DataFrame plans, SQL and streaming queries in one long-running
+// process. Sessions are keyed by user and session id; the server owns their
+// temp views, memory-sink tables and streaming queries.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"google.golang.org/grpc"
+
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// DefaultAddr is where the server listens unless configured: Spark
+// Connect's port on the loopback interface.
+const DefaultAddr = "127.0.0.1:15002"
+
+// EnvAddr names the environment variable that overrides DefaultAddr.
+const EnvAddr = "ATLAS_CONNECT_ADDR"
+
+// maxInbound is the largest request accepted, Spark's default
+// spark.connect.grpc.maxInboundMessageSize (128 MiB).
+const maxInbound = 128 << 20
+
+// Config configures a Server.
+type Config struct {
+	// Addr is the listen address; empty means $ATLAS_CONNECT_ADDR, else
+	// DefaultAddr. Port 0 picks a free port (see Server.Addr).
+	Addr string
+	// Conf is the engine configuration every session starts with
+	// (atlas.ConfHome, atlas.ConfKafkaBrokers, ...); sessions share one
+	// lakehouse through it.
+	Conf map[string]string
+	// Log receives one line per session opened or closed and per
+	// streaming query started or stopped; nil discards them.
+	Log io.Writer
+}
+
+// ListenAddr returns the configured listen address: Addr, $ATLAS_CONNECT_ADDR or
+// DefaultAddr.
+func (c Config) ListenAddr() string {
+	if c.Addr != "" {
+		return c.Addr
+	}
+	if a := os.Getenv(EnvAddr); a != "" {
+		return a
+	}
+	return DefaultAddr
+}
+
+// Server is a running Spark Connect server.
+type Server struct {
+	grpc *grpc.Server
+	ln   net.Listener
+	svc  *service
+	done chan error
+}
+
+// Start listens on cfg's address and serves until Stop. It returns once
+// the listener is bound, so clients can connect to Addr at once.
+func Start(cfg Config) (*Server, error) {
+	addr := cfg.ListenAddr()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("atlas connect: listen on %s: %w (set %s to another address)", addr, err, EnvAddr)
+	}
+	log := cfg.Log
+	if log == nil {
+		log = io.Discard
+	}
+	svc := newService(cfg.Conf, log)
+	g := grpc.NewServer(grpc.MaxRecvMsgSize(maxInbound))
+	pb.RegisterSparkConnectServiceServer(g, svc)
+	s := &Server{grpc: g, ln: ln, svc: svc, done: make(chan error, 1)}
+	go func() { s.done <- g.Serve(ln) }()
+	return s, nil
+}
+
+// Addr is the address the server listens on (host:port).
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Stop stops every streaming query, closes every session and the listener,
+// letting calls in flight finish for up to ten seconds.
+func (s *Server) Stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s.svc.close(ctx)
+	stopped := make(chan struct{})
+	go func() { s.grpc.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		s.grpc.Stop()
+	}
+	if err := <-s.done; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+		fmt.Fprintf(s.svc.log, "atlas connect: serve: %v\n", err)
+	}
+}

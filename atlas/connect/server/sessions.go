@@ -1,0 +1,144 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
+)
+
+// session is one client session: an engine session of its own (temp views,
+// memory tables) over the shared lakehouse configuration, its Spark conf
+// and its running operations.
+type session struct {
+	key          sessionKey
+	serverSideID string
+	engine       *atlas.Session
+	planner      *planner.Planner
+
+	mu   sync.Mutex
+	conf map[string]string
+	ops  map[string]*operation
+}
+
+// sessionKey identifies a session as Spark does: user id and session id.
+type sessionKey struct{ user, id string }
+
+// operation is an ExecutePlan in flight, cancelled by Interrupt.
+type operation struct {
+	tags   []string
+	cancel context.CancelFunc
+}
+
+// sessions is the server's session registry.
+type sessions struct {
+	conf map[string]string
+
+	mu sync.Mutex
+	m  map[sessionKey]*session
+}
+
+func newSessions(conf map[string]string) *sessions {
+	return &sessions{conf: maps.Clone(conf), m: map[sessionKey]*session{}}
+}
+
+// get returns the session, opening it on first use.
+func (r *sessions) get(user, id string) (*session, bool, error) {
+	if id == "" {
+		return nil, false, fmt.Errorf("session_id is required")
+	}
+	k := sessionKey{user, id}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if s, ok := r.m[k]; ok {
+		return s, false, nil
+	}
+	b := atlas.Builder().AppName("atlas-connect-" + id)
+	for key, v := range r.conf {
+		b = b.Config(key, v)
+	}
+	eng := b.GetOrCreate()
+	s := &session{
+		key:          k,
+		serverSideID: uuid.NewString(),
+		engine:       eng,
+		planner:      &planner.Planner{Session: eng},
+		conf:         map[string]string{},
+		ops:          map[string]*operation{},
+	}
+	r.m[k] = s
+	return s, true, nil
+}
+
+// lookup returns an open session without opening one.
+func (r *sessions) lookup(user, id string) (*session, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.m[sessionKey{user, id}]
+	return s, ok
+}
+
+// remove forgets the session and returns it.
+func (r *sessions) remove(user, id string) (*session, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := sessionKey{user, id}
+	s, ok := r.m[k]
+	delete(r.m, k)
+	return s, ok
+}
+
+// all returns every open session.
+func (r *sessions) all() []*session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*session, 0, len(r.m))
+	for _, s := range r.m {
+		out = append(out, s)
+	}
+	return out
+}
+
+// startOp registers an operation and returns its context, cancelled by
+// Interrupt or when the call ends, and the function that ends it.
+func (s *session) startOp(parent context.Context, id string, tags []string) (context.Context, func(), error) {
+	ctx, cancel := context.WithCancel(parent)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.ops[id]; dup {
+		cancel()
+		return nil, nil, fmt.Errorf("operation %s is already running in this session", id)
+	}
+	s.ops[id] = &operation{tags: tags, cancel: cancel}
+	return ctx, func() {
+		cancel()
+		s.mu.Lock()
+		delete(s.ops, id)
+		s.mu.Unlock()
+	}, nil
+}
+
+// interrupt cancels the operations match selects and returns their ids.
+func (s *session) interrupt(match func(id string, op *operation) bool) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for id, op := range s.ops {
+		if match(id, op) {
+			op.cancel()
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// close interrupts every operation and releases the engine session.
+func (s *session) close() {
+	s.interrupt(func(string, *operation) bool { return true })
+	s.engine.Stop()
+}

@@ -1,0 +1,58 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/atlas-lakehouse/atlas/atlas/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
+)
+
+// UnsupportedError reports a Spark Connect message or field Atlas does not
+// implement (the server answers it with codes.Unimplemented).
+type UnsupportedError struct {
+	// What names the message, e.g. "relation Join" or "function percentile".
+	What string
+	// Hint says what to use instead, if anything.
+	Hint string
+}
+
+func (e *UnsupportedError) Error() string {
+	msg := fmt.Sprintf("Atlas Connect does not support %s", e.What)
+	if e.Hint != "" {
+		msg += ": " + e.Hint
+	}
+	return msg
+}
+
+func unsupported(what, hint string) error { return &UnsupportedError{What: what, Hint: hint} }
+
+// IsUnsupported tells whether err (or an error it wraps) is an UnsupportedError.
+func IsUnsupported(err error) bool {
+	_, ok := errors.AsType[*UnsupportedError](err)
+	return ok
+}
+
+// oneofName names the member set in the oneof of m that holds the message's
+// kind (rel_type, expr_type, command_type...), or "" when none is set.
+func oneofName(m protoreflect.Message, oneof protoreflect.Name) string {
+	od := m.Descriptor().Oneofs().ByName(oneof)
+	if od == nil {
+		return ""
+	}
+	fd := m.WhichOneof(od)
+	if fd == nil {
+		return ""
+	}
+	return string(fd.Name())
+}
+
+// IsSQLError tells whether err is a SQL syntax or planning error (one that
+// names a line and column of the statement).
+func IsSQLError(err error) bool {
+	_, planning := errors.AsType[*sql.Error](err)
+	_, syntax := errors.AsType[*parser.Error](err)
+	return planning || syntax
+}

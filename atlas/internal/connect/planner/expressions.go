@@ -1,0 +1,104 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// Column translates a Spark Connect expression into an engine Column.
+func Column(e *pb.Expression) (atlas.Column, error) {
+	if e == nil {
+		return atlas.Column{}, fmt.Errorf("an expression is required here, got none")
+	}
+	switch x := e.GetExprType().(type) {
+	case *pb.Expression_UnresolvedAttribute_:
+		if x.UnresolvedAttribute.GetIsMetadataColumn() {
+			return atlas.Column{}, unsupported("metadata columns", "")
+		}
+		return atlas.Col(x.UnresolvedAttribute.GetUnparsedIdentifier()), nil
+	case *pb.Expression_UnresolvedStar_:
+		if t := x.UnresolvedStar.GetUnparsedTarget(); t != "" {
+			return atlas.Col(t), nil
+		}
+		return atlas.Col("*"), nil
+	case *pb.Expression_Literal_:
+		return literal(x.Literal)
+	case *pb.Expression_Alias_:
+		return alias(x.Alias)
+	case *pb.Expression_Cast_:
+		return cast(x.Cast)
+	case *pb.Expression_ExpressionString_:
+		return atlas.ParseExpr(x.ExpressionString.GetExpression())
+	case *pb.Expression_UnresolvedFunction_:
+		return function(x.UnresolvedFunction)
+	case *pb.Expression_SortOrder_:
+		return atlas.Column{}, unsupported("a sort order outside orderBy", "")
+	case nil:
+		return atlas.Column{}, fmt.Errorf("the expression has no type set")
+	}
+	return atlas.Column{}, unsupported("expression "+oneofName(e.ProtoReflect(), "expr_type"), "see the README's table of supported Spark Connect messages")
+}
+
+// columns translates expressions for Select and GroupBy.
+func columns(es []*pb.Expression) ([]any, error) {
+	out := make([]any, len(es))
+	for i, e := range es {
+		c, err := Column(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+func alias(a *pb.Expression_Alias) (atlas.Column, error) {
+	if len(a.GetName()) != 1 {
+		return atlas.Column{}, unsupported(fmt.Sprintf("an alias of %d names", len(a.GetName())), "alias one column to one name")
+	}
+	c, err := Column(a.GetExpr())
+	if err != nil {
+		return atlas.Column{}, err
+	}
+	return c.Alias(a.GetName()[0]), nil
+}
+
+func cast(c *pb.Expression_Cast) (atlas.Column, error) {
+	in, err := Column(c.GetExpr())
+	if err != nil {
+		return atlas.Column{}, err
+	}
+	name := c.GetTypeStr()
+	if t := c.GetType(); t != nil {
+		if name, err = TypeName(t); err != nil {
+			return atlas.Column{}, fmt.Errorf("cast: %w", err)
+		}
+	}
+	if name == "" {
+		return atlas.Column{}, fmt.Errorf("cast: no target type")
+	}
+	return in.Cast(name), nil
+}
+
+// sortOrder is a key of orderBy: Spark's default null placement only
+// (NULLS FIRST ascending, NULLS LAST descending), as the engine sorts.
+func sortOrder(o *pb.Expression_SortOrder) (atlas.Column, error) {
+	c, err := Column(o.GetChild())
+	if err != nil {
+		return atlas.Column{}, err
+	}
+	desc := o.GetDirection() == pb.Expression_SortOrder_SORT_DIRECTION_DESCENDING
+	nulls := o.GetNullOrdering()
+	if desc {
+		if nulls == pb.Expression_SortOrder_SORT_NULLS_FIRST {
+			return atlas.Column{}, unsupported("desc_nulls_first", "Atlas sorts nulls last in descending order")
+		}
+		return c.Desc(), nil
+	}
+	if nulls == pb.Expression_SortOrder_SORT_NULLS_LAST {
+		return atlas.Column{}, unsupported("asc_nulls_last", "Atlas sorts nulls first in ascending order")
+	}
+	return c.Asc(), nil
+}

@@ -1,0 +1,188 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// binaryOps maps Spark's operator and function names (as the clients send
+// them in UnresolvedFunction) to the engine's Column methods.
+var binaryOps = map[string]func(a, b atlas.Column) atlas.Column{
+	"==":  func(a, b atlas.Column) atlas.Column { return a.EqualTo(b) },
+	"=":   func(a, b atlas.Column) atlas.Column { return a.EqualTo(b) },
+	"!=":  func(a, b atlas.Column) atlas.Column { return a.NotEqual(b) },
+	"<>":  func(a, b atlas.Column) atlas.Column { return a.NotEqual(b) },
+	"<":   func(a, b atlas.Column) atlas.Column { return a.Lt(b) },
+	"<=":  func(a, b atlas.Column) atlas.Column { return a.Leq(b) },
+	">":   func(a, b atlas.Column) atlas.Column { return a.Gt(b) },
+	">=":  func(a, b atlas.Column) atlas.Column { return a.Geq(b) },
+	"and": func(a, b atlas.Column) atlas.Column { return a.And(b) },
+	"or":  func(a, b atlas.Column) atlas.Column { return a.Or(b) },
+	"+":   func(a, b atlas.Column) atlas.Column { return a.Plus(b) },
+	"-":   func(a, b atlas.Column) atlas.Column { return a.Minus(b) },
+	"*":   func(a, b atlas.Column) atlas.Column { return a.Multiply(b) },
+	"/":   func(a, b atlas.Column) atlas.Column { return a.Divide(b) },
+	"%":   func(a, b atlas.Column) atlas.Column { return a.Mod(b) },
+}
+
+// unaryFns are the one-argument functions other than aggregates.
+var unaryFns = map[string]func(a atlas.Column) atlas.Column{
+	"not":       atlas.Not,
+	"isnull":    func(a atlas.Column) atlas.Column { return a.IsNull() },
+	"isnotnull": func(a atlas.Column) atlas.Column { return a.IsNotNull() },
+}
+
+// aggregates are Spark's aggregate functions the engine implements.
+var aggregates = map[string]func(a atlas.Column) atlas.Column{
+	"count": atlas.Count,
+	"sum":   atlas.Sum,
+	"avg":   atlas.Avg,
+	"mean":  atlas.Avg,
+	"min":   atlas.Min,
+	"max":   atlas.Max,
+}
+
+// function translates an UnresolvedFunction call.
+func function(f *pb.Expression_UnresolvedFunction) (atlas.Column, error) {
+	name := strings.ToLower(f.GetFunctionName())
+	if f.GetIsUserDefinedFunction() {
+		return atlas.Column{}, unsupported("user-defined function "+f.GetFunctionName(), "")
+	}
+	if f.GetIsDistinct() {
+		return atlas.Column{}, unsupported(name+"(DISTINCT ...)", "")
+	}
+	args := f.GetArguments()
+	switch name {
+	case "window":
+		return window(args)
+	case "from_json":
+		return fromJSON(args)
+	case "in":
+		return in(args)
+	}
+	cols := make([]atlas.Column, len(args))
+	for i, a := range args {
+		c, err := Column(a)
+		if err != nil {
+			return atlas.Column{}, fmt.Errorf("%s: %w", name, err)
+		}
+		cols[i] = c
+	}
+	if op, ok := binaryOps[name]; ok && len(cols) == 2 {
+		return op(cols[0], cols[1]), nil
+	}
+	if fn, ok := unaryFns[name]; ok && len(cols) == 1 {
+		return fn(cols[0]), nil
+	}
+	if fn, ok := aggregates[name]; ok && len(cols) == 1 {
+		return fn(cols[0]), nil
+	}
+	if name == "-" && len(cols) == 1 {
+		return atlas.Lit(0).Minus(cols[0]), nil
+	}
+	if name == "negative" && len(cols) == 1 {
+		return atlas.Lit(0).Minus(cols[0]), nil
+	}
+	if known(name) {
+		return atlas.Column{}, fmt.Errorf("%s takes a different number of arguments than %d", name, len(cols))
+	}
+	return atlas.Column{}, unsupported("function "+f.GetFunctionName(), "Atlas implements "+strings.Join(Functions(), ", "))
+}
+
+// Functions lists the Spark function names the planner translates.
+func Functions() []string {
+	var out []string
+	for k := range binaryOps {
+		out = append(out, k)
+	}
+	for k := range unaryFns {
+		out = append(out, k)
+	}
+	for k := range aggregates {
+		out = append(out, k)
+	}
+	out = append(out, "window", "from_json", "in", "negative")
+	sort.Strings(out)
+	return out
+}
+
+func known(name string) bool {
+	_, b := binaryOps[name]
+	_, u := unaryFns[name]
+	_, a := aggregates[name]
+	return b || u || a
+}
+
+// window is window(timeColumn, windowDuration[, slideDuration[, startTime]])
+// with the durations as string literals ("10 minutes").
+func window(args []*pb.Expression) (atlas.Column, error) {
+	if len(args) < 2 || len(args) > 4 {
+		return atlas.Column{}, fmt.Errorf("window takes a time column and 1 to 3 durations, got %d arguments", len(args))
+	}
+	t, err := Column(args[0])
+	if err != nil {
+		return atlas.Column{}, fmt.Errorf("window: %w", err)
+	}
+	durs := make([]any, 0, 3)
+	for i, a := range args[1:] {
+		s, ok := stringLiteral(a)
+		if !ok {
+			return atlas.Column{}, fmt.Errorf("window: argument %d must be a duration string such as \"10 minutes\"", i+2)
+		}
+		durs = append(durs, s)
+	}
+	return atlas.Window(t, durs[0], durs[1:]...), nil
+}
+
+// fromJSON is from_json(column, schema) with the schema as a DDL string.
+func fromJSON(args []*pb.Expression) (atlas.Column, error) {
+	if len(args) < 2 {
+		return atlas.Column{}, fmt.Errorf("from_json takes a column and a schema, got %d arguments", len(args))
+	}
+	if len(args) > 2 {
+		return atlas.Column{}, unsupported("from_json options", "")
+	}
+	c, err := Column(args[0])
+	if err != nil {
+		return atlas.Column{}, fmt.Errorf("from_json: %w", err)
+	}
+	ddl, ok := stringLiteral(args[1])
+	if !ok {
+		return atlas.Column{}, unsupported("a from_json schema other than a DDL string", "pass the schema as \"a string, b bigint\"")
+	}
+	return atlas.FromJSON(c, ddl), nil
+}
+
+// in is col.isin(values...).
+func in(args []*pb.Expression) (atlas.Column, error) {
+	if len(args) < 1 {
+		return atlas.Column{}, fmt.Errorf("in takes a column and values")
+	}
+	c, err := Column(args[0])
+	if err != nil {
+		return atlas.Column{}, fmt.Errorf("in: %w", err)
+	}
+	vals := make([]any, len(args)-1)
+	for i, a := range args[1:] {
+		if vals[i], err = Column(a); err != nil {
+			return atlas.Column{}, fmt.Errorf("in: %w", err)
+		}
+	}
+	return c.IsIn(vals...), nil
+}
+
+func stringLiteral(e *pb.Expression) (string, bool) {
+	l := e.GetLiteral()
+	if l == nil {
+		return "", false
+	}
+	s, ok := l.GetLiteralType().(*pb.Expression_Literal_String_)
+	if !ok {
+		return "", false
+	}
+	return s.String_, true
+}

@@ -1,0 +1,197 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// Planner turns Spark Connect relations into DataFrames of one session.
+type Planner struct {
+	// Session is the engine session the relations read from (its temp
+	// views, memory tables and lakehouse).
+	Session *atlas.Session
+}
+
+// Relation plans rel into a DataFrame; nothing runs until the DataFrame is
+// collected, except what Spark also runs eagerly (non-SELECT SQL).
+func (p *Planner) Relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFrame, error) {
+	if rel == nil {
+		return nil, fmt.Errorf("a relation is required here, got none")
+	}
+	df, err := p.relation(ctx, rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := df.Err(); err != nil {
+		return nil, err
+	}
+	return df, nil
+}
+
+func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFrame, error) {
+	switch r := rel.GetRelType().(type) {
+	case *pb.Relation_Read:
+		return p.read(ctx, r.Read)
+	case *pb.Relation_Sql:
+		return p.sql(ctx, r.Sql)
+	case *pb.Relation_LocalRelation:
+		return p.localRelation(r.LocalRelation)
+	case *pb.Relation_Project:
+		return p.project(ctx, r.Project)
+	case *pb.Relation_Filter:
+		return p.filter(ctx, r.Filter)
+	case *pb.Relation_Aggregate:
+		return p.aggregate(ctx, r.Aggregate)
+	case *pb.Relation_Sort:
+		return p.sort(ctx, r.Sort)
+	case *pb.Relation_Limit:
+		in, err := p.Relation(ctx, r.Limit.GetInput())
+		if err != nil {
+			return nil, err
+		}
+		return in.Limit(int(r.Limit.GetLimit())), nil
+	case *pb.Relation_SubqueryAlias:
+		if len(r.SubqueryAlias.GetQualifier()) > 0 {
+			return nil, unsupported("a qualified subquery alias", "")
+		}
+		// Atlas resolves columns by name only, so the alias changes nothing.
+		return p.Relation(ctx, r.SubqueryAlias.GetInput())
+	case *pb.Relation_ShowString:
+		return p.showString(ctx, r.ShowString)
+	case *pb.Relation_WithColumns:
+		return p.withColumns(ctx, r.WithColumns)
+	case *pb.Relation_WithColumnsRenamed:
+		return p.withColumnsRenamed(ctx, r.WithColumnsRenamed)
+	case *pb.Relation_Drop:
+		return p.drop(ctx, r.Drop)
+	case *pb.Relation_WithWatermark:
+		in, err := p.Relation(ctx, r.WithWatermark.GetInput())
+		if err != nil {
+			return nil, err
+		}
+		return in.WithWatermark(r.WithWatermark.GetEventTime(), r.WithWatermark.GetDelayThreshold()), nil
+	case nil:
+		return nil, fmt.Errorf("the relation has no type set")
+	}
+	return nil, unsupported("relation "+oneofName(rel.ProtoReflect(), "rel_type"), "see the README's table of supported Spark Connect messages")
+}
+
+func (p *Planner) sql(ctx context.Context, q *pb.SQL) (*atlas.DataFrame, error) {
+	if len(q.GetArgs()) > 0 || len(q.GetPosArgs()) > 0 || len(q.GetNamedArguments()) > 0 || len(q.GetPosArguments()) > 0 {
+		return nil, unsupported("SQL parameters (args)", "put the values in the query text")
+	}
+	return p.Session.SQLContext(ctx, q.GetQuery())
+}
+
+func (p *Planner) project(ctx context.Context, pr *pb.Project) (*atlas.DataFrame, error) {
+	if pr.GetInput() == nil {
+		return nil, unsupported("a projection without an input relation", "select from a table, a view or a SQL query")
+	}
+	in, err := p.Relation(ctx, pr.GetInput())
+	if err != nil {
+		return nil, err
+	}
+	cols, err := columns(pr.GetExpressions())
+	if err != nil {
+		return nil, fmt.Errorf("select: %w", err)
+	}
+	return in.Select(cols...), nil
+}
+
+func (p *Planner) filter(ctx context.Context, f *pb.Filter) (*atlas.DataFrame, error) {
+	in, err := p.Relation(ctx, f.GetInput())
+	if err != nil {
+		return nil, err
+	}
+	cond, err := Column(f.GetCondition())
+	if err != nil {
+		return nil, fmt.Errorf("filter: %w", err)
+	}
+	return in.Where(cond), nil
+}
+
+func (p *Planner) aggregate(ctx context.Context, a *pb.Aggregate) (*atlas.DataFrame, error) {
+	if t := a.GetGroupType(); t != pb.Aggregate_GROUP_TYPE_GROUPBY {
+		return nil, unsupported("aggregate group type "+t.String(), "use groupBy")
+	}
+	in, err := p.Relation(ctx, a.GetInput())
+	if err != nil {
+		return nil, err
+	}
+	keys, err := columns(a.GetGroupingExpressions())
+	if err != nil {
+		return nil, fmt.Errorf("groupBy: %w", err)
+	}
+	aggs := make([]atlas.Column, len(a.GetAggregateExpressions()))
+	for i, e := range a.GetAggregateExpressions() {
+		if aggs[i], err = Column(e); err != nil {
+			return nil, fmt.Errorf("agg: %w", err)
+		}
+	}
+	return in.GroupBy(keys...).Agg(aggs...), nil
+}
+
+func (p *Planner) sort(ctx context.Context, s *pb.Sort) (*atlas.DataFrame, error) {
+	in, err := p.Relation(ctx, s.GetInput())
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]any, len(s.GetOrder()))
+	for i, o := range s.GetOrder() {
+		if keys[i], err = sortOrder(o); err != nil {
+			return nil, fmt.Errorf("sort: %w", err)
+		}
+	}
+	return in.OrderBy(keys...), nil
+}
+
+func (p *Planner) withColumns(ctx context.Context, w *pb.WithColumns) (*atlas.DataFrame, error) {
+	df, err := p.Relation(ctx, w.GetInput())
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range w.GetAliases() {
+		if len(a.GetName()) != 1 {
+			return nil, unsupported("withColumns with a multi-part name", "")
+		}
+		c, err := Column(a.GetExpr())
+		if err != nil {
+			return nil, fmt.Errorf("withColumn(%q): %w", a.GetName()[0], err)
+		}
+		df = df.WithColumn(a.GetName()[0], c)
+	}
+	return df, nil
+}
+
+func (p *Planner) withColumnsRenamed(ctx context.Context, w *pb.WithColumnsRenamed) (*atlas.DataFrame, error) {
+	df, err := p.Relation(ctx, w.GetInput())
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range w.GetRenames() {
+		df = df.WithColumnRenamed(r.GetColName(), r.GetNewColName())
+	}
+	for from, to := range w.GetRenameColumnsMap() {
+		df = df.WithColumnRenamed(from, to)
+	}
+	return df, nil
+}
+
+func (p *Planner) drop(ctx context.Context, d *pb.Drop) (*atlas.DataFrame, error) {
+	df, err := p.Relation(ctx, d.GetInput())
+	if err != nil {
+		return nil, err
+	}
+	names := append([]string{}, d.GetColumnNames()...)
+	for _, c := range d.GetColumns() {
+		attr := c.GetUnresolvedAttribute()
+		if attr == nil {
+			return nil, unsupported("drop by an expression", "drop columns by name")
+		}
+		names = append(names, attr.GetUnparsedIdentifier())
+	}
+	return df.Drop(names...), nil
+}

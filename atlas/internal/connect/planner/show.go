@@ -1,0 +1,55 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+	"github.com/atlas-lakehouse/atlas/atlas/display"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// showString runs df.show(n, truncate) on the server, as Spark does: the
+// result is one row with one string column, show_string, holding the
+// rendered table.
+func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*atlas.DataFrame, error) {
+	if s.GetVertical() {
+		return nil, unsupported("show(vertical=True)", "")
+	}
+	if t := s.GetTruncate(); t != 0 && t != 20 {
+		return nil, unsupported(fmt.Sprintf("show(truncate=%d)", t), "truncate is 20 (true) or 0 (false)")
+	}
+	in, err := p.Relation(ctx, s.GetInput())
+	if err != nil {
+		return nil, err
+	}
+	n := int(s.GetNumRows())
+	schema, recs, err := in.Limit(n + 1).Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release(recs)
+	text := display.TextTable(schema, recs, n, s.GetTruncate() > 0)
+	return p.strings("show_string", []string{text})
+}
+
+// strings is a one-column string DataFrame.
+func (p *Planner) strings(column string, values []string) (*atlas.DataFrame, error) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: column, Type: arrow.BinaryTypes.String}}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	b.Field(0).(*array.StringBuilder).AppendValues(values, nil)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	return p.Session.CreateDataFrame(schema, []arrow.RecordBatch{rec}), nil
+}
+
+func release(recs []arrow.RecordBatch) {
+	for _, r := range recs {
+		r.Release()
+	}
+}
