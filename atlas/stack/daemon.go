@@ -45,12 +45,14 @@ type DaemonConfig struct {
 	// LogFile names the file Log writes to, for the state file; empty
 	// when the log is not a file of its own.
 	LogFile string
+	// Services run beside the broker (the atlas CLI adds Atlas Connect).
+	Services []DaemonService
 }
 
 // DaemonMain runs the broker daemon with command-line arguments (those
-// after [DaemonArg]: --home, --addr, --partitions) until SIGTERM or SIGINT,
-// logging to log. It returns the process exit code.
-func DaemonMain(args []string, log io.Writer) int {
+// after [DaemonArg]: --home, --addr, --partitions) and the given services
+// until SIGTERM or SIGINT, logging to log. It returns the process exit code.
+func DaemonMain(args []string, log io.Writer, services ...DaemonService) int {
 	fs := flag.NewFlagSet(DaemonArg, flag.ContinueOnError)
 	fs.SetOutput(log)
 	var cfg DaemonConfig
@@ -66,7 +68,7 @@ func DaemonMain(args []string, log io.Writer) int {
 		fmt.Fprintf(log, "%s atlas broker: %v\n", stamp(), err)
 		return 1
 	}
-	cfg = DaemonConfig{Home: o.Home, Addr: o.Addr, Partitions: o.Partitions, Log: log, LogFile: cfg.LogFile}
+	cfg = DaemonConfig{Home: o.Home, Addr: o.Addr, Partitions: o.Partitions, Log: log, LogFile: cfg.LogFile, Services: services}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := RunDaemon(ctx, cfg); err != nil {
@@ -103,7 +105,14 @@ func RunDaemon(ctx context.Context, cfg DaemonConfig) error {
 		return err
 	}
 	pid := os.Getpid()
+	addrs, stops := startServices(ctx, cfg.Services, ServiceEnv{Home: cfg.Home, KafkaAddr: b.Addr(), Log: cfg.Log}, logf)
+	stopServices := func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
 	st := State{
+		Services:   addrs,
 		PID:        pid,
 		Addr:       b.Addr(),
 		DataDir:    p.dataDir,
@@ -112,12 +121,14 @@ func RunDaemon(ctx context.Context, cfg DaemonConfig) error {
 		StartedAt:  time.Now().UTC().Truncate(time.Millisecond),
 	}
 	if err := writeState(p, st); err != nil {
+		stopServices()
 		b.Close()
 		return err
 	}
 	logf("pid %d serving Kafka at %s, data in %s, %d partitions per new topic", pid, st.Addr, p.dataDir, cfg.Partitions)
 	<-ctx.Done()
 	logf("stopping (%v): writing state to %s", context.Cause(ctx), p.dataDir)
+	stopServices()
 	b.Close()
 	removeState(p, pid)
 	logf("stopped")

@@ -43,7 +43,8 @@ func (a atlasCLI) run(args ...string) (stdout, stderr string, code int) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "ATLAS_HOME="+a.home)
+	// The CLI's daemon also serves Spark Connect: on a free port, not 15002.
+	cmd.Env = append(cmd.Env, "ATLAS_HOME="+a.home, "ATLAS_CONNECT_ADDR=127.0.0.1:0")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	// The daemon must not hold our pipes: Run returns only once they close.
@@ -115,6 +116,16 @@ func TestDaemonLifecycle(t *testing.T) {
 	}
 	if st.Addr != addr || st.DataDir != filepath.Join(a.home, "broker") || !processAlive(st.PID) {
 		t.Fatalf("state after up = %+v", st)
+	}
+	// The CLI's daemon serves Spark Connect too, and up says where.
+	connect := st.Services["connect"]
+	if connect == "" || strings.HasPrefix(connect, "error") || !strings.Contains(out, "sc://"+connect) {
+		t.Fatalf("connect service after up = %q; up output:\n%s", connect, out)
+	}
+	if c, err := net.Dial("tcp", connect); err != nil {
+		t.Fatalf("connect address %s: %v", connect, err)
+	} else {
+		c.Close()
 	}
 	for _, want := range []string{fmt.Sprintf("pid %d", st.PID), st.DataDir, filepath.Join(a.home, "logs", "broker.log"), "warehouse"} {
 		if !strings.Contains(out, want) {

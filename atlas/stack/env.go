@@ -55,6 +55,12 @@ type Options struct {
 	// os.Executable(): any program importing this package can serve as
 	// the daemon (see [DaemonArg]).
 	Executable string
+	// OwnDaemon tells that Executable runs the daemon itself, through its
+	// own [DaemonArg] subcommand calling [DaemonMain] with its services
+	// (the atlas CLI, which adds the Spark Connect server); this package's
+	// init then leaves the child to it. Default false: the child runs a
+	// broker-only daemon from this package's init.
+	OwnDaemon bool
 	// StartTimeout bounds the wait for a new daemon. Default
 	// [DefaultStartTimeout].
 	StartTimeout time.Duration

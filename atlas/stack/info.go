@@ -30,6 +30,10 @@ type Info struct {
 	Partitions int `json:"partitions,omitempty"`
 	// StartedAt is when the daemon started.
 	StartedAt time.Time `json:"started_at,omitzero"`
+	// Services maps the services the daemon runs beside the broker
+	// ("connect", the Spark Connect server) to their addresses, or to
+	// "error: ..." when one failed to start.
+	Services map[string]string `json:"services,omitempty"`
 	// Topics are the broker's topics, sorted by name (internal topics
 	// left out).
 	Topics []TopicInfo `json:"topics,omitempty"`

@@ -20,6 +20,9 @@ type State struct {
 	LogFile    string    `json:"log_file"`
 	Partitions int       `json:"partitions"`
 	StartedAt  time.Time `json:"started_at"`
+	// Services maps each service the daemon runs beside the broker to its
+	// address, or to "error: ..." when it failed to start.
+	Services map[string]string `json:"services,omitempty"`
 }
 
 // writeState records st in the run directory: the JSON state file and the

@@ -61,6 +61,7 @@ func brokerStatus(ctx context.Context, o Options) (Info, error) {
 		info.Running = true
 		info.PID, info.Addr, info.DataDir = st.PID, st.Addr, st.DataDir
 		info.LogFile, info.Partitions, info.StartedAt = st.LogFile, st.Partitions, st.StartedAt
+		info.Services = st.Services
 		if info.LogFile == "" {
 			info.LogFile = p.logFile
 		}

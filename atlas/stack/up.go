@@ -144,7 +144,7 @@ func spawnDaemon(ctx context.Context, o Options, p paths) error {
 		"--home", o.Home, "--addr", o.Addr,
 		"--partitions", strconv.Itoa(o.Partitions), "--log-file", p.logFile)
 	cmd.Dir = o.Home
-	cmd.Env = daemonEnv()
+	cmd.Env = daemonEnv(o.OwnDaemon)
 	// Own session and no inherited pipes: the daemon survives the
 	// terminal, and a notebook cell that starts it can finish.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
@@ -219,18 +219,23 @@ func checkAddrFree(addr string) error {
 }
 
 // daemonEnv is the daemon's environment: the caller's, without GoNB's
-// pipe variables (the daemon must not talk to the notebook) and without
-// the catalog's URI and properties (the broker never opens the catalog, so
-// it holds none of its credentials), plus the marker that makes this
-// package's init run the daemon.
-func daemonEnv() []string {
+// pipe variables (the daemon must not talk to the notebook), plus the
+// marker that makes this package's init run the daemon. A broker-only
+// daemon also loses the catalog's URI and properties (it never opens the
+// catalog, so it holds none of its credentials); a daemon the executable
+// runs itself (own: the atlas CLI, whose Spark Connect server opens the
+// catalog for its sessions) keeps them and gets no marker.
+func daemonEnv(own bool) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "GONB_") || strings.HasPrefix(kv, envDaemon+"=") ||
-			strings.HasPrefix(kv, lakehouse.EnvCatalogURI+"=") || strings.HasPrefix(kv, lakehouse.EnvCatalogProps+"=") {
+		catalog := strings.HasPrefix(kv, lakehouse.EnvCatalogURI+"=") || strings.HasPrefix(kv, lakehouse.EnvCatalogProps+"=")
+		if strings.HasPrefix(kv, "GONB_") || strings.HasPrefix(kv, envDaemon+"=") || (catalog && !own) {
 			continue
 		}
 		env = append(env, kv)
+	}
+	if own {
+		return env
 	}
 	return append(env, envDaemon+"=1")
 }

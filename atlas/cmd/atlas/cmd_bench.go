@@ -53,7 +53,7 @@ func benchWindows(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if _, err := stack.EnsureUp(ctx, stack.Options{}); err != nil {
+	if _, err := stack.EnsureUp(ctx, stack.Options{OwnDaemon: true}); err != nil {
 		return err
 	}
 	brokers := stack.Brokers()

@@ -144,7 +144,7 @@ func awaitQuery(q *atlas.StreamingQuery) error {
 // across processes (stack.ProduceOnce): two runs started together do not
 // both fill the topic.
 func ensureData(ctx context.Context, topic string, n int64, produceFn func(cl *kgo.Client) (int64, error)) error {
-	info, err := stack.EnsureUp(ctx, stack.Options{})
+	info, err := stack.EnsureUp(ctx, stack.Options{OwnDaemon: true})
 	if err != nil {
 		return err
 	}

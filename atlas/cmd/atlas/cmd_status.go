@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -77,6 +79,13 @@ func printInfo(w io.Writer, info stack.Info) {
 			fmt.Fprintf(tw, "  topic %s\t%d partitions, %d records, end offsets %s\n",
 				t.Name, t.Partitions, t.Records, offsets(t.EndOffsets))
 		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(info.Services)) {
+		addr := info.Services[name]
+		if name == "connect" && !strings.HasPrefix(addr, "error:") {
+			addr += ", Spark Connect clients: sc://" + addr
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", name, addr)
 	}
 	c := info.Catalog
 	fmt.Fprintf(tw, "catalog\t%s (%s) %s\n", c.Name, c.Type, c.URI)

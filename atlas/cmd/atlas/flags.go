@@ -46,7 +46,7 @@ func (f *stackFlags) addBroker(fs *flag.FlagSet) {
 
 // options returns the stack options the flags describe.
 func (f *stackFlags) options() stack.Options {
-	return stack.Options{Home: f.home, Addr: f.kafkaAddr, Partitions: f.partitions, StartTimeout: f.timeout}
+	return stack.Options{Home: f.home, Addr: f.kafkaAddr, Partitions: f.partitions, StartTimeout: f.timeout, OwnDaemon: true}
 }
 
 // envInt returns the integer in environment variable name, else def.

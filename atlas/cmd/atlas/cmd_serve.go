@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
+	"github.com/atlas-lakehouse/atlas/atlas/stack"
+)
+
+func init() {
+	register(command{
+		Name:    "serve",
+		Summary: "serve the engine over Spark Connect in the foreground until SIGINT or SIGTERM (`atlas up` runs it in the daemon)",
+		Run:     runServe,
+	})
+}
+
+// runServe runs an Atlas Connect server on its own, over the home's
+// lakehouse and the broker the environment names, and prints the address
+// it listens on once clients can connect.
+func runServe(ctx context.Context, args []string) error {
+	var f stackFlags
+	fs := newFlagSet("serve", "[--home DIR] [--addr HOST:PORT]")
+	f.addHome(fs)
+	addr := fs.String("addr", server.Config{}.ListenAddr(), "address to listen on, host:port; port 0 picks a free one ($"+server.EnvAddr+")")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	conf := map[string]string{atlas.ConfHome: f.home}
+	srv, err := server.Start(server.Config{Addr: *addr, Conf: conf, Log: os.Stderr})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("atlas connect: serving Spark Connect at %s (sc://%s), lakehouse in %s, Kafka at %s\n",
+		srv.Addr(), srv.Addr(), f.home, strings.Join(stack.Brokers(), ","))
+	<-ctx.Done()
+	srv.Stop()
+	return nil
+}
+
+// connectService is the Spark Connect server as a service of the daemon
+// `atlas up` starts: sessions use the daemon's home and broker.
+func connectService() stack.DaemonService {
+	return stack.DaemonService{Name: "connect", Start: func(_ context.Context, env stack.ServiceEnv) (string, func(), error) {
+		conf := map[string]string{atlas.ConfHome: env.Home, atlas.ConfKafkaBrokers: env.KafkaAddr}
+		srv, err := server.Start(server.Config{Conf: conf, Log: env.Log})
+		if err != nil {
+			return "", nil, err
+		}
+		return srv.Addr(), srv.Stop, nil
+	}}
+}
