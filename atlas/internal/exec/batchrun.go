@@ -326,7 +326,7 @@ func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit i
 		if st := q.stats; st.Count > 0 {
 			p.EventTime["min"] = progress.FormatTime(time.UnixMicro(st.Min))
 			p.EventTime["max"] = progress.FormatTime(time.UnixMicro(st.Max))
-			p.EventTime["avg"] = progress.FormatTime(time.UnixMilli(st.Sum / st.Count))
+			p.EventTime["avg"] = progress.FormatTime(time.UnixMilli(st.MeanMillis()))
 		}
 	}
 	if q.agg != nil {

@@ -68,7 +68,13 @@ func (f *filterOp) apply(c *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBatch,
 // EventTimeStats are the event-time statistics of one batch, in
 // microseconds, over the rows that reached the watermark operator.
 type EventTimeStats struct {
-	Min, Max, Sum, Count int64
+	Min, Max, Count int64
+	// Sum adds each row's milliseconds minus Base (the first row's), as a
+	// float: exact for rows hours apart, and no overflow where an int64
+	// sum of epoch milliseconds overflows (about five million rows of
+	// today, a thousand of year 294247). See MeanMillis.
+	Base int64
+	Sum  float64
 	// Limit (µs, 0 for none) bounds event times ahead of the batch's
 	// processing time: rows above it are counted in Ahead and, when
 	// Exclude is set (eventTimeMaxAheadOfProcessing), left out of Min, Max,
@@ -84,14 +90,21 @@ func (s *EventTimeStats) Merge(o EventTimeStats) {
 	if o.Count == 0 {
 		return
 	}
-	if s.Count == 0 || o.Min < s.Min {
-		s.Min = o.Min
+	if s.Count == 0 {
+		s.Min, s.Max, s.Base, s.Sum, s.Count = o.Min, o.Max, o.Base, o.Sum, o.Count
+		return
 	}
-	if s.Count == 0 || o.Max > s.Max {
-		s.Max = o.Max
-	}
-	s.Sum += o.Sum
+	s.Min, s.Max = min(s.Min, o.Min), max(s.Max, o.Max)
+	s.Sum += o.Sum + float64(o.Base-s.Base)*float64(o.Count)
 	s.Count += o.Count
+}
+
+// MeanMillis is the mean event time in milliseconds (0 without rows).
+func (s *EventTimeStats) MeanMillis() int64 {
+	if s.Count == 0 {
+		return 0
+	}
+	return s.Base + int64(math.Round(s.Sum/float64(s.Count)))
 }
 
 // watermarkOp passes rows through and records their event-time statistics,
@@ -120,13 +133,11 @@ func (w *watermarkOp) apply(_ *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBat
 				continue
 			}
 		}
-		if x < st.Min {
-			st.Min = x
+		if st.Count == 0 {
+			st.Base = x / 1000
 		}
-		if x > st.Max {
-			st.Max = x
-		}
-		st.Sum += x / 1000
+		st.Min, st.Max = min(st.Min, x), max(st.Max, x)
+		st.Sum += float64(x/1000 - st.Base)
 		st.Count++
 	}
 	w.stats.Merge(st)
