@@ -135,6 +135,10 @@ func awaitQuery(q *atlas.StreamingQuery) error {
 	}
 	fmt.Printf("query %s: %d batches, %d rows in, %d rows written, %d late rows behind the watermark, %d malformed records skipped (checkpoint %s)\n",
 		q.Name(), t.Batches, t.InputRows, t.OutputRows, t.DroppedLate, t.Malformed, q.CheckpointLocation())
+	if t.NullEventTime > 0 || t.FutureEventTime > 0 || t.WatermarkWarnings > 0 {
+		fmt.Printf("query %s: %d rows without an event time, %d rows with an event time far ahead of processing time, %d batches moved the watermark past processing time (see the WARNING lines)\n",
+			q.Name(), t.NullEventTime, t.FutureEventTime, t.WatermarkWarnings)
+	}
 	return nil
 }
 
