@@ -21,9 +21,10 @@ type session struct {
 	engine       *atlas.Session
 	planner      *planner.Planner
 
-	mu   sync.Mutex
-	conf map[string]string
-	ops  map[string]*operation
+	mu      sync.Mutex
+	conf    map[string]string
+	ops     map[string]*operation
+	queries map[string]*query
 }
 
 // sessionKey identifies a session as Spark does: user id and session id.
@@ -70,6 +71,7 @@ func (r *sessions) get(user, id string) (*session, bool, error) {
 		planner:      &planner.Planner{Session: eng},
 		conf:         map[string]string{},
 		ops:          map[string]*operation{},
+		queries:      map[string]*query{},
 	}
 	r.m[k] = s
 	return s, true, nil
@@ -137,8 +139,10 @@ func (s *session) interrupt(match func(id string, op *operation) bool) []string 
 	return ids
 }
 
-// close interrupts every operation and releases the engine session.
+// close interrupts every operation, stops the streaming queries and
+// releases the engine session.
 func (s *session) close() {
 	s.interrupt(func(string, *operation) bool { return true })
+	s.stopQueries()
 	s.engine.Stop()
 }

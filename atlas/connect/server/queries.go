@@ -1,0 +1,106 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+)
+
+// query is a streaming query the server runs for a session, kept after it
+// terminates (for status, progress, exception) until resetTerminated or
+// the session closes.
+type query struct {
+	sq      *atlas.StreamingQuery
+	explain string
+	started time.Time
+}
+
+// addQuery registers a started query.
+func (s *session) addQuery(sq *atlas.StreamingQuery, explain string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queries[sq.ID()] = &query{sq: sq, explain: explain, started: time.Now()}
+}
+
+// query finds a query by id (and run id, when given); as an Atlas
+// extension a query name also finds the query of that name.
+func (s *session) query(id, runID string) (*query, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if q, ok := s.queries[id]; ok {
+		if runID != "" && q.sq.RunID() != runID {
+			return nil, fmt.Errorf("[STREAMING_QUERY_NOT_FOUND] query %s has run %s, not run %s (restarted?)", id, q.sq.RunID(), runID)
+		}
+		return q, nil
+	}
+	for _, q := range s.queries {
+		if id != "" && q.sq.Name() == id && q.sq.IsActive() {
+			return q, nil
+		}
+	}
+	return nil, fmt.Errorf("[STREAMING_QUERY_NOT_FOUND] no streaming query %q in this session", id)
+}
+
+// listQueries returns the session's queries (active ones only, with
+// active), oldest first.
+func (s *session) listQueries(active bool) []*query {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*query
+	for _, q := range s.queries {
+		if !active || q.sq.IsActive() {
+			out = append(out, q)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].started.Before(out[j].started) })
+	return out
+}
+
+// resetTerminated forgets the queries that have terminated.
+func (s *session) resetTerminated() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, q := range s.queries {
+		if !q.sq.IsActive() {
+			delete(s.queries, id)
+		}
+	}
+}
+
+// stopQueries stops every active query of the session.
+func (s *session) stopQueries() {
+	for _, q := range s.listQueries(true) {
+		q.sq.Stop()
+	}
+}
+
+// pollInterval is how often waits look at a query's state.
+const pollInterval = 20 * time.Millisecond
+
+// awaitTermination waits until done() holds, timeout passes (timeout < 0:
+// no limit) or ctx ends; it returns whether done() held.
+func awaitTermination(ctx context.Context, timeout time.Duration, done func() bool) (bool, error) {
+	var deadline <-chan time.Time
+	if timeout >= 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		deadline = t.C
+	}
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		if done() {
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-deadline:
+			return done(), nil
+		case <-tick.C:
+		}
+	}
+}
