@@ -174,19 +174,17 @@ func (sq *StreamingQuery) displayName() string {
 
 // ProcessAllAvailable blocks until every row available when it was called
 // has been processed (and windows it closes emitted), as
-// processAllAvailable(); meant for tests and notebooks.
+// processAllAvailable(); meant for tests and notebooks. It returns once a
+// trigger that checked the source after the call found nothing more to
+// run, so it returns promptly when the query has already caught up, and
+// returns the query's error if the query stops first.
 func (sq *StreamingQuery) ProcessAllAvailable() error {
-	called := time.Now()
-	for {
-		select {
-		case <-sq.q.Done():
-			return sq.q.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-		if idle := sq.q.IdleSince(); !idle.IsZero() && idle.After(called) {
-			return nil
-		}
-	}
+	return sq.ProcessAllAvailableContext(context.Background())
+}
+
+// ProcessAllAvailableContext is ProcessAllAvailable, giving up when ctx is done.
+func (sq *StreamingQuery) ProcessAllAvailableContext(ctx context.Context) error {
+	return sq.q.AwaitCaughtUp(ctx)
 }
 
 func (sq *StreamingQuery) onProgress(p *progress.StreamingQueryProgress) {

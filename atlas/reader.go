@@ -51,42 +51,53 @@ func (r *DataStreamReader) Schema(ddl string) *DataStreamReader {
 
 // Load creates the streaming DataFrame. Errors (unknown format or option,
 // missing required option) are kept in the DataFrame and reported by Err
-// and Start, with the list of valid choices.
+// and Start, with the list of valid choices. The DataFrame keeps the
+// source's description, not an instance: every query started from it opens
+// its own source (its own Kafka client and starting offsets).
 func (r *DataStreamReader) Load() *DataFrame {
 	df := &DataFrame{s: r.s}
-	src, err := r.open()
+	format, schema := r.format, r.schema
+	opts := make(map[string]string, len(r.opts))
+	for k, v := range r.opts {
+		opts[k] = v
+	}
+	scan, err := plan.NewStreamScan(format, func() (source.Source, error) {
+		return r.s.openSource(format, opts, schema)
+	})
 	if err != nil {
 		df.err = fmt.Errorf("readStream.format(%q).load(): %w", r.format, err)
 		return df
 	}
-	df.node = &plan.StreamScan{Source: src, Format: r.format}
+	df.node = scan
 	return df
 }
 
-func (r *DataStreamReader) open() (source.Source, error) {
-	switch r.format {
+// openSource creates one instance of a streaming source from the reader's
+// settings, copied at Load so later calls on the reader change nothing.
+func (s *Session) openSource(format string, ropts map[string]string, schema string) (source.Source, error) {
+	switch format {
 	case "kafka":
-		if r.schema != "" {
+		if schema != "" {
 			return nil, fmt.Errorf("the kafka source has a fixed schema (key, value, topic, partition, offset, timestamp, timestampType) and cannot take a user schema; parse value with FromJSON instead")
 		}
 		opts := map[string]string{}
-		for k, v := range r.opts {
+		for k, v := range ropts {
 			opts[k] = v
 		}
 		if opts["kafka.bootstrap.servers"] == "" {
-			opts["kafka.bootstrap.servers"] = r.s.Brokers()
+			opts["kafka.bootstrap.servers"] = s.Brokers()
 		}
 		return kafka.New(opts)
 	case "rate":
-		return rate.New(r.opts)
+		return rate.New(ropts)
 	case "memory":
-		name := r.opts["name"]
-		ms, ok := r.s.memoryStream(name)
+		name := ropts["name"]
+		ms, ok := s.memoryStream(name)
 		if !ok {
 			return nil, fmt.Errorf("no memory stream named %q in this session: create one with session.MemoryStream(name, schema)", name)
 		}
-		if r.schema != "" {
-			want, err := types.ParseDDL(r.schema)
+		if schema != "" {
+			want, err := types.ParseDDL(schema)
 			if err != nil {
 				return nil, err
 			}
@@ -94,11 +105,11 @@ func (r *DataStreamReader) open() (source.Source, error) {
 				return nil, fmt.Errorf("memory stream %q has schema %s, not %s", name, ms.Schema(), want)
 			}
 		}
-		return ms, nil
+		return ms.Open(), nil
 	case "":
 		return nil, fmt.Errorf("no format: call Format(\"kafka\"), Format(\"rate\") or Format(\"memory\")")
 	}
 	valid := []string{"kafka", "rate", "memory"}
 	sort.Strings(valid)
-	return nil, fmt.Errorf("unknown format %q; valid formats: %s", r.format, strings.Join(valid, ", "))
+	return nil, fmt.Errorf("unknown format %q; valid formats: %s", format, strings.Join(valid, ", "))
 }

@@ -41,7 +41,11 @@ func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.Record
 	}
 	var agg *state.Aggregator
 	if shape.Agg != nil {
-		if agg, err = state.NewAggregator(state.Config{Keys: shape.Agg.BoundKeys, KeyNames: shape.Agg.KeyNames, Aggs: shape.Agg.BoundAggs, EvictKey: -1}); err != nil {
+		keys, aggs, err := shape.Agg.Bind()
+		if err != nil {
+			return nil, nil, err
+		}
+		if agg, err = state.NewAggregator(state.Config{Keys: keys, KeyNames: shape.Agg.KeyNames, Aggs: aggs, EvictKey: -1}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -85,7 +89,12 @@ func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.Record
 // finish applies Sort and Limit.
 func finish(c *expr.Ctx, shape *plan.Shape, schema *arrow.Schema, recs []arrow.RecordBatch) (*arrow.Schema, []arrow.RecordBatch, error) {
 	if shape.Sort != nil {
-		sorted, err := sortRecords(c, schema, recs, shape.Sort.Keys)
+		bound, err := shape.Sort.Bind()
+		if err != nil {
+			releaseAll(recs)
+			return nil, nil, err
+		}
+		sorted, err := sortRecords(c, schema, recs, shape.Sort.Keys, bound)
 		for _, r := range recs {
 			r.Release()
 		}
@@ -133,7 +142,8 @@ func Concat(c *expr.Ctx, schema *arrow.Schema, recs []arrow.RecordBatch) (arrow.
 	return out, nil
 }
 
-func sortRecords(c *expr.Ctx, schema *arrow.Schema, recs []arrow.RecordBatch, keys []plan.SortKey) (arrow.RecordBatch, error) {
+// sortRecords orders recs by keys, whose expressions bound holds in order.
+func sortRecords(c *expr.Ctx, schema *arrow.Schema, recs []arrow.RecordBatch, keys []plan.SortKey, bound []expr.Bound) (arrow.RecordBatch, error) {
 	all, err := Concat(c, schema, recs)
 	if err != nil {
 		return nil, err
@@ -143,7 +153,7 @@ func sortRecords(c *expr.Ctx, schema *arrow.Schema, recs []arrow.RecordBatch, ke
 	fields := make([]arrow.Field, len(keys))
 	sk := make([]compute.SortKey, len(keys))
 	for i, k := range keys {
-		a, err := k.Bound.Eval(c, all)
+		a, err := bound[i].Eval(c, all)
 		if err != nil {
 			return nil, err
 		}

@@ -30,6 +30,10 @@ type batchRun struct {
 	trigStart     time.Time
 	prevTrigger   time.Time
 	durations     map[string]int64
+	// hasData reports whether the batch reads new rows (false for a batch
+	// run only to evict state); check is the number of its source check.
+	hasData bool
+	check   int64
 }
 
 func since(t time.Time) int64 { return time.Since(t).Milliseconds() }
@@ -43,6 +47,7 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 		b.latest = b.end
 		b.watermark = replay.Metadata.BatchWatermarkMs
 		b.timestampMs = replay.Metadata.BatchTimestampMs
+		b.hasData = b.end != b.start
 		return true, b.readLateWatermark(ctx)
 	}
 	b.timestampMs = b.trigStart.UnixMilli()
@@ -50,22 +55,23 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 		return false, err
 	}
 	t := time.Now()
-	q.setStatus("Getting offsets from "+q.src.Description(), false, true)
+	b.check = q.beginCheck()
 	end, err := q.src.LatestOffset(ctx, b.start)
 	if err != nil {
 		return false, fmt.Errorf("batch %d: latest offset of %s: %w", b.id, q.src.Description(), err)
 	}
 	b.durations["latestOffset"] = since(t)
 	b.end = end
-	hasData := end != b.start
+	b.hasData = end != b.start
 	// Spark's StateStoreSaveExec.shouldRunAnotherBatch: without new data,
 	// a batch still runs when the watermark moved past the last batch's
 	// (append and update modes), to close windows and so that the next
 	// data batch judges late rows by the moved watermark.
-	noDataBatch := !hasData && q.agg != nil && q.cfg.Shape.Watermark != nil && q.cfg.Mode != sink.Complete && b.watermark > b.lateWatermark
-	if !hasData && !noDataBatch {
+	noDataBatch := !b.hasData && q.agg != nil && q.cfg.Shape.Watermark != nil && q.cfg.Mode != sink.Complete && b.watermark > b.lateWatermark
+	if !b.hasData && !noDataBatch {
 		return false, nil
 	}
+	q.setMessage("Writing offsets to log")
 	if latest, err := q.src.AvailableOffset(ctx); err == nil {
 		b.latest = latest
 	}
@@ -109,7 +115,11 @@ func (b *batchRun) readLateWatermark(ctx context.Context) error {
 // then writes the state version and the commit entry.
 func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgress, error) {
 	q := b.q
-	q.setStatus("Processing new data", true, true)
+	if b.hasData {
+		q.setStatus("Processing new data", true, true)
+	} else {
+		q.setStatus("No new data but cleaning up state", false, true)
+	}
 	q.stats = EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
 	if q.cfg.Shape.Watermark != nil {
 		// Rows further ahead of processing time than the bound are counted;

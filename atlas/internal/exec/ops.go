@@ -145,15 +145,26 @@ func (w *watermarkOp) apply(_ *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBat
 	return rec, nil
 }
 
-// compileOps turns Project/Filter/Watermark nodes into operators.
+// compileOps turns Project/Filter/Watermark nodes into operators for one
+// execution, binding the expressions afresh: bound expressions keep
+// per-execution state (from_json's decoder), so two executions of one plan
+// never share an operator.
 func compileOps(nodes []plan.Node, stats *EventTimeStats) ([]op, error) {
 	var ops []op
 	for _, n := range nodes {
 		switch x := n.(type) {
 		case *plan.Project:
-			ops = append(ops, &projectOp{bound: x.Bound, schema: x.Out})
+			bound, err := x.Bind()
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, &projectOp{bound: bound, schema: x.Out})
 		case *plan.Filter:
-			ops = append(ops, &filterOp{cond: x.Bound})
+			cond, err := x.Bind()
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, &filterOp{cond: cond})
 		case *plan.Watermark:
 			ops = append(ops, &watermarkOp{index: x.Index, stats: stats})
 		default:

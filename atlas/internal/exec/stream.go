@@ -82,12 +82,17 @@ type Query struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu        sync.Mutex
-	err       error
-	status    progress.QueryStatus
-	recent    []progress.StreamingQueryProgress
-	idleSince time.Time // start of the last trigger that found no data
-	totals    Totals
+	mu     sync.Mutex
+	err    error
+	status progress.QueryStatus
+	recent []progress.StreamingQueryProgress
+	totals Totals
+	// checks numbers the source checks (latestOffset calls) begun so far;
+	// idleCheck is the number of the latest check that found nothing to
+	// run; caughtUp is closed, and replaced, whenever idleCheck moves.
+	checks    int64
+	idleCheck int64
+	caughtUp  chan struct{}
 }
 
 // Totals are counters over the whole run.
@@ -110,8 +115,10 @@ const stateOp = "0/aggregate"
 
 // Start prepares the query from its checkpoint and starts the micro-batch
 // loop on its own goroutine. Errors about the checkpoint or the source
-// (unreachable broker, corrupt log) are returned here.
-func Start(ctx context.Context, cfg Config) (*Query, error) {
+// (unreachable broker, corrupt log) are returned here. The query binds its
+// own expressions and opens its own source instance: the plan is shared
+// with every other query and batch action built on the same DataFrame.
+func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 	scan, ok := cfg.Shape.Leaf.(*plan.StreamScan)
 	if !ok {
 		return nil, fmt.Errorf("a streaming query needs a streaming source")
@@ -119,8 +126,7 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	if cfg.RetainBatches <= 0 {
 		cfg.RetainBatches = 100
 	}
-	q := &Query{cfg: cfg, src: scan.Source, runID: uuid.NewString(), done: make(chan struct{})}
-	var err error
+	q = &Query{cfg: cfg, runID: uuid.NewString(), done: make(chan struct{}), caughtUp: make(chan struct{})}
 	if q.ops, err = compileOps(cfg.Shape.Pre, &q.stats); err != nil {
 		return nil, err
 	}
@@ -135,7 +141,11 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 		if cfg.Mode == sink.Complete {
 			evict = -1 // complete mode keeps every group, as Spark does
 		}
-		if q.agg, err = state.NewAggregator(state.Config{Keys: a.BoundKeys, KeyNames: a.KeyNames, Aggs: a.BoundAggs, EvictKey: evict}); err != nil {
+		keys, aggs, err := a.Bind()
+		if err != nil {
+			return nil, err
+		}
+		if q.agg, err = state.NewAggregator(state.Config{Keys: keys, KeyNames: a.KeyNames, Aggs: aggs, EvictKey: evict}); err != nil {
 			return nil, err
 		}
 		if q.emptyState, err = q.agg.Save(); err != nil {
@@ -157,6 +167,14 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	if cfg.EventTimeMaxAhead < 0 || (cfg.EventTimeMaxAhead > 0 && cfg.Shape.Watermark == nil) {
 		return nil, fmt.Errorf("eventTimeMaxAheadOfProcessing %s: needs a positive duration and a query with WithWatermark(...); drop the option otherwise", cfg.EventTimeMaxAhead)
 	}
+	if q.src, err = scan.Open(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", scan.Source, err)
+	}
+	defer func() {
+		if err != nil {
+			q.src.Close()
+		}
+	}()
 	meta, ok, err := cfg.Checkpoint.Metadata(ctx)
 	if err != nil {
 		return nil, err
@@ -319,17 +337,71 @@ func (q *Query) RecentProgress() []progress.StreamingQueryProgress {
 	return append([]progress.StreamingQueryProgress(nil), q.recent...)
 }
 
-// IdleSince reports the start of the latest trigger that found no new data
-// and no pending work, zero when the query is busy.
-func (q *Query) IdleSince() time.Time {
+// AwaitCaughtUp blocks until a trigger that began its source check after
+// the call found no new data and nothing else to run (Spark's
+// processAllAvailable): every row available at the call has then been
+// processed, and every window it closed emitted. It returns the query's
+// error if the query stops first, or ctx's error.
+func (q *Query) AwaitCaughtUp(ctx context.Context) error {
+	q.mu.Lock()
+	begun := q.checks
+	for q.idleCheck <= begun {
+		ch := q.caughtUp
+		q.mu.Unlock()
+		select {
+		case <-ch:
+		case <-q.done:
+			return q.Err()
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		q.mu.Lock()
+	}
+	q.mu.Unlock()
+	return nil
+}
+
+// beginCheck numbers a source check and shows it in the status, as Spark's
+// "Getting offsets from <source>".
+func (q *Query) beginCheck() int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.idleSince
+	q.checks++
+	q.status.Message = "Getting offsets from " + q.src.Description()
+	q.status.IsTriggerActive = true // again, after a wait for an unavailable source
+	return q.checks
+}
+
+// caughtUpAt records that check n found nothing to run and wakes
+// AwaitCaughtUp.
+func (q *Query) caughtUpAt(n int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n > q.idleCheck {
+		q.idleCheck = n
+		close(q.caughtUp)
+		q.caughtUp = make(chan struct{})
+	}
 }
 
 func (q *Query) setStatus(msg string, data, active bool) {
 	q.mu.Lock()
 	q.status = progress.QueryStatus{Message: msg, IsDataAvailable: data, IsTriggerActive: active}
+	q.mu.Unlock()
+}
+
+// setMessage changes the status message only, as Spark's updateStatusMessage.
+func (q *Query) setMessage(msg string) {
+	q.mu.Lock()
+	q.status.Message = msg
+	q.mu.Unlock()
+}
+
+// setTriggerActive marks a trigger as running or finished, keeping the
+// message and isDataAvailable, as Spark's startTrigger and finishTrigger.
+func (q *Query) setTriggerActive(active bool) {
+	q.mu.Lock()
+	q.status.IsTriggerActive = active
 	q.mu.Unlock()
 }
 
@@ -349,6 +421,11 @@ func (q *Query) finish(err error) {
 	close(q.done)
 }
 
+// run is the trigger loop. Status follows Spark's MicroBatchExecution: a
+// trigger is active from its source check to its end; a trigger that found
+// no data says "Waiting for data to arrive" while the default trigger
+// pauses before polling again; between triggers the message is "Waiting
+// for next trigger", with isDataAvailable as the last check found it.
 func (q *Query) run(ctx context.Context, rp resumePoint) {
 	defer q.cancel()
 	batchID, start, wm := rp.batchID, rp.start, rp.watermark
@@ -372,6 +449,7 @@ func (q *Query) run(ctx context.Context, rp resumePoint) {
 				trigStart = time.Now()
 			}
 		}
+		q.setTriggerActive(true)
 		b := &batchRun{q: q, id: batchID, start: start, watermark: wm, trigStart: trigStart, prevTrigger: lastTrigger, durations: map[string]int64{}}
 		var ran bool
 		err := q.retrySource(ctx, q.cfg.Trigger.mustEnd(), func(int) (err error) {
@@ -384,32 +462,29 @@ func (q *Query) run(ctx context.Context, rp resumePoint) {
 			return
 		}
 		if !ran {
-			q.mu.Lock()
-			if q.idleSince.IsZero() {
-				q.idleSince = trigStart
-			}
-			q.mu.Unlock()
 			if q.cfg.Trigger.Kind == TriggerAvailableNow || q.cfg.Trigger.Kind == TriggerOnce {
 				q.finish(nil)
 				return
 			}
-			q.setStatus("Waiting for data to arrive", false, false)
 			wait := idleDelay
+			msg := "Waiting for data to arrive"
 			if q.cfg.Trigger.Kind == TriggerProcessingTime {
+				// Nothing polls before the next trigger: the query waits for it.
 				wait = time.Until(trigStart.Add(q.cfg.Trigger.Interval))
 				lastTrigger = trigStart
+				msg = "Waiting for next trigger"
 			}
+			q.setStatus(msg, false, false)
+			q.caughtUpAt(b.check)
 			select {
 			case <-ctx.Done():
 				q.finish(nil)
 				return
 			case <-time.After(wait):
 			}
+			q.setMessage("Waiting for next trigger")
 			continue
 		}
-		q.mu.Lock()
-		q.idleSince = time.Time{}
-		q.mu.Unlock()
 		// A source that becomes unavailable half-way through the batch fails
 		// it before the sink sees anything; the batch then runs again from
 		// its logged offsets and the state before it, so it is written once.
@@ -429,6 +504,8 @@ func (q *Query) run(ctx context.Context, rp resumePoint) {
 		}
 		lastTrigger = trigStart
 		batchID, start, wm = b.id+1, b.end, b.nextWatermark
+		q.setTriggerActive(false)
+		q.setMessage("Waiting for next trigger")
 		q.report(p)
 		if batchID%10 == 0 && batchID > q.cfg.RetainBatches {
 			_ = q.cfg.Checkpoint.Purge(ctx, batchID-q.cfg.RetainBatches)

@@ -4,6 +4,14 @@
 // at the line that wrote it, as Spark's analyzer does. Validate applies
 // Spark's rules for streaming queries (output modes, watermarks) before a
 // query starts.
+//
+// A plan is an immutable description, shared by every DataFrame built on
+// it and by any number of queries and batch actions running at once. It
+// holds no evaluator and no source instance: each execution binds its own
+// expressions (Project.Bind, Filter.Bind, Aggregate.Bind, Sort.Bind) and
+// opens its own source (StreamScan.Open), because bound expressions
+// (from_json's decoder) and sources (Kafka clients, read limits) keep
+// per-execution state.
 package plan
 
 import (
@@ -31,17 +39,36 @@ type Node interface {
 	Describe() string
 }
 
-// StreamScan reads a streaming source.
+// StreamScan reads a streaming source. It describes the source; every
+// streaming query opens its own instance with Open, so queries started from
+// one DataFrame share no client, read limit, pinned end or buffer.
 type StreamScan struct {
-	Source source.Source
 	Format string
+	// Source is the source's description, "KafkaV2[Subscribe[events]]".
+	Source string
+	// Out is the source's fixed schema.
+	Out *arrow.Schema
+	// Open creates a new source instance; the caller closes it.
+	Open func() (source.Source, error)
 }
 
-func (s *StreamScan) Schema() *arrow.Schema { return s.Source.Schema() }
+// NewStreamScan opens one instance of the source to check its options and
+// learn its description and schema, closes it, and keeps open for the
+// queries to come.
+func NewStreamScan(format string, open func() (source.Source, error)) (*StreamScan, error) {
+	src, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return &StreamScan{Format: format, Source: src.Description(), Out: src.Schema(), Open: open}, nil
+}
+
+func (s *StreamScan) Schema() *arrow.Schema { return s.Out }
 func (s *StreamScan) Input() Node           { return nil }
 func (s *StreamScan) IsStreaming() bool     { return true }
 func (s *StreamScan) Describe() string {
-	return fmt.Sprintf("StreamingRelation %s, [%s]", s.Source.Description(), fieldNames(s.Schema()))
+	return fmt.Sprintf("StreamingRelation %s, [%s]", s.Source, fieldNames(s.Schema()))
 }
 
 // LocalScan reads rows held in memory (a table scan result, a micro-batch
@@ -61,9 +88,9 @@ func (s *LocalScan) Describe() string {
 
 // Project computes a list of expressions.
 type Project struct {
-	In    Node
+	In Node
+	// Exprs are the projected expressions, stars expanded.
 	Exprs []expr.Expr
-	Bound []expr.Bound
 	Out   *arrow.Schema
 }
 
@@ -91,7 +118,6 @@ func NewProject(in Node, exprs []expr.Expr) (*Project, error) {
 				}
 			}
 			p.Exprs = append(p.Exprs, x)
-			p.Bound = append(p.Bound, b)
 			fields = append(fields, f)
 		}
 	}
@@ -107,6 +133,22 @@ func isRef(e expr.Expr) bool {
 	return ok
 }
 
+// Bind resolves the expressions for one execution: the result is that
+// execution's alone (from_json keeps decoding buffers in it).
+func (p *Project) Bind() ([]expr.Bound, error) { return bindAll(p.Exprs, p.In.Schema()) }
+
+func bindAll(es []expr.Expr, s *arrow.Schema) ([]expr.Bound, error) {
+	out := make([]expr.Bound, len(es))
+	for i, e := range es {
+		b, err := e.Bind(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
 func (p *Project) Schema() *arrow.Schema { return p.Out }
 func (p *Project) Input() Node           { return p.In }
 func (p *Project) IsStreaming() bool     { return p.In.IsStreaming() }
@@ -114,9 +156,8 @@ func (p *Project) Describe() string      { return "Project [" + exprList(p.Exprs
 
 // Filter keeps rows where Cond is true.
 type Filter struct {
-	In    Node
-	Cond  expr.Expr
-	Bound expr.Bound
+	In   Node
+	Cond expr.Expr
 }
 
 // NewFilter resolves a boolean condition.
@@ -128,8 +169,11 @@ func NewFilter(in Node, cond expr.Expr) (*Filter, error) {
 	if b.Type().ID() != arrow.BOOL {
 		return nil, fmt.Errorf("filter condition %s must be boolean, got %s", cond, types.Name(b.Type()))
 	}
-	return &Filter{In: in, Cond: cond, Bound: b}, nil
+	return &Filter{In: in, Cond: cond}, nil
 }
+
+// Bind resolves the condition for one execution.
+func (f *Filter) Bind() (expr.Bound, error) { return f.Cond.Bind(f.In.Schema()) }
 
 func (f *Filter) Schema() *arrow.Schema { return f.In.Schema() }
 func (f *Filter) Input() Node           { return f.In }
@@ -172,12 +216,10 @@ func (w *Watermark) Describe() string {
 
 // Aggregate groups rows and computes aggregate functions.
 type Aggregate struct {
-	In        Node
-	Keys      []expr.Expr
-	Aggs      []*expr.AggFunc
-	BoundKeys []expr.Bound
-	KeyNames  []string
-	BoundAggs []*expr.BoundAgg
+	In       Node
+	Keys     []expr.Expr
+	Aggs     []*expr.AggFunc
+	KeyNames []string
 	// EvictKey is the index of the key the watermark applies to, or -1.
 	EvictKey int
 	Out      *arrow.Schema
@@ -201,7 +243,6 @@ func NewAggregate(in Node, keys []expr.Expr, aggs []*expr.AggFunc) (*Aggregate, 
 		if expr.IsEventTime(b) && a.EvictKey < 0 {
 			a.EvictKey = i
 		}
-		a.BoundKeys = append(a.BoundKeys, b)
 		name := expr.OutputName(k)
 		a.KeyNames = append(a.KeyNames, name)
 		fields = append(fields, arrow.Field{Name: name, Type: b.Type(), Nullable: true})
@@ -214,11 +255,25 @@ func NewAggregate(in Node, keys []expr.Expr, aggs []*expr.AggFunc) (*Aggregate, 
 		if err != nil {
 			return nil, err
 		}
-		a.BoundAggs = append(a.BoundAggs, b)
 		fields = append(fields, arrow.Field{Name: b.Name, Type: b.Type, Nullable: b.Fn != "count"})
 	}
 	a.Out = arrow.NewSchema(fields, nil)
 	return a, nil
+}
+
+// Bind resolves the grouping keys and aggregate functions for one execution.
+func (a *Aggregate) Bind() ([]expr.Bound, []*expr.BoundAgg, error) {
+	keys, err := bindAll(a.Keys, a.In.Schema())
+	if err != nil {
+		return nil, nil, err
+	}
+	aggs := make([]*expr.BoundAgg, len(a.Aggs))
+	for i, ag := range a.Aggs {
+		if aggs[i], err = ag.Bind(a.In.Schema()); err != nil {
+			return nil, nil, err
+		}
+	}
+	return keys, aggs, nil
 }
 
 func (a *Aggregate) Schema() *arrow.Schema { return a.Out }
@@ -235,7 +290,6 @@ func (a *Aggregate) Describe() string {
 // SortKey orders by one expression.
 type SortKey struct {
 	Expr       expr.Expr
-	Bound      expr.Bound
 	Descending bool
 	NullsFirst bool
 }
@@ -246,16 +300,24 @@ type Sort struct {
 	Keys []SortKey
 }
 
-// NewSort resolves the sort keys.
+// NewSort checks the sort keys resolve.
 func NewSort(in Node, keys []SortKey) (*Sort, error) {
-	for i := range keys {
-		b, err := keys[i].Expr.Bind(in.Schema())
-		if err != nil {
+	keys = append([]SortKey(nil), keys...)
+	for _, k := range keys {
+		if _, err := k.Expr.Bind(in.Schema()); err != nil {
 			return nil, err
 		}
-		keys[i].Bound = b
 	}
 	return &Sort{In: in, Keys: keys}, nil
+}
+
+// Bind resolves the sort keys' expressions for one execution, in Keys order.
+func (s *Sort) Bind() ([]expr.Bound, error) {
+	es := make([]expr.Expr, len(s.Keys))
+	for i, k := range s.Keys {
+		es[i] = k.Expr
+	}
+	return bindAll(es, s.In.Schema())
 }
 
 func (s *Sort) Schema() *arrow.Schema { return s.In.Schema() }

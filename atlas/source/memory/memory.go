@@ -24,12 +24,11 @@ type Stream struct {
 	mu      sync.Mutex
 	records []arrow.RecordBatch
 	ends    []int64 // cumulative row count after each record
-	pinned  int64   // -1 unless available-now
 }
 
 // New returns an empty stream with a fixed schema.
 func New(name string, schema *arrow.Schema) *Stream {
-	return &Stream{name: name, schema: schema, pinned: -1}
+	return &Stream{name: name, schema: schema}
 }
 
 // Add appends a record (retained by the stream); its schema must match.
@@ -76,22 +75,43 @@ func parse(o source.Offset) (int64, error) {
 	return x.Rows, nil
 }
 
-// Description implements source.Source.
+// Description implements source.Source for every Reader of the stream.
 func (s *Stream) Description() string { return "MemoryStream[" + s.name + "]" }
 
-// Schema implements source.Source.
+// Schema implements source.Source for every Reader of the stream.
 func (s *Stream) Schema() *arrow.Schema { return s.schema }
 
-// InitialOffset implements source.Source: the beginning.
+// InitialOffset implements source.Source for every Reader of the stream: the beginning.
 func (s *Stream) InitialOffset(context.Context) (source.Offset, error) { return format(0), nil }
 
-// LatestOffset implements source.Source: everything appended so far.
-func (s *Stream) LatestOffset(_ context.Context, start source.Offset) (source.Offset, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := s.total()
-	if s.pinned >= 0 {
-		n = s.pinned
+// Reader is one query's source over a Stream: the stream's rows, with the
+// query's own Trigger.AvailableNow end, so queries reading one stream do
+// not limit each other.
+type Reader struct {
+	*Stream
+	mu     sync.Mutex
+	pinned int64 // -1 unless available-now
+}
+
+var (
+	_ source.Source       = (*Reader)(nil)
+	_ source.AvailableNow = (*Reader)(nil)
+)
+
+// Open returns a new Reader of the stream for one query.
+func (s *Stream) Open() *Reader { return &Reader{Stream: s, pinned: -1} }
+
+// LatestOffset implements source.Source: everything appended so far, or up
+// to the end pinned by PrepareForAvailableNow.
+func (r *Reader) LatestOffset(_ context.Context, start source.Offset) (source.Offset, error) {
+	r.mu.Lock()
+	pinned := r.pinned
+	r.mu.Unlock()
+	r.Stream.mu.Lock()
+	n := r.total()
+	r.Stream.mu.Unlock()
+	if pinned >= 0 {
+		n = pinned
 	}
 	st, err := parse(start)
 	if err != nil {
@@ -103,22 +123,26 @@ func (s *Stream) LatestOffset(_ context.Context, start source.Offset) (source.Of
 	return format(n), nil
 }
 
-// AvailableOffset implements source.Source.
+// AvailableOffset implements source.Source for every Reader of the stream.
 func (s *Stream) AvailableOffset(context.Context) (source.Offset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return format(s.total()), nil
 }
 
-// PrepareForAvailableNow implements source.AvailableNow.
-func (s *Stream) PrepareForAvailableNow(context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pinned = s.total()
+// PrepareForAvailableNow implements source.AvailableNow: this reader stops
+// at the rows appended so far.
+func (r *Reader) PrepareForAvailableNow(context.Context) error {
+	r.Stream.mu.Lock()
+	n := r.total()
+	r.Stream.mu.Unlock()
+	r.mu.Lock()
+	r.pinned = n
+	r.mu.Unlock()
 	return nil
 }
 
-// GetBatch implements source.Source.
+// GetBatch implements source.Source for every Reader of the stream.
 func (s *Stream) GetBatch(ctx context.Context, start, end source.Offset, fn func(arrow.RecordBatch) error) error {
 	from, err := parse(start)
 	if err != nil {
@@ -153,8 +177,8 @@ func (s *Stream) GetBatch(ctx context.Context, start, end source.Offset, fn func
 	return nil
 }
 
-// Commit implements source.Source (a no-op: the stream keeps all rows).
+// Commit implements source.Source for every Reader of the stream (a no-op: the stream keeps all rows).
 func (s *Stream) Commit(context.Context, source.Offset) error { return nil }
 
-// Close implements source.Source; the stream stays usable by its owner.
+// Close implements source.Source for every Reader of the stream; the stream stays usable by its owner.
 func (s *Stream) Close() error { return nil }
