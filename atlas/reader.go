@@ -9,6 +9,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 	"github.com/atlas-lakehouse/atlas/atlas/source"
 	"github.com/atlas-lakehouse/atlas/atlas/source/kafka"
+	mem "github.com/atlas-lakehouse/atlas/atlas/source/memory"
 	"github.com/atlas-lakehouse/atlas/atlas/source/rate"
 )
 
@@ -61,9 +62,16 @@ func (r *DataStreamReader) Load() *DataFrame {
 	for k, v := range r.opts {
 		opts[k] = v
 	}
-	scan, err := plan.NewStreamScan(format, func() (source.Source, error) {
-		return r.s.openSource(format, opts, schema)
-	})
+	open := func() (source.Source, error) { return r.s.openSource(format, opts, schema) }
+	if format == "memory" {
+		// The DataFrame reads the stream named now, even if the name is
+		// given to a new stream later.
+		if src, err := open(); err == nil {
+			stream := src.(*mem.Reader).Stream
+			open = func() (source.Source, error) { return stream.Open(), nil }
+		}
+	}
+	scan, err := plan.NewStreamScan(format, open)
 	if err != nil {
 		df.err = fmt.Errorf("readStream.format(%q).load(): %w", r.format, err)
 		return df

@@ -167,12 +167,14 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 	if cfg.EventTimeMaxAhead < 0 || (cfg.EventTimeMaxAhead > 0 && cfg.Shape.Watermark == nil) {
 		return nil, fmt.Errorf("eventTimeMaxAheadOfProcessing %s: needs a positive duration and a query with WithWatermark(...); drop the option otherwise", cfg.EventTimeMaxAhead)
 	}
-	if q.src, err = scan.Open(); err != nil {
+	src, err := scan.Open()
+	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", scan.Source, err)
 	}
+	q.src = src
 	defer func() {
 		if err != nil {
-			q.src.Close()
+			src.Close() // the query did not start: nothing else closes it
 		}
 	}()
 	meta, ok, err := cfg.Checkpoint.Metadata(ctx)
