@@ -40,10 +40,18 @@ type Config struct {
 	// (atlas.ConfHome, atlas.ConfKafkaBrokers, ...); sessions share one
 	// lakehouse through it.
 	Conf map[string]string
+	// SessionTimeout closes a session no request has named for this long,
+	// unless an operation or a streaming query of it runs. Zero means
+	// DefaultSessionTimeout; negative, never.
+	SessionTimeout time.Duration
 	// Log receives one line per session opened or closed and per
 	// streaming query started or stopped; nil discards them.
 	Log io.Writer
 }
+
+// DefaultSessionTimeout is how long an idle session lives, Spark's
+// spark.connect.session.manager.defaultSessionTimeout.
+const DefaultSessionTimeout = time.Hour
 
 // ListenAddr returns the configured listen address: Addr, $ATLAS_CONNECT_ADDR or
 // DefaultAddr.
@@ -77,7 +85,11 @@ func Start(cfg Config) (*Server, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	svc := newService(cfg.Conf, log)
+	timeout := cfg.SessionTimeout
+	if timeout == 0 {
+		timeout = DefaultSessionTimeout
+	}
+	svc := newService(cfg.Conf, timeout, log)
 	g := grpc.NewServer(grpc.MaxRecvMsgSize(maxInbound))
 	pb.RegisterSparkConnectServiceServer(g, svc)
 	s := &Server{grpc: g, ln: ln, svc: svc, done: make(chan error, 1)}

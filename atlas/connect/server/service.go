@@ -18,10 +18,38 @@ type service struct {
 	pb.UnimplementedSparkConnectServiceServer
 	sessions *sessions
 	log      io.Writer
+	stop     chan struct{}
+	stopped  chan struct{}
 }
 
-func newService(conf map[string]string, log io.Writer) *service {
-	return &service{sessions: newSessions(conf), log: log}
+// newService starts the service with its session janitor, which closes
+// sessions idle for timeout (never when timeout < 0).
+func newService(conf map[string]string, timeout time.Duration, log io.Writer) *service {
+	s := &service{sessions: newSessions(conf), log: log, stop: make(chan struct{}), stopped: make(chan struct{})}
+	go s.janitor(timeout)
+	return s
+}
+
+// janitor closes idle sessions until the service closes.
+func (s *service) janitor(timeout time.Duration) {
+	defer close(s.stopped)
+	if timeout < 0 {
+		<-s.stop
+		return
+	}
+	tick := time.NewTicker(min(max(timeout/4, 10*time.Millisecond), time.Minute))
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-tick.C:
+			for _, sess := range s.sessions.expire(now, timeout) {
+				sess.close()
+				s.logf("session %s closed after %s idle", sess.key.id, timeout)
+			}
+		}
+	}
 }
 
 func (s *service) logf(format string, args ...any) {
@@ -45,8 +73,10 @@ func (s *service) session(user *pb.UserContext, id string, observed *string) (*s
 	return sess, nil
 }
 
-// close closes every session.
+// close stops the janitor and closes every session.
 func (s *service) close(context.Context) {
+	close(s.stop)
+	<-s.stopped
 	for _, sess := range s.sessions.all() {
 		sess.close()
 	}

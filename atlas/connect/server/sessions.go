@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -20,6 +21,10 @@ type session struct {
 	serverSideID string
 	engine       *atlas.Session
 	planner      *planner.Planner
+
+	// lastUsed is when a request last named the session (guarded by the
+	// registry's lock).
+	lastUsed time.Time
 
 	mu      sync.Mutex
 	conf    map[string]string
@@ -57,6 +62,7 @@ func (r *sessions) get(user, id string) (*session, bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s, ok := r.m[k]; ok {
+		s.lastUsed = time.Now()
 		return s, false, nil
 	}
 	b := atlas.Builder().AppName("atlas-connect-" + id)
@@ -72,6 +78,7 @@ func (r *sessions) get(user, id string) (*session, bool, error) {
 		conf:         map[string]string{},
 		ops:          map[string]*operation{},
 		queries:      map[string]*query{},
+		lastUsed:     time.Now(),
 	}
 	r.m[k] = s
 	return s, true, nil
@@ -93,6 +100,37 @@ func (r *sessions) remove(user, id string) (*session, bool) {
 	s, ok := r.m[k]
 	delete(r.m, k)
 	return s, ok
+}
+
+// expire removes and returns the sessions no request has named for
+// timeout, with no operation in flight and no active streaming query.
+func (r *sessions) expire(now time.Time, timeout time.Duration) []*session {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*session
+	for k, s := range r.m {
+		if now.Sub(s.lastUsed) < timeout || s.busy() {
+			continue
+		}
+		delete(r.m, k)
+		out = append(out, s)
+	}
+	return out
+}
+
+// busy tells whether an operation is in flight or a streaming query runs.
+func (s *session) busy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.ops) > 0 {
+		return true
+	}
+	for _, q := range s.queries {
+		if q.sq.IsActive() {
+			return true
+		}
+	}
+	return false
 }
 
 // all returns every open session.

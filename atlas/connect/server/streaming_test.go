@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"google.golang.org/grpc/codes"
@@ -302,5 +303,43 @@ func TestStopServerStopsQueries(t *testing.T) {
 	srv.Stop()
 	if qs[0].sq.IsActive() {
 		t.Fatal("the query still runs after the server stopped")
+	}
+}
+
+// TestIdleSessionsExpire: a session nobody uses is closed after the
+// timeout; one with a running streaming query is kept.
+func TestIdleSessionsExpire(t *testing.T) {
+	b, err := stack.NewBroker(stack.BrokerOptions{Partitions: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	srv, err := Start(Config{Addr: "127.0.0.1:0", SessionTimeout: 100 * time.Millisecond,
+		Conf: map[string]string{atlas.ConfHome: t.TempDir(), atlas.ConfKafkaBrokers: b.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	produceWords(t, b.Addr(), "w", 10, 0, map[string]int{})
+	idle, streaming := dial(t, srv.Addr()), dial(t, srv.Addr())
+	idle.rows(idle.sql("SHOW NAMESPACES"))
+	if _, err := streaming.command(&pb.Command{CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: &pb.WriteStreamOperationStart{
+		Input: wordCounts("w"), Format: "memory", OutputMode: "complete", QueryName: "w",
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, ok := srv.svc.sessions.lookup("test", idle.session); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session was not closed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	sess, ok := srv.svc.sessions.lookup("test", streaming.session)
+	if !ok || len(sess.listQueries(true)) != 1 {
+		t.Fatalf("the session with a running query was closed (%v)", ok)
 	}
 }
