@@ -19,6 +19,7 @@ type UnsupportedError struct {
 	Hint string
 }
 
+// Error says what is not supported and what to do instead.
 func (e *UnsupportedError) Error() string {
 	msg := fmt.Sprintf("Atlas Connect does not support %s", e.What)
 	if e.Hint != "" {
