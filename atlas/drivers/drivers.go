@@ -23,6 +23,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 	// Iceberg table IO on S3 and S3-compatible stores (MinIO).
 	_ "github.com/apache/iceberg-go/io/gocloud/s3"
-	// Checkpoints on S3 (gocloud blob URLs).
+	// Checkpoints on S3 (gocloud blob URLs), leased with conditional
+	// writes so that a second query on one checkpoint is refused.
 	_ "gocloud.dev/blob/s3blob"
 )

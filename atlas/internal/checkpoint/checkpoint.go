@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
@@ -37,17 +38,33 @@ import (
 type Checkpoint struct {
 	bucket   *blob.Bucket
 	location string
-	lease    *lease
+	lease    *lease       // local directories: a file lock
+	blease   *bucketLease // object stores: conditional writes
+}
+
+// Options tune Open.
+type Options struct {
+	// LeaseTTL is how long the lease of a bucket checkpoint outlives its
+	// last renewal. Default DefaultLeaseTTL.
+	LeaseTTL time.Duration
 }
 
 // Open opens (creating when needed) a checkpoint location: a local path,
 // a file:// URL, or a URL of any gocloud.dev/blob driver linked into the
 // program (s3://bucket/prefix; Spark's s3a:// is read as s3://).
 //
-// A local checkpoint is leased to the caller until Close: a second Open of
-// the same directory, from this process or another, fails with ErrInUse
-// naming the holder. Bucket checkpoints are not leased.
+// The checkpoint is leased to the caller until Close: a second Open of the
+// same location, from this process or another, fails with ErrInUse naming
+// the holder. A local directory is leased with a file lock, which the
+// operating system drops when the process dies; a bucket (S3) with
+// conditional writes (see bucketlease.go), which another query may take
+// over only after the holder stopped renewing it for Options.LeaseTTL.
 func Open(ctx context.Context, location string) (*Checkpoint, error) {
+	return OpenWith(ctx, location, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, location string, opts Options) (*Checkpoint, error) {
 	if location == "" {
 		return nil, errors.New("checkpoint: empty location")
 	}
@@ -71,7 +88,12 @@ func Open(ctx context.Context, location string) (*Checkpoint, error) {
 	if prefix != "" {
 		b = blob.PrefixedBucket(b, strings.TrimSuffix(prefix, "/")+"/")
 	}
-	return &Checkpoint{bucket: b, location: location}, nil
+	bl, err := acquireBucketLease(ctx, b, location, opts.LeaseTTL, time.Now)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return &Checkpoint{bucket: b, location: location, blease: bl}, nil
 }
 
 // openDir opens a local checkpoint directory and takes its lease.
@@ -98,9 +120,9 @@ func openDir(dir string) (*Checkpoint, error) {
 // Location is where the checkpoint lives.
 func (c *Checkpoint) Location() string { return c.location }
 
-// Close releases the bucket and the lease.
+// Close releases the lease and the bucket.
 func (c *Checkpoint) Close() error {
-	return errors.Join(c.bucket.Close(), c.lease.release())
+	return errors.Join(c.blease.release(), c.lease.release(), c.bucket.Close())
 }
 
 // Metadata is the checkpoint's metadata file.
@@ -270,6 +292,11 @@ func (c *Checkpoint) ReadState(ctx context.Context, op string, version int64) ([
 // Purge deletes log entries and state versions below keepFrom, keeping the
 // checkpoint small (Spark's minBatchesToRetain).
 func (c *Checkpoint) Purge(ctx context.Context, keepFrom int64) error {
+	if c.blease != nil {
+		if err := c.blease.check(ctx); err != nil {
+			return err
+		}
+	}
 	for _, prefix := range []string{"offsets/", "commits/", "state/"} {
 		it := c.bucket.List(&blob.ListOptions{Prefix: prefix})
 		for {
@@ -325,6 +352,11 @@ func (c *Checkpoint) read(ctx context.Context, key string) ([]byte, bool, error)
 }
 
 func (c *Checkpoint) write(ctx context.Context, key string, data []byte) error {
+	if c.blease != nil {
+		if err := c.blease.check(ctx); err != nil {
+			return err
+		}
+	}
 	if err := c.bucket.WriteAll(ctx, key, data, nil); err != nil {
 		return fmt.Errorf("checkpoint %s: write %s: %w", c.location, key, err)
 	}
