@@ -109,7 +109,7 @@ proto:
 	protoc -I $(PROTO_DIR) \
 	  --plugin=protoc-gen-go=$(BIN)/protoc-gen-go --go_out=. --go_opt=module=github.com/atlas-lakehouse/atlas \
 	  --plugin=protoc-gen-go-grpc=$(BIN)/protoc-gen-go-grpc --go-grpc_out=. --go-grpc_opt=module=github.com/atlas-lakehouse/atlas \
-	  $(PROTO_DIR)/spark/connect/*.proto
+	  $(PROTO_DIR)/spark/connect/*.proto $(PROTO_DIR)/atlas/connect/*.proto
 
 clean:
 	rm -rf $(BIN) build
