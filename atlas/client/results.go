@@ -1,0 +1,134 @@
+package atlas
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/atlas-lakehouse/atlas/atlas/display"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// Collect runs the plan and returns its rows as Arrow record batches (the
+// caller releases them). The schema is the result's, also when it has no rows.
+func (df *DataFrame) Collect(ctx context.Context) (*arrow.Schema, []arrow.RecordBatch, error) {
+	if df.err != nil {
+		return nil, nil, df.err
+	}
+	var (
+		schema *arrow.Schema
+		recs   []arrow.RecordBatch
+		dt     *pb.DataType
+	)
+	release := func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}
+	err := df.s.execute(ctx, df.plan(), func(resp *pb.ExecutePlanResponse) error {
+		if s := resp.GetSchema(); s != nil {
+			dt = s
+		}
+		b := resp.GetArrowBatch()
+		if b == nil {
+			return nil
+		}
+		rd, err := ipc.NewReader(bytes.NewReader(b.GetData()))
+		if err != nil {
+			return fmt.Errorf("decode the result's Arrow batch: %w", err)
+		}
+		defer rd.Release()
+		schema = rd.Schema()
+		for rd.Next() {
+			rec := rd.RecordBatch()
+			rec.Retain()
+			recs = append(recs, rec)
+		}
+		if err := rd.Err(); err != nil {
+			return fmt.Errorf("decode the result's Arrow batch: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	if schema == nil && dt != nil {
+		if schema, err = arrowSchema(dt); err != nil {
+			return nil, nil, err
+		}
+	}
+	if schema == nil {
+		// An empty result without a schema: ask for it.
+		if schema = df.Schema(); schema == nil {
+			if e := df.Err(); e != nil {
+				return nil, nil, e
+			}
+			return nil, nil, errors.New("collect: the server sent no schema")
+		}
+	}
+	return schema, recs, nil
+}
+
+// Rows runs the plan and returns its rows by column name.
+func (df *DataFrame) Rows(ctx context.Context) ([]Row, error) {
+	schema, recs, err := df.Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(recs)
+	return toRows(schema, recs), nil
+}
+
+// Count returns the number of rows, sent as PySpark sends count():
+// an aggregate count(1) over the plan.
+func (df *DataFrame) Count(ctx context.Context) (int64, error) {
+	rows, err := df.GroupBy().Agg(Count(Lit(1)).Alias("count")).Rows(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(rows) != 1 {
+		return 0, fmt.Errorf("count: the server returned %d rows", len(rows))
+	}
+	n, ok := rows[0]["count"].(int64)
+	if !ok {
+		return 0, fmt.Errorf("count: the server returned %T", rows[0]["count"])
+	}
+	return n, nil
+}
+
+// Show prints the first n rows (20 by default) as a table: HTML in a
+// notebook, text like Spark's show() elsewhere.
+func (df *DataFrame) Show(n ...int) error {
+	limit := 20
+	if len(n) > 0 {
+		limit = n[0]
+	}
+	return df.show(limit, true)
+}
+
+// ShowFull prints the first n rows without cutting long values to 20
+// characters, as show(n, truncate=False).
+func (df *DataFrame) ShowFull(n int) error { return df.show(n, false) }
+
+func (df *DataFrame) show(limit int, truncate bool) error {
+	schema, recs, err := df.Limit(limit+1).Collect(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		return err
+	}
+	defer releaseAll(recs)
+	display.ShowTable(schema, recs, limit, truncate)
+	return nil
+}
+
+func releaseAll(recs []arrow.RecordBatch) {
+	for _, r := range recs {
+		r.Release()
+	}
+}

@@ -1,0 +1,154 @@
+package atlas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// rpcTimeout bounds the short calls (analysis, configuration, commands
+// that answer at once); actions that run plans use their caller's context.
+const rpcTimeout = 2 * time.Minute
+
+// ready reports a connection set-up error and, once, sends the builder's
+// configuration to the server session.
+func (s *Session) ready(ctx context.Context) error {
+	if s.err != nil {
+		return s.err
+	}
+	s.mu.Lock()
+	if s.confSent || len(s.conf) == 0 {
+		s.confSent = true
+		s.mu.Unlock()
+		return nil
+	}
+	pairs := make([]*pb.KeyValue, 0, len(s.conf))
+	for k, v := range s.conf {
+		pairs = append(pairs, &pb.KeyValue{Key: k, Value: ptr(v)})
+	}
+	s.confSent = true
+	s.mu.Unlock()
+	_, err := s.config(ctx, &pb.ConfigRequest_Operation{OpType: &pb.ConfigRequest_Operation_Set{Set: &pb.ConfigRequest_Set{Pairs: pairs}}})
+	return err
+}
+
+// execute runs plan and hands every response to handle, in order, until
+// the server completes the operation.
+func (s *Session) execute(ctx context.Context, plan *pb.Plan, handle func(*pb.ExecutePlanResponse) error) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	stream, err := s.client.ExecutePlan(ctx, &pb.ExecutePlanRequest{
+		SessionId:   s.id,
+		UserContext: s.userContext(),
+		OperationId: ptr(uuid.NewString()),
+		Plan:        plan,
+		ClientType:  ptr(clientType),
+	})
+	if err != nil {
+		return s.rpcError(err)
+	}
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return s.rpcError(err)
+		}
+		s.noteServerSide(resp.GetServerSideSessionId())
+		if handle != nil {
+			if err := handle(resp); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// command runs a command plan and returns its responses.
+func (s *Session) command(ctx context.Context, cmd *pb.Command) ([]*pb.ExecutePlanResponse, error) {
+	var out []*pb.ExecutePlanResponse
+	err := s.execute(ctx, &pb.Plan{OpType: &pb.Plan_Command{Command: cmd}}, func(r *pb.ExecutePlanResponse) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// analyze sends one AnalyzePlan request.
+func (s *Session) analyze(ctx context.Context, req *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error) {
+	if err := s.ready(ctx); err != nil {
+		return nil, err
+	}
+	req.SessionId = s.id
+	req.UserContext = s.userContext()
+	req.ClientType = ptr(clientType)
+	resp, err := s.client.AnalyzePlan(ctx, req)
+	if err != nil {
+		return nil, s.rpcError(err)
+	}
+	s.noteServerSide(resp.GetServerSideSessionId())
+	return resp, nil
+}
+
+// config sends one Config operation.
+func (s *Session) config(ctx context.Context, op *pb.ConfigRequest_Operation) (*pb.ConfigResponse, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	resp, err := s.client.Config(ctx, &pb.ConfigRequest{
+		SessionId: s.id, UserContext: s.userContext(), Operation: op, ClientType: ptr(clientType),
+	})
+	if err != nil {
+		return nil, s.rpcError(err)
+	}
+	s.noteServerSide(resp.GetServerSideSessionId())
+	return resp, nil
+}
+
+// noteServerSide remembers the server-side session id, so a server restart
+// is visible (the server then answers with a new id).
+func (s *Session) noteServerSide(id string) {
+	if id == "" {
+		return
+	}
+	s.mu.Lock()
+	s.serverSideID = id
+	s.mu.Unlock()
+}
+
+// ServerError is an error the server reported: a bad plan, a failed query,
+// an unsupported operation. Message is the server's text.
+type ServerError struct {
+	Code    codes.Code
+	Message string
+}
+
+func (e *ServerError) Error() string { return e.Message }
+
+// rpcError turns a gRPC status into an error that says what happened and,
+// for an unreachable server, what to do.
+func (s *Session) rpcError(err error) error {
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	switch st.Code() {
+	case codes.Unavailable:
+		return fmt.Errorf("atlas connect: no server at %s: start one with `atlas up`, or set %s: %w",
+			s.remote, EnvConnectAddr, &ServerError{Code: st.Code(), Message: st.Message()})
+	case codes.Canceled:
+		return fmt.Errorf("atlas connect: %s: %w", st.Message(), context.Canceled)
+	case codes.DeadlineExceeded:
+		return fmt.Errorf("atlas connect: %s: %w", st.Message(), context.DeadlineExceeded)
+	}
+	return &ServerError{Code: st.Code(), Message: st.Message()}
+}
