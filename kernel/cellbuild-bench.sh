@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# cellbuild-bench.sh: what one notebook cell costs to build (issue 9, item 2).
+#
+# Builds three cell-like `main` packages the way GoNB builds a cell (go build
+# -ldflags='-s -w', warm build cache, new cell code and a fresh output binary
+# every time) and prints, per run, the wall time of `go build`, the binary's
+# size and the linker's peak memory (max RSS of the `link` tool, measured by
+# /usr/bin/time through -toolexec):
+#   baseline  imports net/http, encoding/json and gonbui only;
+#   client    imports the Atlas Connect client (atlas/client);
+#   engine    imports today's in-process engine (atlas), for comparison.
+# Acceptance: client time <= 1.5 x baseline time, client binary <= 25 MB.
+#
+# Usage: kernel/cellbuild-bench.sh [runs (default 3)] [variants (default "baseline client engine")]
+set -euo pipefail
+runs=${1:-3}
+variants=${2:-baseline client engine}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work="$root/build/cellbench"
+mkdir -p "$work"
+cd "$root"
+
+# The -toolexec wrapper records each tool's peak RSS (KB) and wall time.
+cat >"$work/timetool.sh" <<'SH'
+#!/bin/sh
+tool=$(basename "$1")
+exec /usr/bin/time -a -o "$CELLBENCH_LOG" -f "$tool %M %e" "$@"
+SH
+chmod +x "$work/timetool.sh"
+
+write_cell() { # variant seq
+	local dir="$work/$1"
+	mkdir -p "$dir"
+	case $1 in
+	baseline) cat >"$dir/main.go" <<GO
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/janpfeifer/gonb/gonbui"
+)
+
+const cell = $2
+
+func main() {
+	defer gonbui.Sync()
+	b, _ := json.Marshal(map[string]int{"cell": cell})
+	resp, err := http.Get("http://127.0.0.1:1/" + string(b))
+	fmt.Println(resp, err)
+	gonbui.DisplayHTML("<b>done</b>")
+}
+GO
+	;;
+	client) cat >"$dir/main.go" <<GO
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/atlas-lakehouse/atlas/atlas/client"
+)
+
+const cell = $2
+
+func main() {
+	spark := atlas.NewSession()
+	df := spark.Table("lakehouse.gold.event_windows").Where(atlas.Col("count").Gt(cell)).OrderBy("window_start")
+	rows, err := df.Rows(context.Background())
+	fmt.Println(len(rows), err)
+	_ = df.Show(5)
+}
+GO
+	;;
+	engine) cat >"$dir/main.go" <<GO
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+)
+
+const cell = $2
+
+func main() {
+	spark := atlas.NewSession()
+	df := spark.Table("lakehouse.gold.event_windows").Where(atlas.Col("count").Gt(cell)).OrderBy("window_start")
+	rows, err := df.Rows(context.Background())
+	fmt.Println(len(rows), err)
+	_ = df.Show(5)
+}
+GO
+	;;
+	*) echo "unknown variant $1" >&2; exit 2 ;;
+	esac
+}
+
+build() { # variant seq -> prints "seconds bytes linkKB"
+	local v=$1 out="$work/$1.bin" log="$work/$1.log"
+	write_cell "$v" "$2"
+	rm -f "$out" "$log"
+	local t0 t1
+	t0=$(date +%s.%N)
+	CELLBENCH_LOG="$log" go build -toolexec "$work/timetool.sh" -ldflags='-s -w' -o "$out" "./build/cellbench/$v"
+	t1=$(date +%s.%N)
+	printf '%.2f %d %s\n' "$(echo "$t1 - $t0" | bc)" "$(stat -c %s "$out")" "$(awk '$1=="link"{print $2}' "$log" | tail -1)"
+}
+
+echo "warming the build cache (the first build of each variant is not counted)"
+for v in $variants; do build "$v" 0 >/dev/null; done
+
+printf '%-9s %4s %9s %9s %12s\n' variant run seconds MB link_MB
+declare -A total
+for r in $(seq 1 "$runs"); do
+	for v in $variants; do
+		read -r secs bytes kb < <(build "$v" "$r")
+		total[$v]=$(echo "${total[$v]:-0} + $secs" | bc)
+		printf '%-9s %4d %9.2f %9.1f %12.0f\n' "$v" "$r" "$secs" "$(echo "$bytes/1048576" | bc -l)" "$(echo "$kb/1024" | bc -l)"
+	done
+done
+if [[ -n ${total[baseline]:-} && -n ${total[client]:-} ]]; then
+	printf 'client/baseline build time: %.2f (acceptance: <= 1.5)\n' "$(echo "${total[client]} / ${total[baseline]}" | bc -l)"
+fi
