@@ -85,21 +85,23 @@ func (df *DataFrame) Rows(ctx context.Context) ([]Row, error) {
 	return toRows(schema, recs), nil
 }
 
-// Count returns the number of rows, sent as PySpark sends count():
-// an aggregate count(1) over the plan.
+// Count returns the number of rows, sent as PySpark sends count(): an
+// aggregate count(1) over the plan, whose one value is the answer.
 func (df *DataFrame) Count(ctx context.Context) (int64, error) {
-	rows, err := df.GroupBy().Agg(Count(Lit(1)).Alias("count")).Rows(ctx)
+	rows, err := df.GroupBy().Agg(Count(Lit(1))).Rows(ctx)
 	if err != nil {
 		return 0, err
 	}
-	if len(rows) != 1 {
-		return 0, fmt.Errorf("count: the server returned %d rows", len(rows))
+	if len(rows) != 1 || len(rows[0]) != 1 {
+		return 0, fmt.Errorf("count: the server returned %d rows, want one row of one column", len(rows))
 	}
-	n, ok := rows[0]["count"].(int64)
-	if !ok {
-		return 0, fmt.Errorf("count: the server returned %T", rows[0]["count"])
+	for _, v := range rows[0] {
+		if n, ok := v.(int64); ok {
+			return n, nil
+		}
+		return 0, fmt.Errorf("count: the server returned a %T", v)
 	}
-	return n, nil
+	return 0, nil
 }
 
 // Show prints the first n rows (20 by default) as a table: HTML in a
