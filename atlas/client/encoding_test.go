@@ -15,8 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
 
 	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"

@@ -119,7 +119,7 @@ func (df *DataFrame) Show(n ...int) error {
 func (df *DataFrame) ShowFull(n int) error { return df.show(n, false) }
 
 func (df *DataFrame) show(limit int, truncate bool) error {
-	schema, recs, err := df.Limit(limit+1).Collect(context.Background())
+	schema, recs, err := df.Limit(limit + 1).Collect(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		return err

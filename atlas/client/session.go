@@ -244,7 +244,9 @@ func sanitize(name string) string {
 	}, name)
 }
 
-func (s *Session) userContext() *pb.UserContext { return &pb.UserContext{UserId: s.user, UserName: s.user} }
+func (s *Session) userContext() *pb.UserContext {
+	return &pb.UserContext{UserId: s.user, UserName: s.user}
+}
 
 func (s *Session) nextPlanID() int64 { return s.planID.Add(1) }
 
