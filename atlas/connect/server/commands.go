@@ -16,6 +16,8 @@ func (s *service) executeCommand(ctx context.Context, sess *session, out *respon
 		return s.sqlCommand(ctx, sess, out, c.SqlCommand)
 	case *pb.Command_CreateDataframeView:
 		return s.createView(ctx, sess, c.CreateDataframeView)
+	case *pb.Command_Extension:
+		return s.commandExtension(ctx, sess, out, c.Extension)
 	}
 	return s.streamingCommand(ctx, sess, out, cmd)
 }

@@ -20,6 +20,7 @@ type service struct {
 	log      io.Writer
 	stop     chan struct{}
 	stopped  chan struct{}
+	acks     batchAcks // foreachBatch answers awaited (foreachbatch.go)
 }
 
 // newService starts the service with its session janitor, which closes

@@ -73,6 +73,8 @@ func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFr
 			return nil, err
 		}
 		return in.WithWatermark(r.WithWatermark.GetEventTime(), r.WithWatermark.GetDelayThreshold()), nil
+	case *pb.Relation_Extension:
+		return p.extension(ctx, r.Extension)
 	case nil:
 		return nil, fmt.Errorf("the relation has no type set")
 	}
