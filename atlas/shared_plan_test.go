@@ -449,3 +449,88 @@ func TestStatusBetweenProcessingTimeTriggers(t *testing.T) {
 		t.Errorf("after a batch, between triggers: status %+v, want %+v", got, want)
 	}
 }
+
+// TestMemoryTableReadWhileQueryReplacesIt reads a complete-mode memory
+// table from two goroutines while the query replaces its rows batch after
+// batch: every read must be one whole result (its counts sum to the rows
+// of some prefix of the rounds), never rows the sink has let go.
+func TestMemoryTableReadWhileQueryReplacesIt(t *testing.T) {
+	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	t.Cleanup(s.Stop)
+	ms, err := s.MemoryStream("edits", "user string, n int")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ms.ToDF().GroupBy("user").Count().WriteStream().
+		Format("memory").QueryName("live_counts").OutputMode("complete").Progress(false).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+	var mu sync.Mutex
+	totals := map[int64]bool{0: true}
+	seen := map[int64]int{}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	readErrs := make([]error, 2)
+	for i := range readErrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				rows, err := s.Table("live_counts").Rows(context.Background())
+				if err != nil {
+					readErrs[i] = err
+					return
+				}
+				var sum int64
+				for _, r := range rows {
+					sum += r["count"].(int64)
+				}
+				mu.Lock()
+				seen[sum]++
+				mu.Unlock()
+			}
+		}()
+	}
+	var total int64
+	for round := 1; round <= 25; round++ {
+		var batch [][]any
+		for i := range 40 * round {
+			batch = append(batch, []any{fmt.Sprintf("u%d", (i+round)%13), i})
+		}
+		if err := ms.AddRows(batch...); err != nil {
+			t.Fatal(err)
+		}
+		total += int64(len(batch))
+		mu.Lock()
+		totals[total] = true
+		mu.Unlock()
+		processAllAvailable(t, q)
+	}
+	close(stop)
+	wg.Wait()
+	for i, err := range readErrs {
+		if err != nil {
+			t.Errorf("reader %d: %v", i, err)
+		}
+	}
+	for sum, n := range seen {
+		if !totals[sum] {
+			t.Errorf("%d reads summed to %d rows, not a whole result (totals %v)", n, sum, totals)
+		}
+	}
+	got := userCounts(t, s, "live_counts")
+	var sum int64
+	for _, n := range got {
+		sum += n
+	}
+	if sum != total {
+		t.Errorf("final table holds %d rows, want %d", sum, total)
+	}
+}

@@ -150,8 +150,16 @@ func (m *memoryTable) AddBatch(_ context.Context, b *sink.Batch) error {
 	return nil
 }
 
+// snapshot returns the table's current rows for a batch DataFrame. Each
+// record is retained for it: a complete-mode batch releases the rows it
+// replaces, and a DataFrame read at the same time (or kept) must still see
+// whole, valid records. The DataFrame never releases them; buffers from
+// Go's allocator are reclaimed by the garbage collector.
 func (m *memoryTable) snapshot() []arrow.RecordBatch {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for _, r := range m.recs {
+		r.Retain()
+	}
 	return append([]arrow.RecordBatch(nil), m.recs...)
 }
