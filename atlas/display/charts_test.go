@@ -306,6 +306,7 @@ func progressFrame(ps []progress.StreamingQueryProgress, prefix string, seq int,
 // foreachBatch upsert) gets a note under those two charts, a windowed
 // query none.
 func TestFlatChartsSayWhy(t *testing.T) {
+	withFakeBundle(t) // the notes belong to drawn charts; never depend on an installed bundle
 	stateless := sampleProgress()
 	for i := range stateless {
 		stateless[i].EventTime = nil
