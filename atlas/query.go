@@ -187,6 +187,15 @@ func (sq *StreamingQuery) ProcessAllAvailableContext(ctx context.Context) error 
 	return sq.q.AwaitCaughtUp(ctx)
 }
 
+// onWait shows in the live view that the query waits for its source
+// (status "" when it answers again). It may run during exec.Start, before
+// sq.q is set.
+func (sq *StreamingQuery) onWait(status string) {
+	if sq.view != nil {
+		sq.view.live.Notice(status)
+	}
+}
+
 func (sq *StreamingQuery) onProgress(p *progress.StreamingQueryProgress) {
 	if sq.view != nil {
 		sq.view.update(sq, p)

@@ -130,6 +130,44 @@ func (v *LiveView) Update(ps []progress.StreamingQueryProgress, extraHTML string
 	}
 }
 
+// Notice shows something the query is doing between batches, such as
+// "Waiting for the Kafka broker 127.0.0.1:9092 (retry 3, next in 2s): ...":
+// in a notebook as the status of the next frame (sent now, or once
+// MinUpdateInterval has passed since the last one), in a terminal as a
+// line "[title] notice". The empty notice ends it: the status goes back to
+// "running" (a terminal prints "[title] resumed").
+func (v *LiveView) Notice(notice string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return
+	}
+	status := notice
+	if status == "" {
+		status = "running"
+	}
+	if status == v.status {
+		return
+	}
+	v.status = status
+	if !v.out.html() {
+		if notice == "" {
+			notice = "resumed"
+		}
+		fmt.Fprintf(v.out.text(), "[%s] %s\n", v.label(), notice)
+		return
+	}
+	v.dirty = true
+	if !v.out.live() {
+		return
+	}
+	if wait := v.interval - time.Since(v.last); wait <= 0 {
+		v.sendFrameLocked(false)
+	} else if v.timer == nil {
+		v.timer = time.AfterFunc(wait, v.flushPending)
+	}
+}
+
 // flushPending sends the frame an Update held back.
 func (v *LiveView) flushPending() {
 	v.mu.Lock()

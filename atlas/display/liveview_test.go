@@ -184,3 +184,30 @@ func TestLiveViewHTMLWithoutNotebookWritesOnlyFinalFrame(t *testing.T) {
 		t.Fatalf("final frame lacks the last batch or the missing-bundle note")
 	}
 }
+
+// A query waiting for its source between batches says so: a line in a
+// terminal (once per distinct notice), the frame's status in a notebook.
+func TestLiveViewNotice(t *testing.T) {
+	s := &recordingSurface{}
+	v := newLiveView("events", s, "", time.Second)
+	ps := sampleProgress()
+	v.Update(ps[:1], "")
+	wait := "Waiting for the Kafka broker 127.0.0.1:9092 (retry 1, next in 250ms): connection refused"
+	v.Notice(wait)
+	v.Notice(wait)
+	v.Notice("")
+	v.Close()
+	want := ProgressLine(ps[0]) + "\n[events] " + wait + "\n[events] resumed\n"
+	if got := s.out.String(); got != want {
+		t.Fatalf("terminal output:\n%s\nwant:\n%s", got, want)
+	}
+
+	h := &recordingSurface{isHTML: true, isLive: true}
+	nv := newLiveView("events", h, "", 0)
+	nv.Update(ps[:1], "")
+	nv.Notice(wait)
+	frames := h.frames()
+	if len(frames) != 2 || !strings.Contains(frames[1].html, "Waiting for the Kafka broker 127.0.0.1:9092") {
+		t.Fatalf("notebook frames after a notice: %d, last %q", len(frames), frames[len(frames)-1].html)
+	}
+}

@@ -33,6 +33,9 @@ func (q *Query) retrySource(ctx context.Context, bounded bool, fn func(attempt i
 		err := fn(attempt)
 		ue := source.AsUnavailable(err)
 		if ue == nil || ctx.Err() != nil {
+			if attempt > 0 && q.cfg.OnWait != nil {
+				q.cfg.OnWait("")
+			}
 			return err
 		}
 		if since.IsZero() {
@@ -49,7 +52,11 @@ func (q *Query) retrySource(ctx context.Context, bounded bool, fn func(attempt i
 			}
 			backoff = min(backoff, limit-waited)
 		}
-		q.setStatus(fmt.Sprintf("Waiting for %s (retry %d, next in %s): %v", ue.WaitingFor, attempt+1, backoff.Round(time.Millisecond), ue.Err), false, false)
+		msg := fmt.Sprintf("Waiting for %s (retry %d, next in %s): %v", ue.WaitingFor, attempt+1, backoff.Round(time.Millisecond), ue.Err)
+		q.setStatus(msg, false, false)
+		if q.cfg.OnWait != nil {
+			q.cfg.OnWait(msg)
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

@@ -38,6 +38,11 @@ type Config struct {
 	// RetainBatches is how many batches of logs and state to keep (Spark's
 	// minBatchesToRetain). Default 100.
 	RetainBatches int64
+	// OnWait, when set, is called each time the query waits for an
+	// unavailable source (a Kafka broker that is down) with the status
+	// message, and with "" once the source answers again. It may be called
+	// during Start.
+	OnWait func(status string)
 	// LateSink, when set, receives the rows the watermark drops as late
 	// (LateRowsSchema), in append mode, after Sink and before the commit
 	// log, idempotent per (query id, batch id) like Sink.
