@@ -2,6 +2,8 @@ package atlas
 
 import (
 	"fmt"
+	"html"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -50,6 +52,7 @@ func (v *progressView) extra(sq *StreamingQuery) string {
 			html = display.HTMLTable(schema, recs, tapRows, true, fmt.Sprintf("latest output rows (batch %d)", batchID))
 		})
 	}
+	html += dataLossHTML(sq.RecentProgress())
 	t := sq.Totals()
 	if t.DroppedLate > 0 || t.Malformed > 0 || t.NullEventTime > 0 || t.FutureEventTime > 0 {
 		html += fmt.Sprintf("<p style=\"font-family:sans-serif;font-size:12px;color:#a33\">%d late rows behind the watermark (their window had already been emitted; keep them with the lateRowsTable option), %d malformed records skipped, %d rows without an event time, %d rows with an event time far ahead of processing time (counted, never silently lost).</p>", t.DroppedLate, t.Malformed, t.NullEventTime, t.FutureEventTime)
@@ -65,4 +68,21 @@ func (v *progressView) close(sq *StreamingQuery) {
 	v.live.SetStatus(status)
 	v.live.Update(sq.RecentProgress(), v.extra(sq))
 	v.live.Close()
+}
+
+// dataLossHTML lists, in red, the offsets the recent batches skipped
+// because their records were gone (failOnDataLoss=false), with the reason.
+func dataLossHTML(ps []progress.StreamingQueryProgress) string {
+	var b strings.Builder
+	for _, p := range ps {
+		for _, src := range p.Sources {
+			for _, d := range src.DataLoss {
+				fmt.Fprintf(&b, "<li>batch %d: %s</li>", p.BatchID, html.EscapeString(d.String()))
+			}
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "<p style=\"font-family:sans-serif;font-size:12px;color:#a33\">Data loss (failOnDataLoss=false): records that were gone when the query read them</p><ul style=\"font-family:sans-serif;font-size:12px;color:#a33\">" + b.String() + "</ul>"
 }

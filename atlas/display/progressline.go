@@ -22,9 +22,10 @@ import (
 // watermark in this batch) only when it has stateful operators, and
 // "malformed N", "null-time N" and "future N" only when
 // observedMetrics.numMalformedRows, numRowsWithNullEventTime and
-// numRowsWithFutureEventTime are positive. A batch that moved the
-// watermark past its processing time ends with "WARNING " and the
-// watermarkWarning message.
+// numRowsWithFutureEventTime are positive; "data loss <partition> [from,
+// to)..." only when a source skipped records that were gone
+// (sources[].dataLoss). A batch that moved the watermark past its
+// processing time ends with "WARNING " and the watermarkWarning message.
 func ProgressLine(p progress.StreamingQueryProgress) string {
 	parts := []string{
 		"[" + queryLabel(&p) + "] batch " + strconv.FormatInt(p.BatchID, 10),
@@ -48,6 +49,19 @@ func ProgressLine(p progress.StreamingQueryProgress) string {
 		if n := p.ObservedMetrics[m.key]; n > 0 {
 			parts = append(parts, m.label+numfmt.Group(n))
 		}
+	}
+	var lost []string
+	for _, src := range p.Sources {
+		for _, d := range src.DataLoss {
+			to := "end of the deleted topic"
+			if d.ToOffset >= 0 {
+				to = strconv.FormatInt(d.ToOffset, 10)
+			}
+			lost = append(lost, d.Partition+" ["+strconv.FormatInt(d.FromOffset, 10)+", "+to+")")
+		}
+	}
+	if len(lost) > 0 {
+		parts = append(parts, "data loss "+strings.Join(lost, ", "))
 	}
 	if w := p.WatermarkWarning; w != nil {
 		parts = append(parts, "WARNING "+w.Message)

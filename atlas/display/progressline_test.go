@@ -34,6 +34,15 @@ func TestProgressLine(t *testing.T) {
 	if got := ProgressLine(p); got != want {
 		t.Fatalf("ProgressLine stateless:\n got %q\nwant %q", got, want)
 	}
+	// A source that skipped records that were gone (failOnDataLoss=false).
+	p.Sources = []progress.SourceProgress{{DataLoss: []progress.DataLoss{
+		{Partition: "events-0", FromOffset: 30, ToOffset: 50, Reason: "recreated"},
+		{Partition: "events-1", FromOffset: 40, ToOffset: -1, Reason: "recreated"},
+	}}}
+	want += " | data loss events-0 [30, 50), events-1 [40, end of the deleted topic)"
+	if got := ProgressLine(p); got != want {
+		t.Fatalf("ProgressLine with data loss:\n got %q\nwant %q", got, want)
+	}
 }
 
 func TestGroupThousands(t *testing.T) {

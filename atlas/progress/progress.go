@@ -6,6 +6,7 @@ package progress
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -113,6 +114,36 @@ type SourceProgress struct {
 	NumInputRows           int64           `json:"numInputRows"`
 	InputRowsPerSecond     float64         `json:"inputRowsPerSecond"`
 	ProcessedRowsPerSecond float64         `json:"processedRowsPerSecond"`
+	// DataLoss lists the offsets this batch skipped because their records
+	// were gone (only with the Kafka option failOnDataLoss=false; otherwise
+	// the query stops). Spark has no such field: it only logs a warning.
+	DataLoss []DataLoss `json:"dataLoss,omitempty"`
+}
+
+// DataLoss is a range of a source partition's offsets that a batch skipped
+// because the records were gone when it read them: deleted by retention or
+// DeleteRecords, truncated away, or in a topic deleted and created again.
+type DataLoss struct {
+	// Partition names the partition, "topic-partition" for Kafka.
+	Partition string `json:"partition"`
+	// FromOffset is the first offset skipped.
+	FromOffset int64 `json:"fromOffset"`
+	// ToOffset is the offset after the last one skipped, or -1 when
+	// unknown (the records went with a deleted topic whose end the query
+	// never listed).
+	ToOffset int64 `json:"toOffset"`
+	// Reason says why the records were gone.
+	Reason string `json:"reason"`
+}
+
+// String reads like "events-0 [5000, 8000): reason" (or "[5000, end of the
+// deleted topic)").
+func (d DataLoss) String() string {
+	to := "end of the deleted topic"
+	if d.ToOffset >= 0 {
+		to = strconv.FormatInt(d.ToOffset, 10)
+	}
+	return fmt.Sprintf("%s [%d, %s): %s", d.Partition, d.FromOffset, to, d.Reason)
 }
 
 // SinkProgress mirrors Spark's SinkProgress.

@@ -10,6 +10,8 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
 // Offset is a source position serialised as JSON, exactly as it is written
@@ -51,4 +53,19 @@ type Source interface {
 // processed it (possibly over several batches when a read limit applies).
 type AvailableNow interface {
 	PrepareForAvailableNow(ctx context.Context) error
+}
+
+// DataLossReporter is implemented by sources that can skip records that are
+// gone instead of failing (Kafka with failOnDataLoss=false); the progress
+// of each batch reports what was skipped.
+type DataLossReporter interface {
+	// DataLoss returns what the last GetBatch skipped.
+	DataLoss() []progress.DataLoss
+}
+
+// ProgressOffsets is implemented by sources whose logged offsets carry
+// fields Spark's offset JSON has not (Kafka's topic ids): progress reports
+// show ProgressOffset(o), the offset as Spark writes it.
+type ProgressOffsets interface {
+	ProgressOffset(o Offset) Offset
 }

@@ -34,6 +34,8 @@ type batchRun struct {
 	// run only to evict state); check is the number of its source check.
 	hasData bool
 	check   int64
+	// loss is what the source skipped in this batch (failOnDataLoss=false).
+	loss []progress.DataLoss
 }
 
 func since(t time.Time) int64 { return time.Since(t).Milliseconds() }
@@ -190,6 +192,9 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 	})
 	if err != nil {
 		return nil, fmt.Errorf("batch %d: %w", b.id, err)
+	}
+	if r, ok := q.src.(source.DataLossReporter); ok {
+		b.loss = r.DataLoss()
 	}
 	// Reading overlaps processing: getBatch is the wall time of the read
 	// not covered by the operators' work.
@@ -354,11 +359,16 @@ func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit i
 	} else {
 		p.StateOperators = []progress.StateOperatorProgress{}
 	}
+	shown := func(o source.Offset) source.Offset { return o }
+	if po, ok := q.src.(source.ProgressOffsets); ok {
+		shown = po.ProgressOffset
+	}
 	src := progress.SourceProgress{
 		Description:  q.src.Description(),
-		StartOffset:  jsonOrNull(b.start),
-		EndOffset:    jsonOrNull(b.end),
-		LatestOffset: jsonOrNull(b.latest),
+		StartOffset:  jsonOrNull(shown(b.start)),
+		EndOffset:    jsonOrNull(shown(b.end)),
+		LatestOffset: jsonOrNull(shown(b.latest)),
+		DataLoss:     b.loss,
 		NumInputRows: numInput, InputRowsPerSecond: p.InputRowsPerSecond, ProcessedRowsPerSecond: p.ProcessedRowsPerSecond,
 	}
 	p.Sources = []progress.SourceProgress{src}

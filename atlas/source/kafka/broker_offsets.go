@@ -9,6 +9,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // listRetries and listBackoff bound how long an offsets listing retries a
@@ -21,6 +23,7 @@ const (
 
 // offsetLister lists the log start and end offsets of the subscribed topics.
 type offsetLister struct {
+	cl            *kgo.Client // for topicIDs only
 	adm           *kadm.Client
 	topics        []string
 	readCommitted bool
@@ -82,4 +85,33 @@ func (l *offsetLister) list(ctx context.Context, what string, fn func(context.Co
 		case <-time.After(listBackoff):
 		}
 	}
+}
+
+// topicIDs returns the topic id (KIP-516) of each subscribed topic that
+// exists, asking the broker (not the client's metadata cache, which may
+// still hold a deleted topic's id). A broker without topic ids, or a topic
+// whose metadata is not ready, gives no id, which turns the recreation
+// check off for it.
+func (l *offsetLister) topicIDs(ctx context.Context, topics ...string) (topicIDs, error) {
+	if len(topics) == 0 {
+		topics = l.topics
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(ctx, l.cl)
+	if err != nil {
+		return nil, fmt.Errorf("kafka source: reading the topic ids of %s: %w", strings.Join(topics, ","), err)
+	}
+	out := make(topicIDs, len(topics))
+	for _, t := range resp.Topics {
+		if t.Topic == nil || t.ErrorCode != 0 || t.TopicID == ([16]byte{}) {
+			continue
+		}
+		out[*t.Topic] = kadm.TopicID(t.TopicID).String()
+	}
+	return out, nil
 }

@@ -12,7 +12,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
 const (
@@ -47,6 +50,8 @@ type reader struct {
 	closed    bool
 
 	lost atomic.Int64
+	// loss lists what the batch in progress skipped (failOnDataLoss=false).
+	loss []progress.DataLoss
 }
 
 // partState is the reader's view of one partition.
@@ -109,13 +114,23 @@ func (r *reader) state(t string, p int32) *partState {
 	return st
 }
 
-// read hands fn every record in [start, end) of every partition in end.
-func (r *reader) read(ctx context.Context, start, end Offsets, fn func(arrow.RecordBatch) error) (err error) {
+// read hands fn every record in [start, end) of every partition in end and
+// returns the ranges it skipped because their records were gone (only with
+// failOnDataLoss=false).
+func (r *reader) read(ctx context.Context, start, end Offsets, fn func(arrow.RecordBatch) error) ([]progress.DataLoss, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return errors.New("the source is closed")
+		return nil, errors.New("the source is closed")
 	}
+	r.loss = nil
+	if err := r.readLocked(ctx, start, end, fn); err != nil {
+		return nil, err
+	}
+	return r.loss, nil
+}
+
+func (r *reader) readLocked(ctx context.Context, start, end Offsets, fn func(arrow.RecordBatch) error) (err error) {
 	flush := func() error {
 		rec := r.builder.newRecord()
 		defer rec.Release()
@@ -293,7 +308,19 @@ func (r *reader) handle(fetches kgo.Fetches, flush func() error) (progressed boo
 						return progressed, fmt.Errorf("fetching %s: %w; set the source option failOnDataLoss to false to go on", st, fp.Err)
 					}
 					r.lost.Add(max(0, lossErr.ConsumedTo-lossErr.ResetTo))
+					r.loss = append(r.loss, progress.DataLoss{
+						Partition: st.String(), FromOffset: lossErr.ResetTo, ToOffset: lossErr.ConsumedTo,
+						Reason: "the log was truncated below records already read (an unclean leader election); records at these offsets now are new",
+					})
 					fp.Err = nil
+				}
+				if errors.Is(fp.Err, kerr.UnknownTopicID) {
+					// The client still fetches by the id of a topic that was
+					// deleted and created again: drop the topic from the
+					// client and add its partitions back, which loads the
+					// new id.
+					r.refetch(ft.Topic)
+					continue
 				}
 				if fp.Err != nil {
 					st.consuming = false // reposition before reading it again
@@ -406,6 +433,10 @@ func (r *reader) chargeLosses(st *partState, upTo int64) error {
 			return fmt.Errorf("cannot fetch offsets [%d, %d) of %s: some data may have been lost because they are not available in Kafka any more; either the data was aged out by Kafka or the topic may have been deleted before all the data in the topic was processed. If you don't want your streaming query to fail on such cases, set the source option failOnDataLoss to false", l.from, l.to, st)
 		}
 		r.lost.Add(l.to - l.from)
+		r.loss = append(r.loss, progress.DataLoss{
+			Partition: st.String(), FromOffset: l.from, ToOffset: l.to,
+			Reason: "deleted before they were read (retention, DeleteRecords or truncation)",
+		})
 	}
 	st.losses = keep
 	return nil
@@ -452,6 +483,35 @@ func (r *reader) checkStalled(ctx context.Context, flush func() error) error {
 		}
 	}
 	return nil
+}
+
+// refetch drops topic from the client (its metadata, its topic id, its
+// fetches) and adds back the partitions being consumed at the offset after
+// the last record received.
+func (r *reader) refetch(topic string) {
+	r.cl.PurgeTopicsFromClient(topic)
+	add := make(map[int32]kgo.Offset)
+	for p, st := range r.parts[topic] {
+		if st.consuming {
+			add[p] = kgo.NewOffset().At(st.fetched)
+			st.paused = false
+		}
+	}
+	if len(add) > 0 {
+		r.cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{topic: add})
+	}
+}
+
+// forget drops topic from the client and the reader, for a topic deleted
+// and created again: its partitions are positioned afresh by the next read.
+func (r *reader) forget(topic string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	r.cl.PurgeTopicsFromClient(topic)
+	delete(r.parts, topic)
 }
 
 // maybePause stops fetching a partition the batch does not need once it has

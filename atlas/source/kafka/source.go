@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
 	"github.com/atlas-lakehouse/atlas/atlas/source"
 )
 
@@ -25,14 +26,23 @@ type Source struct {
 	lister *offsetLister
 	reader *reader
 
-	mu      sync.Mutex
-	initial Offsets // resolved startingOffsets, nil until resolved
-	pinned  Offsets // end offsets pinned by PrepareForAvailableNow, or nil
+	mu         sync.Mutex
+	initial    Offsets  // resolved startingOffsets, nil until resolved
+	initialIDs topicIDs // the topic ids initial belongs to
+	pinned     Offsets  // end offsets pinned by PrepareForAvailableNow, or nil
+	pinnedIDs  topicIDs // the topic ids pinned belongs to
+	// seen holds, by topic id, the partition ends last listed, to tell how
+	// much of a topic deleted since was never read.
+	seen map[string]map[int32]int64
+	// loss is what the last GetBatch skipped (failOnDataLoss=false).
+	loss []progress.DataLoss
 }
 
 var (
-	_ source.Source       = (*Source)(nil)
-	_ source.AvailableNow = (*Source)(nil)
+	_ source.Source           = (*Source)(nil)
+	_ source.AvailableNow     = (*Source)(nil)
+	_ source.DataLossReporter = (*Source)(nil)
+	_ source.ProgressOffsets  = (*Source)(nil)
 )
 
 // New creates a Kafka source from Spark-style options (see ValidOptions):
@@ -53,7 +63,7 @@ func New(opts map[string]string) (*Source, error) {
 	return &Source{
 		cfg:    cfg,
 		cl:     cl,
-		lister: &offsetLister{adm: kadm.NewClient(cl), topics: cfg.topics, readCommitted: cfg.readCommitted},
+		lister: &offsetLister{cl: cl, adm: kadm.NewClient(cl), topics: cfg.topics, readCommitted: cfg.readCommitted},
 		reader: newReader(cl, cfg.failOnDataLoss, cfg.readCommitted, memory.DefaultAllocator),
 	}, nil
 }
@@ -71,20 +81,20 @@ func (s *Source) Schema() *arrow.Schema { return Schema }
 // takes each partition's log start, "latest" its end, and a JSON offset map
 // resolves -2 and -1 the same way. A subscribed topic that does not exist
 // yet contributes no partitions; its partitions are read from their start
-// once they appear.
+// once they appear. The offset records the topic ids beside the offsets.
 func (s *Source) InitialOffset(ctx context.Context) (source.Offset, error) {
-	offs, err := s.initialOffsets(ctx)
+	offs, ids, err := s.initialOffsets(ctx)
 	if err != nil {
 		return "", s.unavailable(ctx, err)
 	}
-	return FormatOffset(offs), nil
+	return formatPosition(offs, ids), nil
 }
 
-func (s *Source) initialOffsets(ctx context.Context) (Offsets, error) {
+func (s *Source) initialOffsets(ctx context.Context) (Offsets, topicIDs, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.initial != nil {
-		return s.initial, nil
+		return s.initial, s.initialIDs, nil
 	}
 	var (
 		offs Offsets
@@ -99,10 +109,16 @@ func (s *Source) initialOffsets(ctx context.Context) (Offsets, error) {
 		offs, err = s.resolveSpecific(ctx)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("kafka source: resolving startingOffsets: %w", err)
+		return nil, nil, fmt.Errorf("kafka source: resolving startingOffsets: %w", err)
 	}
-	s.initial = offs
-	return offs, nil
+	// Read after the offsets: an id that changed in between marks the
+	// offsets as the old topic's, which the next batch then detects.
+	ids, err := s.lister.topicIDs(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.initial, s.initialIDs = offs, ids
+	return offs, ids, nil
 }
 
 // resolveSpecific checks a JSON startingOffsets against the partitions that
@@ -158,37 +174,55 @@ func (s *Source) LatestOffset(ctx context.Context, start source.Offset) (source.
 }
 
 func (s *Source) latestOffset(ctx context.Context, start source.Offset) (source.Offset, error) {
-	from, err := s.startOffsets(ctx, start)
+	from, fromIDs, err := s.startPosition(ctx, start)
 	if err != nil {
 		return "", err
 	}
-	s.mu.Lock()
-	pinned := s.pinned
-	s.mu.Unlock()
-
-	until := pinned
-	if until == nil {
-		if until, err = s.lister.latest(ctx); err != nil {
-			return "", err
-		}
+	until, untilIDs, err := s.untilOffsets(ctx)
+	if err != nil {
+		return "", err
 	}
 
-	end := from.clone()
-	begin := from.clone()
+	// A topic whose id differs from the one recorded with start was deleted
+	// and created again: start's offsets belong to a topic that is gone.
+	recreated := map[string]bool{}
+	for _, t := range sortedTopics(from) {
+		if old, cur := fromIDs[t], untilIDs[t]; old != "" && cur != "" && old != cur {
+			recreated[t] = true
+		}
+	}
+	if len(recreated) > 0 && s.cfg.failOnDataLoss {
+		return "", s.recreatedError(from, fromIDs, untilIDs, recreated)
+	}
+	// Without failOnDataLoss a recreated topic is read from the new topic's
+	// earliest offsets: as if all its partitions were new.
+	base := from.clone()
+	for t := range recreated {
+		delete(base, t)
+	}
+
+	end := base.clone()
+	begin := base.clone()
 	var added []string
 	var shrunk []string
 	until.each(func(t string, p int32, u int64) {
-		b, ok := from.get(t, p)
+		b, ok := base.get(t, p)
 		switch {
 		case !ok:
-			if u > 0 {
+			if u > 0 || recreated[t] {
+				// A recreated topic's partitions are all kept, even empty
+				// ones, so that the batch records the switch to its id.
 				end.set(t, p, u)
 				begin.set(t, p, 0)
+			}
+			if u > 0 {
 				added = append(added, t)
 			}
-		case u < b && pinned == nil:
-			// The partition went backwards: truncated, or the topic was
-			// deleted and created again. Spark reports this as data loss.
+		case u < b:
+			// The partition went backwards: truncated, or recreated on a
+			// broker without topic ids. Spark reports this as data loss,
+			// and so does this source under every trigger, AvailableNow
+			// included.
 			shrunk = append(shrunk, fmt.Sprintf("%s-%d from %d to %d", t, p, b, u))
 			end.set(t, p, u)
 		case u > b:
@@ -206,7 +240,7 @@ func (s *Source) latestOffset(ctx context.Context, start source.Offset) (source.
 				return "", err
 			}
 			earliest.each(func(t string, p int32, off int64) {
-				_, inStart := from.get(t, p)
+				_, inStart := base.get(t, p)
 				_, inEnd := end.get(t, p)
 				if !inStart && inEnd {
 					begin.set(t, p, off)
@@ -215,11 +249,96 @@ func (s *Source) latestOffset(ctx context.Context, start source.Offset) (source.
 		}
 		end = rateLimit(s.cfg.maxOffsets, begin, end)
 	}
-	formatted := FormatOffset(end)
-	if start != "" && formatted == FormatOffset(from) {
+	if start != "" && len(recreated) == 0 && FormatOffset(end) == FormatOffset(from) {
 		return start, nil
 	}
-	return formatted, nil
+	endIDs := make(topicIDs, len(end))
+	for t := range end {
+		if id := untilIDs[t]; id != "" {
+			endIDs[t] = id
+		} else if id := fromIDs[t]; id != "" {
+			endIDs[t] = id
+		}
+	}
+	return formatPosition(end, endIDs), nil
+}
+
+// untilOffsets returns how far the next batch may read and the topic ids
+// those offsets belong to: the ends pinned by PrepareForAvailableNow, or
+// every partition's current end. A topic recreated after the pin is read
+// up to its current end, since its pinned offsets belong to the old topic.
+func (s *Source) untilOffsets(ctx context.Context) (Offsets, topicIDs, error) {
+	s.mu.Lock()
+	pinned, pinnedIDs := s.pinned, s.pinnedIDs
+	s.mu.Unlock()
+	if pinned == nil {
+		until, err := s.lister.latest(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		ids, err := s.lister.topicIDs(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.remember(until, ids)
+		return until, ids, nil
+	}
+	cur, err := s.lister.topicIDs(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var moved []string
+	for t, id := range cur {
+		if old := pinnedIDs[t]; old != "" && old != id {
+			moved = append(moved, t)
+		}
+	}
+	if len(moved) == 0 {
+		return pinned, pinnedIDs, nil
+	}
+	sort.Strings(moved)
+	fresh, err := s.lister.latest(ctx, moved...)
+	if err != nil {
+		return nil, nil, err
+	}
+	until, ids := pinned.clone(), make(topicIDs, len(pinnedIDs))
+	for t, id := range pinnedIDs {
+		ids[t] = id
+	}
+	for _, t := range moved {
+		delete(until, t)
+		ids[t] = cur[t]
+	}
+	fresh.each(func(t string, p int32, off int64) { until.set(t, p, off) })
+	return until, ids, nil
+}
+
+// remember keeps the latest listed ends by topic id.
+func (s *Source) remember(ends Offsets, ids topicIDs) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen == nil {
+		s.seen = make(map[string]map[int32]int64)
+	}
+	for t, ps := range ends {
+		if id := ids[t]; id != "" {
+			s.seen[id] = ps
+		}
+	}
+}
+
+// recreatedError says which topics were deleted and created again, with
+// the offsets the checkpoint holds for them and the way out.
+func (s *Source) recreatedError(from Offsets, fromIDs, curIDs topicIDs, recreated map[string]bool) error {
+	var parts []string
+	for _, t := range sortedTopics(from) {
+		if !recreated[t] {
+			continue
+		}
+		only := Offsets{t: from[t]}
+		parts = append(parts, fmt.Sprintf("topic %q was deleted and created again: the checkpoint's offsets %s belong to the topic with id %s, the topic now has id %s", t, FormatOffset(only), fromIDs[t], curIDs[t]))
+	}
+	return fmt.Errorf("kafka source: %s; reading on from those offsets would skip or repeat records of the new topic. To read the new topic from startingOffsets, start the query with a new checkpointLocation; to go on from the new topic's earliest offsets and have the progress report what was lost, set the source option failOnDataLoss to false", strings.Join(parts, "; "))
 }
 
 // AvailableOffset returns every partition's current end, ignoring
@@ -242,30 +361,95 @@ func (s *Source) PrepareForAvailableNow(ctx context.Context) error {
 	if err != nil {
 		return s.unavailable(ctx, fmt.Errorf("kafka source: pinning end offsets for Trigger.AvailableNow: %w", err))
 	}
+	ids, err := s.lister.topicIDs(ctx)
+	if err != nil {
+		return s.unavailable(ctx, fmt.Errorf("kafka source: pinning end offsets for Trigger.AvailableNow: %w", err))
+	}
+	s.remember(offs, ids)
 	s.mu.Lock()
-	s.pinned = offs
+	s.pinned, s.pinnedIDs = offs, ids
 	s.mu.Unlock()
 	return nil
 }
 
 // GetBatch reads exactly the records at offsets [start, end) of every
 // partition and passes them to fn as Arrow records of at most 64Ki rows.
-// A partition absent from start is read from offset 0. The records passed
-// to fn are released when fn returns.
+// A partition absent from start is read from offset 0, and so is every
+// partition of a topic whose id in end differs from the one in start (the
+// topic was recreated and failOnDataLoss is false). The records passed to
+// fn are released when fn returns.
 func (s *Source) GetBatch(ctx context.Context, start, end source.Offset, fn func(arrow.RecordBatch) error) error {
-	from, err := s.startOffsets(ctx, start)
+	from, fromIDs, err := s.startPosition(ctx, start)
 	if err != nil {
 		return s.unavailable(ctx, err)
 	}
-	until, err := ParseOffset(end)
+	until, untilIDs, err := parsePosition(end)
 	if err != nil {
 		return fmt.Errorf("kafka source: batch end: %w", err)
 	}
-	if err := s.reader.read(ctx, from, until, fn); err != nil {
-		return s.unavailable(ctx, fmt.Errorf("kafka source: reading %s to %s: %w", FormatOffset(from), end, err))
+	loss := s.planLoss(from, fromIDs, until, untilIDs)
+	for t := range from {
+		if old, cur := fromIDs[t], untilIDs[t]; old != "" && cur != "" && old != cur {
+			delete(from, t)
+			// The consumer may still fetch by the deleted topic's id.
+			s.reader.forget(t)
+		}
 	}
+	s.mu.Lock()
+	s.loss = nil
+	s.mu.Unlock()
+	readLoss, err := s.reader.read(ctx, from, until, fn)
+	if err != nil {
+		return s.unavailable(ctx, fmt.Errorf("kafka source: reading %s to %s: %w", FormatOffset(from), SparkOffset(end), err))
+	}
+	s.mu.Lock()
+	s.loss = append(loss, readLoss...)
+	s.mu.Unlock()
 	return nil
 }
+
+// planLoss lists what the batch [from, until) skips by its offsets alone:
+// the rest of every partition of a recreated topic, and the records past a
+// partition's start when its end went backwards.
+func (s *Source) planLoss(from Offsets, fromIDs topicIDs, until Offsets, untilIDs topicIDs) []progress.DataLoss {
+	var out []progress.DataLoss
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from.each(func(t string, p int32, off int64) {
+		old, cur := fromIDs[t], untilIDs[t]
+		if old == "" || cur == "" || old == cur {
+			if e, ok := until.get(t, p); ok && e < off {
+				out = append(out, progress.DataLoss{
+					Partition: fmt.Sprintf("%s-%d", t, p), FromOffset: off, ToOffset: -1,
+					Reason: fmt.Sprintf("the partition's end went back from %d to %d (truncated, or the topic recreated): records after %d that were not read yet are gone", off, e, off),
+				})
+			}
+			return
+		}
+		to := int64(-1)
+		if e, ok := s.seen[old][p]; ok && e >= off {
+			to = e
+		}
+		out = append(out, progress.DataLoss{
+			Partition: fmt.Sprintf("%s-%d", t, p), FromOffset: off, ToOffset: to,
+			Reason: fmt.Sprintf("topic %s was deleted and created again (topic id %s, now %s): the old topic's records from offset %d on were not read; the new topic is read from its earliest offset", t, old, cur, off),
+		})
+	})
+	return out
+}
+
+// DataLoss returns what the last GetBatch skipped because the records were
+// gone: deleted by retention or DeleteRecords before they were read,
+// truncated, or in a topic deleted and created again. Only with
+// failOnDataLoss=false; otherwise such a loss fails the batch.
+func (s *Source) DataLoss() []progress.DataLoss {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]progress.DataLoss(nil), s.loss...)
+}
+
+// ProgressOffset returns o as Spark writes it, without the topic ids.
+func (s *Source) ProgressOffset(o source.Offset) source.Offset { return SparkOffset(o) }
 
 // Commit drops buffered records before end. The source commits nothing to
 // Kafka: as in Spark, the offsets log is the only record of progress.
@@ -279,8 +463,8 @@ func (s *Source) Commit(_ context.Context, end source.Offset) error {
 }
 
 // DataLossOffsets returns how many offsets the source skipped because their
-// records were deleted before they were read. It counts only with
-// failOnDataLoss=false; otherwise such a loss fails the batch.
+// records were deleted before they were read, over its life. It counts only
+// with failOnDataLoss=false; otherwise such a loss fails the batch.
 func (s *Source) DataLossOffsets() int64 { return s.reader.lost.Load() }
 
 // Close closes the Kafka client, which ends a GetBatch in progress, and
@@ -291,16 +475,28 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// startOffsets parses a batch start; the empty start is the initial offset.
-func (s *Source) startOffsets(ctx context.Context, start source.Offset) (Offsets, error) {
+// startPosition parses a batch start and its topic ids; the empty start is
+// the initial offset. The offsets returned are the caller's to change.
+func (s *Source) startPosition(ctx context.Context, start source.Offset) (Offsets, topicIDs, error) {
 	if start == "" {
-		return s.initialOffsets(ctx)
+		offs, ids, err := s.initialOffsets(ctx)
+		return offs.clone(), ids, err
 	}
-	offs, err := ParseOffset(start)
+	offs, ids, err := parsePosition(start)
 	if err != nil {
-		return nil, fmt.Errorf("kafka source: batch start: %w", err)
+		return nil, nil, fmt.Errorf("kafka source: batch start: %w", err)
 	}
-	return offs, nil
+	return offs, ids, nil
+}
+
+// sortedTopics returns the topics of o in name order.
+func sortedTopics(o Offsets) []string {
+	ts := make([]string, 0, len(o))
+	for t := range o {
+		ts = append(ts, t)
+	}
+	sort.Strings(ts)
+	return ts
 }
 
 func uniqueSorted(xs []string) []string {

@@ -41,7 +41,7 @@ func TestEarliestReadsEverythingOnceUnderRateLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if start != `{"events":{"0":0,"1":0,"2":0}}` {
+	if SparkOffset(start) != `{"events":{"0":0,"1":0,"2":0}}` {
 		t.Fatalf("InitialOffset = %s", start)
 	}
 	var got []row
@@ -99,7 +99,7 @@ func TestLatestStartReadsOnlyNewRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if start != `{"events":{"0":100,"1":100,"2":100}}` {
+	if SparkOffset(start) != `{"events":{"0":100,"1":100,"2":100}}` {
 		t.Fatalf("InitialOffset = %s", start)
 	}
 	if end, err := src.LatestOffset(ctx, start); err != nil || end != start {
@@ -110,11 +110,11 @@ func TestLatestStartReadsOnlyNewRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if end != `{"events":{"0":150,"1":170,"2":130}}` {
+	if SparkOffset(end) != `{"events":{"0":150,"1":170,"2":130}}` {
 		t.Fatalf("LatestOffset = %s", end)
 	}
 	avail, err := src.AvailableOffset(ctx)
-	if err != nil || avail != end {
+	if err != nil || SparkOffset(avail) != SparkOffset(end) {
 		t.Fatalf("AvailableOffset = %s, %v; want %s", avail, err, end)
 	}
 	rows, _ := readBatch(t, ctx, src, start, end)
@@ -201,7 +201,7 @@ func TestJSONStartingOffsets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if start != `{"events":{"0":10,"1":0,"2":40}}` {
+	if SparkOffset(start) != `{"events":{"0":10,"1":0,"2":40}}` {
 		t.Fatalf("InitialOffset = %s", start)
 	}
 	newer := produce(t, ctx, addr, "events", "new", map[int32]int{2: 5})
@@ -330,6 +330,15 @@ func TestFailOnDataLoss(t *testing.T) {
 	if got := lenient.DataLossOffsets(); got != 150 {
 		t.Errorf("DataLossOffsets() = %d, want 150", got)
 	}
+	loss := lenient.DataLoss()
+	if len(loss) != 3 {
+		t.Fatalf("DataLoss() = %v, want [0, 50) of each partition", loss)
+	}
+	for _, l := range loss {
+		if l.FromOffset != 0 || l.ToOffset != 50 || !strings.HasPrefix(l.Partition, "events-") {
+			t.Errorf("DataLoss entry %v, want events-N [0, 50)", l)
+		}
+	}
 }
 
 // TestAvailableNowPinsTheEnd pins the end, produces more, and checks the
@@ -370,7 +379,7 @@ func TestAvailableNowPinsTheEnd(t *testing.T) {
 		got = append(got, rows...)
 		start = end
 	}
-	if start != `{"events":{"0":100,"1":100,"2":100}}` {
+	if SparkOffset(start) != `{"events":{"0":100,"1":100,"2":100}}` {
 		t.Errorf("stopped at %s, want the pinned end", start)
 	}
 	if batches != 3 {
@@ -410,7 +419,7 @@ func TestTopicCreatedAfterStart(t *testing.T) {
 	want := produce(t, ctx, addr, "late", "1", map[int32]int{0: 25, 1: 15})
 	// Topic metadata may be cached for up to metadataMinAge.
 	end := waitLatest(t, ctx, src, start)
-	if end != `{"late":{"0":25,"1":15}}` {
+	if SparkOffset(end) != `{"late":{"0":25,"1":15}}` {
 		t.Fatalf("LatestOffset after creation = %s", end)
 	}
 	rows, _ := readBatch(t, ctx, src, start, end)
@@ -421,10 +430,10 @@ func TestTopicCreatedAfterStart(t *testing.T) {
 	}
 	more := produce(t, ctx, addr, "late", "2", map[int32]int{1: 5, 2: 12})
 	start = end
-	if end = waitLatest(t, ctx, src, start); end == `{"late":{"0":25,"1":20}}` {
+	if end = waitLatest(t, ctx, src, start); SparkOffset(end) == `{"late":{"0":25,"1":20}}` {
 		end = waitLatest(t, ctx, src, end) // partition 2 not seen yet
 	}
-	if end != `{"late":{"0":25,"1":20,"2":12}}` {
+	if SparkOffset(end) != `{"late":{"0":25,"1":20,"2":12}}` {
 		t.Fatalf("LatestOffset after adding a partition = %s", end)
 	}
 	rows, _ = readBatch(t, ctx, src, start, end)
@@ -474,7 +483,7 @@ func TestTransactionMarkersEndBatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if end != `{"events":{"0":33}}` {
+		if SparkOffset(end) != `{"events":{"0":33}}` {
 			t.Fatalf("%s: LatestOffset = %s, want 30 records + 3 markers", level, end)
 		}
 		rows, _ := readBatch(t, ctx, src, start, end)
@@ -487,7 +496,7 @@ func TestTransactionMarkersEndBatches(t *testing.T) {
 func TestOffsetJSON(t *testing.T) {
 	o := Offsets{"b": {10: 5, 2: 7, 0: 1}, "a": {1: 3}, "empty": {}}
 	got := FormatOffset(o)
-	if got != `{"a":{"1":3},"b":{"0":1,"2":7,"10":5}}` {
+	if SparkOffset(got) != `{"a":{"1":3},"b":{"0":1,"2":7,"10":5}}` {
 		t.Fatalf("FormatOffset = %s", got)
 	}
 	back, err := ParseOffset(got)
@@ -513,16 +522,16 @@ func TestOffsetJSON(t *testing.T) {
 func TestRateLimitMatchesSpark(t *testing.T) {
 	begin := Offsets{"t": {0: 0, 1: 0, 2: 0, 3: 50}}
 	until := Offsets{"t": {0: 1000, 1: 1000, 2: 1000, 3: 50}}
-	if got := FormatOffset(rateLimit(500, begin, until)); got != `{"t":{"0":166,"1":166,"2":166,"3":50}}` {
+	if got := FormatOffset(rateLimit(500, begin, until)); SparkOffset(got) != `{"t":{"0":166,"1":166,"2":166,"3":50}}` {
 		t.Errorf("even split = %s", got)
 	}
 	begin = Offsets{"t": {0: 0, 1: 0}}
 	until = Offsets{"t": {0: 10000, 1: 3}}
 	// Shares: 100*10000/10003 = 99.97 -> 99; 100*3/10003 = 0.03 -> 1.
-	if got := FormatOffset(rateLimit(100, begin, until)); got != `{"t":{"0":99,"1":1}}` {
+	if got := FormatOffset(rateLimit(100, begin, until)); SparkOffset(got) != `{"t":{"0":99,"1":1}}` {
 		t.Errorf("skewed split = %s", got)
 	}
-	if got := FormatOffset(rateLimit(100000, begin, until)); got != `{"t":{"0":10000,"1":3}}` {
+	if got := FormatOffset(rateLimit(100000, begin, until)); SparkOffset(got) != `{"t":{"0":10000,"1":3}}` {
 		t.Errorf("limit above lag = %s", got)
 	}
 }
