@@ -3,10 +3,13 @@ package atlas
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	mem "github.com/atlas-lakehouse/atlas/atlas/source/memory"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
@@ -44,7 +47,15 @@ const (
 	ConfCatalogType = "atlas.catalog.type"
 	// ConfWarehouse is the warehouse location.
 	ConfWarehouse = "atlas.warehouse"
+	// ConfCheckpointRoot is where queries named with QueryName keep their
+	// checkpoints: a directory or s3://bucket/prefix (default
+	// $ATLAS_CHECKPOINT_ROOT, else $ATLAS_HOME/checkpoints). An s3:// root
+	// is reached with the catalog's S3 settings (ATLAS_CATALOG_PROPS).
+	ConfCheckpointRoot = "atlas.checkpoint.root"
 )
+
+// EnvCheckpointRoot is the environment variable behind ConfCheckpointRoot.
+const EnvCheckpointRoot = "ATLAS_CHECKPOINT_ROOT"
 
 // SessionBuilder configures a Session, as SparkSession.builder.
 type SessionBuilder struct {
@@ -145,9 +156,37 @@ func (s *Session) ReadStream() *DataStreamReader {
 	return &DataStreamReader{s: s, opts: map[string]string{}}
 }
 
-// CheckpointDir returns the default checkpoint directory for a query name.
+// CheckpointDir returns the default checkpoint location for a query name:
+// under the checkpoint root (ConfCheckpointRoot), else under
+// $ATLAS_HOME/checkpoints.
 func (s *Session) CheckpointDir(name string) string {
-	return filepath.Join(s.Home(), "checkpoints", sanitize(name))
+	root := s.conf[ConfCheckpointRoot]
+	if root == "" {
+		root = os.Getenv(EnvCheckpointRoot)
+	}
+	switch {
+	case root == "":
+		return filepath.Join(s.Home(), "checkpoints", sanitize(name))
+	case strings.Contains(root, "://") && !strings.HasPrefix(root, "file://"):
+		return strings.TrimSuffix(root, "/") + "/" + sanitize(name)
+	default:
+		return filepath.Join(strings.TrimPrefix(root, "file://"), sanitize(name))
+	}
+}
+
+// checkpointS3 returns the catalog's S3 settings (ATLAS_CATALOG_PROPS), by
+// which an s3:// checkpoint location without URL parameters is reached.
+func (s *Session) checkpointS3() *checkpoint.S3Settings {
+	p := s.LakehouseConfig().Properties
+	st := checkpoint.S3Settings{
+		Endpoint:        p["s3.endpoint"],
+		Region:          p["s3.region"],
+		AccessKeyID:     p["s3.access-key-id"],
+		SecretAccessKey: p["s3.secret-access-key"],
+		SessionToken:    p["s3.session-token"],
+	}
+	st.VirtualHosted, _ = strconv.ParseBool(p["s3.force-virtual-addressing"])
+	return &st
 }
 
 func sanitize(name string) string {

@@ -277,3 +277,78 @@ func TestS3CheckpointLeaseRefusesASecondQuery(t *testing.T) {
 		t.Fatal("no lease object in the S3 checkpoint")
 	}
 }
+
+// TestS3CheckpointRootFromCatalogSettings: with ATLAS_CHECKPOINT_ROOT on
+// S3, a query named with QueryName keeps its checkpoint there, reached
+// with the catalog's S3 settings (ATLAS_CATALOG_PROPS: endpoint and
+// credentials) and no AWS_* variable; a restart resumes from it.
+func TestS3CheckpointRootFromCatalogSettings(t *testing.T) {
+	ctx := context.Background()
+	b := s3test.New(t)
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION", "AWS_PROFILE"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+	broker, err := stack.NewBroker(stack.BrokerOptions{Partitions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer broker.Close()
+	if err := stack.EnsureTopic(ctx, []string{broker.Addr()}, "events", 2); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(lakehouse.EnvCatalogType, "")
+	t.Setenv(lakehouse.EnvCatalogURI, "")
+	t.Setenv(lakehouse.EnvWarehouse, "s3://"+b.Name+"/warehouse")
+	t.Setenv(lakehouse.EnvCatalogProps, b.CatalogProps())
+	t.Setenv(atlas.EnvCheckpointRoot, "s3://"+b.Name+"/checkpoints/")
+	home := t.TempDir()
+	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).Config(atlas.ConfKafkaBrokers, broker.Addr()).GetOrCreate()
+	defer s.Stop()
+	lh, err := s.Lakehouse(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lh.EnsureNamespaces(ctx, "bronze"); err != nil {
+		t.Fatal(err)
+	}
+	run := func() []atlas.StreamingQueryProgress {
+		q, err := s.ReadStream().Format("kafka").
+			Option("subscribe", "events").
+			Option("startingOffsets", "earliest").
+			Option("maxOffsetsPerTrigger", 100).
+			Load().
+			SelectExpr("CAST(value AS STRING) AS v").
+			WriteStream().
+			QueryName("root_events").
+			Trigger(atlas.AvailableNow()).
+			Progress(false).
+			ToTable(s3Table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := q.CheckpointLocation(), "s3://"+b.Name+"/checkpoints/root_events"; got != want {
+			t.Fatalf("checkpoint %s, want %s", got, want)
+		}
+		if err := q.AwaitTermination(); err != nil {
+			t.Fatal(err)
+		}
+		return q.RecentProgress()
+	}
+	want := produceValues(t, broker.Addr(), "events", 0, 250)
+	first := run()
+	want = append(want, produceValues(t, broker.Addr(), "events", 250, 120)...)
+	second := run()
+	if len(second) == 0 || second[0].BatchID != first[len(first)-1].BatchID+1 {
+		t.Fatalf("the restart did not continue after batch %d", first[len(first)-1].BatchID)
+	}
+	if got := tableValues(t, s); !slices.Equal(got, sortedCopy(want)) {
+		t.Fatalf("the table holds %d rows, %d were produced (or they differ)", len(got), len(want))
+	}
+	keys := b.Keys(t, "checkpoints/root_events/")
+	if n := len(prefixed(keys, "checkpoints/root_events/commits/")); n != len(first)+len(second) {
+		t.Fatalf("%d commits in the S3 checkpoint root, the query ran %d batches: %v", n, len(first)+len(second), keys)
+	}
+}

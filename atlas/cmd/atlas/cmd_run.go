@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -35,12 +36,13 @@ func runScenario(ctx context.Context, args []string) error {
 }
 
 func runEvents(ctx context.Context, args []string) error {
-	fs := newFlagSet("run", "events [--produce N] [--rows N] [--max-offsets-per-trigger N] [--seed N]")
+	fs := newFlagSet("run", "events [--produce N] [--rows N] [--max-offsets-per-trigger N] [--seed N] [--checkpoint-root DIR|s3://...]")
 	data := scenarios.EventsData
 	produceN := fs.Int64("produce", data.Count, "events to produce first when the topic is empty (0: never produce)")
 	rows := fs.Int("rows", 20, "rows of the table to print at the end")
 	maxOff := fs.Int64("max-offsets-per-trigger", 50000, "bound on records per micro-batch")
 	seed := fs.Int64("seed", data.Seed, "seed of the produced events")
+	root := addCheckpointRoot(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,7 +54,7 @@ func runEvents(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := atlas.NewSession()
+	s := atlas.Builder().Config(atlas.ConfCheckpointRoot, *root).GetOrCreate()
 	defer s.Stop()
 	opts := scenarios.EventsOptions{MaxOffsetsPerTrigger: *maxOff, LateRowsTable: scenarios.EventWindowsLateTable}
 	q, err := scenarios.StartEventWindows(s, opts, "", "", atlas.AvailableNow(), true)
@@ -76,12 +78,13 @@ func runEvents(ctx context.Context, args []string) error {
 }
 
 func runCDC(ctx context.Context, args []string) error {
-	fs := newFlagSet("run", "cdc [--produce N] [--rows N] [--max-offsets-per-trigger N] [--seed N]")
+	fs := newFlagSet("run", "cdc [--produce N] [--rows N] [--max-offsets-per-trigger N] [--seed N] [--checkpoint-root DIR|s3://...]")
 	data := scenarios.CDCData
 	produceN := fs.Int64("produce", data.Count, "changes to produce first when the topic is empty (0: never produce)")
 	rows := fs.Int("rows", 20, "rows of the table to print at the end")
 	maxOff := fs.Int64("max-offsets-per-trigger", 10000, "bound on changes per micro-batch (one MERGE each)")
 	seed := fs.Int64("seed", data.Seed, "seed of the produced changes")
+	root := addCheckpointRoot(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -93,7 +96,7 @@ func runCDC(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := atlas.NewSession()
+	s := atlas.Builder().Config(atlas.ConfCheckpointRoot, *root).GetOrCreate()
 	defer s.Stop()
 	var totals scenarios.MergeTotals
 	q, err := scenarios.StartOnlineRetailCDC(s, scenarios.CDCOptions{
@@ -173,4 +176,10 @@ func ensureData(ctx context.Context, topic string, n int64, produceFn func(cl *k
 	}
 	fmt.Fprintf(os.Stderr, "produced %d records into %s in %s\n", res.Produced, topic, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// addCheckpointRoot adds --checkpoint-root, where the scenario's query
+// keeps its checkpoint.
+func addCheckpointRoot(fs *flag.FlagSet) *string {
+	return fs.String("checkpoint-root", "", "where the query keeps its checkpoint: a directory or s3://bucket/prefix, reached with the catalog's S3 settings (ATLAS_CATALOG_PROPS); default $"+atlas.EnvCheckpointRoot+", else $ATLAS_HOME/checkpoints")
 }

@@ -47,6 +47,10 @@ type Options struct {
 	// LeaseTTL is how long the lease of a bucket checkpoint outlives its
 	// last renewal. Default DefaultLeaseTTL.
 	LeaseTTL time.Duration
+	// S3, when set, is how an s3:// location whose URL carries no query
+	// parameters is reached (endpoint, addressing, credentials); see
+	// RegisterS3Opener. A URL with parameters is opened by gocloud as is.
+	S3 *S3Settings
 }
 
 // Open opens (creating when needed) a checkpoint location: a local path,
@@ -81,8 +85,13 @@ func OpenWith(ctx context.Context, location string, opts Options) (*Checkpoint, 
 	}
 	prefix := strings.TrimPrefix(pu.Path, "/")
 	pu.Path = ""
-	b, err := blob.OpenBucket(ctx, pu.String())
-	if err != nil {
+	var b *blob.Bucket
+	if pu.Scheme == "s3" && pu.RawQuery == "" && !opts.S3.empty() {
+		b, err = openS3(ctx, pu, opts.S3, location)
+		if err != nil {
+			return nil, err
+		}
+	} else if b, err = blob.OpenBucket(ctx, pu.String()); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: open: %w (for s3:// link the s3 driver: import _ \"gocloud.dev/blob/s3blob\")", location, err)
 	}
 	if prefix != "" {
