@@ -51,6 +51,9 @@ type Expr interface {
 }
 
 // Bound is an expression resolved against a schema, ready to evaluate.
+// Every implementation is safe for concurrent use: Eval keeps no state
+// between calls that another call could see (from_json draws a decoder
+// from a pool). Plans still bind per execution (see package plan).
 type Bound interface {
 	// Type is the Arrow type of the result.
 	Type() arrow.DataType

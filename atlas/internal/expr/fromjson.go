@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -37,13 +38,27 @@ func (f *FromJSON) Bind(s *arrow.Schema) (Bound, error) {
 	if err != nil {
 		return nil, fmt.Errorf("from_json(%s): %w", f.X, err)
 	}
-	return &fromJSONBound{x: x, dec: dec, typ: arrow.StructOf(f.Schema.Fields()...)}, nil
+	b := &fromJSONBound{x: x, schema: f.Schema, typ: arrow.StructOf(f.Schema.Fields()...)}
+	b.decoders.Put(dec)
+	return b, nil
 }
 
+// fromJSONBound keeps its decoders (which reuse buffers between calls and
+// are not safe for concurrent use) in a pool, so that the bound expression
+// is, like every Bound, safe to evaluate from several goroutines: each
+// call decodes with a decoder no other call holds.
 type fromJSONBound struct {
-	x   Bound
-	dec *jsonx.Decoder
-	typ arrow.DataType
+	x        Bound
+	schema   *arrow.Schema
+	typ      arrow.DataType
+	decoders sync.Pool // of *jsonx.Decoder
+}
+
+func (b *fromJSONBound) decoder() (*jsonx.Decoder, error) {
+	if d, ok := b.decoders.Get().(*jsonx.Decoder); ok {
+		return d, nil
+	}
+	return jsonx.NewDecoder(b.schema, jsonx.Options{})
 }
 
 func (b *fromJSONBound) Type() arrow.DataType { return b.typ }
@@ -54,7 +69,12 @@ func (b *fromJSONBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error)
 		return nil, err
 	}
 	defer in.Release()
-	out, stats, err := b.dec.Decode(c.Mem, in)
+	dec, err := b.decoder()
+	if err != nil {
+		return nil, fmt.Errorf("from_json: %w", err)
+	}
+	out, stats, err := dec.Decode(c.Mem, in)
+	b.decoders.Put(dec)
 	if err != nil {
 		return nil, fmt.Errorf("from_json: %w", err)
 	}
