@@ -58,8 +58,9 @@ func recreate(t *testing.T, ctx context.Context, addr, topic string) (oldID, new
 }
 
 // readAll reads from start until LatestOffset has nothing new, returning
-// the rows, the final offset and every DataLoss reported on the way.
-func readAll(t *testing.T, ctx context.Context, src *Source, start source.Offset) ([]row, source.Offset, []progress.DataLoss) {
+// the rows, the final offset and every DataLoss reported on the way. It
+// fails the test when a batch holds more than maxBatch rows (0: no limit).
+func readAll(t *testing.T, ctx context.Context, src *Source, start source.Offset, maxBatch int) ([]row, source.Offset, []progress.DataLoss) {
 	t.Helper()
 	var rows []row
 	var loss []progress.DataLoss
@@ -72,6 +73,9 @@ func readAll(t *testing.T, ctx context.Context, src *Source, start source.Offset
 			return rows, start, loss
 		}
 		got, _ := readBatch(t, ctx, src, start, end)
+		if maxBatch > 0 && len(got) > maxBatch {
+			t.Errorf("batch %s to %s: %d rows, over maxOffsetsPerTrigger %d", start, end, len(got), maxBatch)
+		}
 		rows = append(rows, got...)
 		loss = append(loss, src.DataLoss()...)
 		start = end
@@ -90,7 +94,7 @@ func TestRecreatedTopicFailsOnDataLoss(t *testing.T) {
 	produce(t, ctx, addr, "events", "old", map[int32]int{0: 50, 1: 50, 2: 50})
 	opts := map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events", "startingOffsets": "earliest"}
 	src := mustNew(t, opts)
-	_, done, _ := readAll(t, ctx, src, "")
+	_, done, _ := readAll(t, ctx, src, "", 0)
 	if got := SparkOffset(done); got != `{"events":{"0":50,"1":50,"2":50}}` {
 		t.Fatalf("read the old topic to %s", got)
 	}
@@ -124,8 +128,9 @@ func TestRecreatedTopicFailsOnDataLoss(t *testing.T) {
 }
 
 // With failOnDataLoss=false a recreated topic is read from its earliest
-// offset, every record of it once, and the batch reports which offsets of
-// the old topic were never read.
+// offset, every record of it once and within maxOffsetsPerTrigger counted
+// from there, and the batch reports which offsets of the old topic were
+// never read.
 func TestRecreatedTopicReadFromItsStart(t *testing.T) {
 	ctx := testContext(t)
 	addr := newCluster(t, kfake.SeedTopics(3, "events"))
@@ -151,7 +156,7 @@ func TestRecreatedTopicReadFromItsStart(t *testing.T) {
 	var rows []row
 	var loss []progress.DataLoss
 	for deadline := time.Now().Add(5 * time.Second); len(rows) < len(want) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		got, next, l := readAll(t, ctx, src, end)
+		got, next, l := readAll(t, ctx, src, end, 90)
 		rows, loss, end = append(rows, got...), append(loss, l...), next
 	}
 	sameRows(t, "the recreated topic", rows, want)
