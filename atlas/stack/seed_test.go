@@ -138,3 +138,42 @@ func topicRecordsRead(t *testing.T, addr string) (int, error) {
 	}
 	return n, nil
 }
+
+// Programs that start the stack at the same moment share one daemon: each
+// EnsureUp succeeds with the same pid, and exactly one started it (without
+// turns, the later ones raced the first for the port and failed).
+func TestEnsureUpConcurrently(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv(EnvKafkaBrokers, "")
+	home := t.TempDir()
+	opts := Options{Home: home, Addr: freeAddr(t), Partitions: 1}
+	t.Cleanup(func() { Down(ctx, home) })
+	const n = 4
+	infos := make([]Info, n)
+	errs := make([]error, n)
+	done := make(chan int)
+	for i := range n {
+		go func() {
+			infos[i], errs[i] = EnsureUp(ctx, opts)
+			done <- i
+		}()
+	}
+	for range n {
+		<-done
+	}
+	started := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("EnsureUp %d: %v", i, errs[i])
+		}
+		if infos[i].PID != infos[0].PID {
+			t.Errorf("EnsureUp %d found pid %d, EnsureUp 0 pid %d", i, infos[i].PID, infos[0].PID)
+		}
+		if infos[i].Started {
+			started++
+		}
+	}
+	if started != 1 {
+		t.Errorf("%d of %d EnsureUp calls started a daemon, want 1", started, n)
+	}
+}

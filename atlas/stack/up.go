@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -43,6 +44,14 @@ func Up(ctx context.Context, opts Options) (Info, error) {
 		return upExternal(ctx, o)
 	}
 	p := pathsOf(o.Home)
+	// Up calls on one home (two `atlas run` started together) take turns:
+	// a later one finds the daemon an earlier one started instead of
+	// racing it for the port.
+	unlock, err := lockFile(ctx, filepath.Join(p.runDir, "up.lock"))
+	if err != nil {
+		return Info{}, err
+	}
+	defer unlock()
 	var notes []string
 	stalePID := 0
 	st, ok, err := readState(p)
