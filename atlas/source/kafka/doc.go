@@ -16,6 +16,22 @@
 // the client is repositioned only when a batch does not start where the
 // previous one ended (a restart or a replay).
 //
+// Topic ids: beside the offsets the source records each topic's id
+// (KIP-516) under a side field no topic can be called,
+// {"events":{"0":120},"@topicIds":{"events":"<id>"}}; offsets without it
+// (Spark's format, older checkpoints) still read, and progress reports show
+// Spark's format. A topic deleted and created again gets a new id, which
+// every batch checks, whatever the trigger: with failOnDataLoss (the
+// default) the query stops naming the topic, both ids and the offsets;
+// without it the new topic is read from its earliest offsets and the
+// progress's sources[].dataLoss says what of the old topic was not read.
+//
+// Unavailable brokers: errors that say the brokers cannot be reached for
+// now (refused or cut connections, timeouts, retriable Kafka error codes)
+// come back as source.UnavailableError, on which a query waits and retries;
+// brokerUnavailableTimeout (default 30s) bounds the wait of a query that
+// must end (Trigger.AvailableNow or Once).
+//
 // Isolation: the source reads with read_uncommitted by default, as Spark's
 // consumer does, and ends batches at the high watermark. With the option
 // kafka.isolation.level=read_committed it fetches only committed records and
