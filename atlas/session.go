@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -156,37 +155,39 @@ func (s *Session) ReadStream() *DataStreamReader {
 	return &DataStreamReader{s: s, opts: map[string]string{}}
 }
 
-// CheckpointDir returns the default checkpoint location for a query name:
-// under the checkpoint root (ConfCheckpointRoot), else under
+// CheckpointRoot returns where queries named with QueryName keep their
+// checkpoints: ConfCheckpointRoot, else $ATLAS_CHECKPOINT_ROOT, else
 // $ATLAS_HOME/checkpoints.
+func (s *Session) CheckpointRoot() string {
+	if root := s.conf[ConfCheckpointRoot]; root != "" {
+		return root
+	}
+	if root := os.Getenv(EnvCheckpointRoot); root != "" {
+		return root
+	}
+	return filepath.Join(s.Home(), "checkpoints")
+}
+
+// CheckpointDir returns the default checkpoint location for a query name,
+// under CheckpointRoot.
 func (s *Session) CheckpointDir(name string) string {
-	root := s.conf[ConfCheckpointRoot]
-	if root == "" {
-		root = os.Getenv(EnvCheckpointRoot)
-	}
-	switch {
-	case root == "":
-		return filepath.Join(s.Home(), "checkpoints", sanitize(name))
-	case strings.Contains(root, "://") && !strings.HasPrefix(root, "file://"):
+	root := s.CheckpointRoot()
+	if strings.Contains(root, "://") && !strings.HasPrefix(root, "file://") {
 		return strings.TrimSuffix(root, "/") + "/" + sanitize(name)
-	default:
-		return filepath.Join(strings.TrimPrefix(root, "file://"), sanitize(name))
 	}
+	return filepath.Join(strings.TrimPrefix(root, "file://"), sanitize(name))
+}
+
+// checkpointOptions are the options the session's queries open their
+// checkpoints with: the catalog's S3 settings for s3:// locations.
+func (s *Session) checkpointOptions() checkpoint.Options {
+	return checkpoint.Options{S3: s.checkpointS3()}
 }
 
 // checkpointS3 returns the catalog's S3 settings (ATLAS_CATALOG_PROPS), by
 // which an s3:// checkpoint location without URL parameters is reached.
 func (s *Session) checkpointS3() *checkpoint.S3Settings {
-	p := s.LakehouseConfig().Properties
-	st := checkpoint.S3Settings{
-		Endpoint:        p["s3.endpoint"],
-		Region:          p["s3.region"],
-		AccessKeyID:     p["s3.access-key-id"],
-		SecretAccessKey: p["s3.secret-access-key"],
-		SessionToken:    p["s3.session-token"],
-	}
-	st.VirtualHosted, _ = strconv.ParseBool(p["s3.force-virtual-addressing"])
-	return &st
+	return checkpoint.S3SettingsFromProps(s.LakehouseConfig().Properties)
 }
 
 func sanitize(name string) string {

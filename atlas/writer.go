@@ -200,7 +200,7 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 		}
 		loc, temp = dir, true
 	}
-	ck, err := checkpoint.OpenWith(ctx, loc, checkpoint.Options{S3: df.s.checkpointS3()})
+	ck, err := checkpoint.OpenWith(ctx, loc, df.s.checkpointOptions())
 	if err != nil {
 		if temp {
 			os.RemoveAll(loc)

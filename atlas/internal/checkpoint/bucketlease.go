@@ -109,6 +109,12 @@ func acquireBucketLease(ctx context.Context, bucket *blob.Bucket, location strin
 			return nil, fmt.Errorf("checkpoint %s: lease: create %s: %w", location, leaseKey(next), err)
 		}
 		l := &bucketLease{bucket: bucket, location: location, gen: next, rec: rec, ttl: ttl, stop: make(chan struct{}), done: make(chan struct{})}
+		// A generation pruned by a newer holder can be created again by a
+		// slow taker: only the newest generation holds the lease.
+		if err := l.check(ctx); err != nil {
+			_, cur, _, _, _ := newestLease(ctx, bucket)
+			return nil, fmt.Errorf("%w: checkpoint %s is held by %s, who took it over at the same time; stop that query first", ErrInUse, location, cur.Holder)
+		}
 		l.prune(ctx)
 		go l.renew()
 		return l, nil
@@ -117,25 +123,32 @@ func acquireBucketLease(ctx context.Context, bucket *blob.Bucket, location strin
 }
 
 // newestLease returns the newest lease generation, its record and its
-// modification time (the store's clock), ok=false when there is none.
+// modification time (the store's clock), ok=false when there is none. A
+// generation pruned between the listing and the read (a newer holder
+// prunes old ones) makes it list again.
 func newestLease(ctx context.Context, bucket *blob.Bucket) (gen int64, rec leaseRecord, mod time.Time, ok bool, err error) {
-	gens, err := leaseGenerations(ctx, bucket)
-	if err != nil || len(gens) == 0 {
-		return 0, rec, mod, false, err
+	for attempt := 0; ; attempt++ {
+		gens, err := leaseGenerations(ctx, bucket)
+		if err != nil || len(gens) == 0 {
+			return 0, rec, mod, false, err
+		}
+		gen = gens[len(gens)-1]
+		attrs, err := bucket.Attributes(ctx, leaseKey(gen))
+		var data []byte
+		if err == nil {
+			data, err = bucket.ReadAll(ctx, leaseKey(gen))
+		}
+		if gcerrors.Code(err) == gcerrors.NotFound && attempt < 10 {
+			continue
+		}
+		if err != nil {
+			return 0, rec, mod, false, fmt.Errorf("read %s: %w", leaseKey(gen), err)
+		}
+		if err := json.Unmarshal(data, &rec); err != nil {
+			return 0, rec, mod, false, fmt.Errorf("%s is corrupt: %w", leaseKey(gen), err)
+		}
+		return gen, rec, attrs.ModTime, true, nil
 	}
-	gen = gens[len(gens)-1]
-	attrs, err := bucket.Attributes(ctx, leaseKey(gen))
-	if err != nil {
-		return 0, rec, mod, false, fmt.Errorf("read %s: %w", leaseKey(gen), err)
-	}
-	data, err := bucket.ReadAll(ctx, leaseKey(gen))
-	if err != nil {
-		return 0, rec, mod, false, fmt.Errorf("read %s: %w", leaseKey(gen), err)
-	}
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return 0, rec, mod, false, fmt.Errorf("%s is corrupt: %w", leaseKey(gen), err)
-	}
-	return gen, rec, attrs.ModTime, true, nil
 }
 
 // leaseGenerations lists the lease generations, ascending.

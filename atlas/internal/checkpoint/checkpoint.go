@@ -72,9 +72,24 @@ func OpenWith(ctx context.Context, location string, opts Options) (*Checkpoint, 
 	if location == "" {
 		return nil, errors.New("checkpoint: empty location")
 	}
-	if !strings.Contains(location, "://") || strings.HasPrefix(location, "file://") {
+	if isLocal(location) {
 		return openDir(strings.TrimPrefix(location, "file://"))
 	}
+	b, err := openBucket(ctx, location, opts)
+	if err != nil {
+		return nil, err
+	}
+	bl, err := acquireBucketLease(ctx, b, location, opts.LeaseTTL, time.Now)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	return &Checkpoint{bucket: b, location: location, blease: bl}, nil
+}
+
+// openBucket opens the bucket of a blob URL (s3://, s3a://, any linked
+// gocloud driver), prefixed with the URL's path.
+func openBucket(ctx context.Context, location string, opts Options) (*blob.Bucket, error) {
 	u := location
 	if strings.HasPrefix(u, "s3a://") {
 		u = "s3://" + strings.TrimPrefix(u, "s3a://")
@@ -97,12 +112,12 @@ func OpenWith(ctx context.Context, location string, opts Options) (*Checkpoint, 
 	if prefix != "" {
 		b = blob.PrefixedBucket(b, strings.TrimSuffix(prefix, "/")+"/")
 	}
-	bl, err := acquireBucketLease(ctx, b, location, opts.LeaseTTL, time.Now)
-	if err != nil {
-		b.Close()
-		return nil, err
-	}
-	return &Checkpoint{bucket: b, location: location, blease: bl}, nil
+	return b, nil
+}
+
+// isLocal reports whether a location is a local directory.
+func isLocal(location string) bool {
+	return !strings.Contains(location, "://") || strings.HasPrefix(location, "file://")
 }
 
 // openDir opens a local checkpoint directory and takes its lease.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"sync"
 
 	"gocloud.dev/blob"
@@ -26,6 +27,21 @@ type S3Settings struct {
 	// credentials; empty means the AWS SDK's default chain (AWS_* variables,
 	// profiles, instance roles).
 	AccessKeyID, SecretAccessKey, SessionToken string
+}
+
+// S3SettingsFromProps reads the S3 settings from Iceberg catalog
+// properties (s3.endpoint, s3.region, s3.force-virtual-addressing,
+// s3.access-key-id, s3.secret-access-key, s3.session-token).
+func S3SettingsFromProps(p map[string]string) *S3Settings {
+	s := S3Settings{
+		Endpoint:        p["s3.endpoint"],
+		Region:          p["s3.region"],
+		AccessKeyID:     p["s3.access-key-id"],
+		SecretAccessKey: p["s3.secret-access-key"],
+		SessionToken:    p["s3.session-token"],
+	}
+	s.VirtualHosted, _ = strconv.ParseBool(p["s3.force-virtual-addressing"])
+	return &s
 }
 
 // empty reports whether no setting is given.
