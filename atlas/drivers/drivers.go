@@ -8,7 +8,8 @@
 // catalog on PostgreSQL), or ATLAS_CATALOG_TYPE=rest,
 // ATLAS_WAREHOUSE=s3://bucket/prefix,
 // ATLAS_CATALOG_PROPS for endpoints and credentials, and an s3://
-// checkpointLocation. The atlas CLI imports it; notebook cells import it
+// checkpointLocation or ATLAS_CHECKPOINT_ROOT=s3://bucket/prefix (reached
+// with the same S3 settings). The atlas CLI imports it; notebook cells import it
 // only when they need it, because the AWS SDK adds seconds to every cell's
 // link.
 package drivers
