@@ -63,6 +63,7 @@ func (w *DataStreamWriter) startForeachBatch(op *pb.WriteStreamOperationStart) (
 	}
 	q := s.query(started.GetQueryId(), started.GetName())
 	q.progress = w.progress
+	q.checkpoint = op.GetOptions()["checkpointLocation"]
 	run := &foreachBatchRun{cancel: cancel, done: make(chan struct{})}
 	q.fb = run
 	go run.pump(ctx, stream, q, w.fn)

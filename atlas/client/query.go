@@ -37,11 +37,13 @@ const stopTimeout = 3 * time.Second
 // query outlives the handle and this process: another process gets it
 // back with Session.Streams().Get(name).
 type StreamingQuery struct {
-	s        *Session
-	id       *pb.StreamingQueryInstanceId
-	name     string
-	progress bool
-	fb       *foreachBatchRun // set when fn runs in this process
+	s          *Session
+	id         *pb.StreamingQueryInstanceId
+	name       string
+	progress   bool
+	checkpoint string
+	fb         *foreachBatchRun // set when fn runs in this process
+	log        progressLog
 }
 
 func (s *Session) query(id *pb.StreamingQueryInstanceId, name string) *StreamingQuery {
@@ -131,6 +133,7 @@ func (q *StreamingQuery) progressList(ctx context.Context, last bool) ([]Streami
 		}
 		out = append(out, p)
 	}
+	q.log.record(q.RunID(), out)
 	return out, nil
 }
 

@@ -228,6 +228,9 @@ func TestInterruptStopsAServerQuery(t *testing.T) {
 	if ps := q.RecentProgress(); len(ps) != 1 || ps[0].BatchID != 4 || ps[0].NumInputRows != 10 {
 		t.Fatalf("recent progress %+v", ps)
 	}
+	if tt := q.Totals(); tt != (atlas.QueryTotals{Batches: 1, InputRows: 10}) {
+		t.Fatalf("totals %+v, want the one batch of 10 rows the server reported", tt)
+	}
 	go func() {
 		<-awaiting
 		<-awaiting // the second poll: the view has been refreshed once

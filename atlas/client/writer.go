@@ -122,6 +122,7 @@ func (w *DataStreamWriter) start(ctx context.Context, table string) (*StreamingQ
 		if res := r.GetWriteStreamOperationStartResult(); res != nil {
 			q := w.df.s.query(res.GetQueryId(), res.GetName())
 			q.progress = w.progress
+			q.checkpoint = w.opts["checkpointLocation"]
 			return q, nil
 		}
 	}
