@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
@@ -21,8 +22,8 @@ import (
 // tells it and records every request: it checks the client's encoding
 // only; behaviour is tested against the real server.
 type fakeServer struct {
-	pb.UnimplementedSparkConnectServiceServer
-	execute func(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error
+	sparkgrpc.UnimplementedSparkConnectServiceServer
+	execute func(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error
 	analyze func(req *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error)
 
 	mu       sync.Mutex
@@ -30,7 +31,7 @@ type fakeServer struct {
 	analyzed []*pb.AnalyzePlanRequest
 }
 
-func (f *fakeServer) ExecutePlan(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
+func (f *fakeServer) ExecutePlan(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
 	f.mu.Lock()
 	f.executed = append(f.executed, req)
 	f.mu.Unlock()
@@ -65,7 +66,7 @@ func startFake(t *testing.T, f *fakeServer) *atlas.Session {
 		t.Fatal(err)
 	}
 	g := grpc.NewServer()
-	pb.RegisterSparkConnectServiceServer(g, f)
+	sparkgrpc.RegisterSparkConnectServiceServer(g, f)
 	go func() { _ = g.Serve(ln) }()
 	spark := atlas.Builder().Remote("sc://" + ln.Addr().String()).GetOrCreate()
 	t.Cleanup(func() {

@@ -38,7 +38,7 @@ func (w *DataStreamWriter) startForeachBatch(op *pb.WriteStreamOperationStart) (
 		return nil, fmt.Errorf("start the query: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stream, err := s.client.ExecutePlan(ctx, &pb.ExecutePlanRequest{
+	stream, err := s.conn.call(ctx, "ExecutePlan", &pb.ExecutePlanRequest{
 		SessionId:   s.id,
 		UserContext: s.userContext(),
 		OperationId: ptr(uuid.NewString()),
@@ -51,8 +51,8 @@ func (w *DataStreamWriter) startForeachBatch(op *pb.WriteStreamOperationStart) (
 	}
 	var started *pb.WriteStreamOperationStartResult
 	for started == nil {
-		resp, err := stream.Recv()
-		if err != nil {
+		resp := &pb.ExecutePlanResponse{}
+		if err := stream.recv(resp); err != nil {
 			cancel()
 			if errors.Is(err, io.EOF) {
 				return nil, errors.New("start the query: the server ended the call before the query started")
@@ -71,11 +71,13 @@ func (w *DataStreamWriter) startForeachBatch(op *pb.WriteStreamOperationStart) (
 }
 
 // pump runs fn for every announced batch until the call ends.
-func (r *foreachBatchRun) pump(ctx context.Context, stream pb.SparkConnectService_ExecutePlanClient, q *StreamingQuery, fn func(*DataFrame, int64) error) {
+func (r *foreachBatchRun) pump(ctx context.Context, stream *callStream, q *StreamingQuery, fn func(*DataFrame, int64) error) {
 	defer close(r.done)
 	defer r.cancel()
+	defer stream.close()
 	for {
-		resp, err := stream.Recv()
+		resp := &pb.ExecutePlanResponse{}
+		err := stream.recv(resp)
 		if errors.Is(err, io.EOF) {
 			return
 		}

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
@@ -46,7 +44,7 @@ func (s *Session) execute(ctx context.Context, plan *pb.Plan, handle func(*pb.Ex
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	stream, err := s.client.ExecutePlan(ctx, &pb.ExecutePlanRequest{
+	stream, err := s.conn.call(ctx, "ExecutePlan", &pb.ExecutePlanRequest{
 		SessionId:   s.id,
 		UserContext: s.userContext(),
 		OperationId: ptr(uuid.NewString()),
@@ -56,8 +54,10 @@ func (s *Session) execute(ctx context.Context, plan *pb.Plan, handle func(*pb.Ex
 	if err != nil {
 		return s.rpcError(err)
 	}
+	defer stream.close()
 	for {
-		resp, err := stream.Recv()
+		resp := &pb.ExecutePlanResponse{}
+		err := stream.recv(resp)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -91,8 +91,8 @@ func (s *Session) analyze(ctx context.Context, req *pb.AnalyzePlanRequest) (*pb.
 	req.SessionId = s.id
 	req.UserContext = s.userContext()
 	req.ClientType = ptr(clientType)
-	resp, err := s.client.AnalyzePlan(ctx, req)
-	if err != nil {
+	resp := &pb.AnalyzePlanResponse{}
+	if err := s.conn.unary(ctx, "AnalyzePlan", req, resp); err != nil {
 		return nil, s.rpcError(err)
 	}
 	s.noteServerSide(resp.GetServerSideSessionId())
@@ -104,9 +104,10 @@ func (s *Session) config(ctx context.Context, op *pb.ConfigRequest_Operation) (*
 	if s.err != nil {
 		return nil, s.err
 	}
-	resp, err := s.client.Config(ctx, &pb.ConfigRequest{
+	resp := &pb.ConfigResponse{}
+	err := s.conn.unary(ctx, "Config", &pb.ConfigRequest{
 		SessionId: s.id, UserContext: s.userContext(), Operation: op, ClientType: ptr(clientType),
-	})
+	}, resp)
 	if err != nil {
 		return nil, s.rpcError(err)
 	}
@@ -128,7 +129,7 @@ func (s *Session) noteServerSide(id string) {
 // ServerError is an error the server reported: a bad plan, a failed query,
 // an unsupported operation. Message is the server's text.
 type ServerError struct {
-	Code    codes.Code
+	Code    Code
 	Message string
 }
 
@@ -137,18 +138,18 @@ func (e *ServerError) Error() string { return e.Message }
 // rpcError turns a gRPC status into an error that says what happened and,
 // for an unreachable server, what to do.
 func (s *Session) rpcError(err error) error {
-	st, ok := status.FromError(err)
-	if !ok {
+	var st *rpcStatus
+	if !errors.As(err, &st) {
 		return err
 	}
-	switch st.Code() {
-	case codes.Unavailable:
+	switch st.code {
+	case CodeUnavailable:
 		return fmt.Errorf("atlas connect: no server at %s: start one with `atlas up`, or set %s: %w",
-			s.remote, EnvConnectAddr, &ServerError{Code: st.Code(), Message: st.Message()})
-	case codes.Canceled:
-		return fmt.Errorf("atlas connect: %s: %w", st.Message(), context.Canceled)
-	case codes.DeadlineExceeded:
-		return fmt.Errorf("atlas connect: %s: %w", st.Message(), context.DeadlineExceeded)
+			s.remote, EnvConnectAddr, &ServerError{Code: st.code, Message: st.msg})
+	case CodeCanceled:
+		return fmt.Errorf("atlas connect: %s: %w", st.msg, context.Canceled)
+	case CodeDeadlineExceeded:
+		return fmt.Errorf("atlas connect: %s: %w", st.msg, context.DeadlineExceeded)
 	}
-	return &ServerError{Code: st.Code(), Message: st.Message()}
+	return &ServerError{Code: st.code, Message: st.msg}
 }

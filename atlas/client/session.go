@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/google/uuid"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
@@ -33,15 +31,11 @@ const EnvSessionID = "ATLAS_SESSION_ID"
 // clientType is sent with every request, as PySpark sends "_SPARK_CONNECT_PYTHON".
 const clientType = "atlas-go"
 
-// maxMessage is the largest response accepted (Spark's default 128 MiB).
-const maxMessage = 128 << 20
-
 // Session is a connection to a Spark Connect server under one session id:
 // the server keeps the session's temp views, memory tables, configuration
 // and streaming queries. A Session is safe for concurrent use.
 type Session struct {
-	conn    *grpc.ClientConn
-	client  pb.SparkConnectServiceClient
+	conn    *conn
 	id      string
 	user    string
 	appName string
@@ -113,15 +107,7 @@ func (b *SessionBuilder) GetOrCreate() *Session {
 	if u := params["user_id"]; u != "" {
 		s.user = u
 	}
-	conn, err := grpc.NewClient(target,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)))
-	if err != nil {
-		s.err = fmt.Errorf("atlas connect: %s: %w", remote, err)
-		return s
-	}
-	s.conn = conn
-	s.client = pb.NewSparkConnectServiceClient(conn)
+	s.conn = newConn(target)
 	return s
 }
 
@@ -194,11 +180,11 @@ func (s *Session) Remote() string { return s.remote }
 // streaming queries. To leave queries running for later cells, call Close
 // instead (or nothing: a cell's process ending closes the connection).
 func (s *Session) Stop() {
-	if s.client != nil {
+	if s.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
-		_, _ = s.client.ReleaseSession(ctx, &pb.ReleaseSessionRequest{
+		_ = s.conn.unary(ctx, "ReleaseSession", &pb.ReleaseSessionRequest{
 			SessionId: s.id, UserContext: s.userContext(), ClientType: ptr(clientType),
-		})
+		}, &pb.ReleaseSessionResponse{})
 		cancel()
 	}
 	s.Close()
@@ -208,7 +194,7 @@ func (s *Session) Stop() {
 // its views and its queries as they are.
 func (s *Session) Close() {
 	if s.conn != nil {
-		_ = s.conn.Close()
+		s.conn.close()
 	}
 }
 

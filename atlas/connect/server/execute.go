@@ -6,12 +6,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
 // ExecutePlan runs a relation (streaming its rows back as Arrow batches) or
 // a command, then sends ResultComplete.
-func (s *service) ExecutePlan(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
+func (s *service) ExecutePlan(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
 	sess, err := s.session(req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
 	if err != nil {
 		return err
@@ -59,7 +60,7 @@ func (s *service) executeRelation(ctx context.Context, sess *session, out *respo
 
 // responder sends the responses of one operation, stamped with its ids.
 type responder struct {
-	stream pb.SparkConnectService_ExecutePlanServer
+	stream sparkgrpc.SparkConnectService_ExecutePlanServer
 	sess   *session
 	opID   string
 }

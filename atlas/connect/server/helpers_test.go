@@ -16,6 +16,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
@@ -74,7 +75,7 @@ func startServer(t *testing.T, home string) *Server {
 // client is a raw Spark Connect client of one session.
 type client struct {
 	t       *testing.T
-	rpc     pb.SparkConnectServiceClient
+	rpc     sparkgrpc.SparkConnectServiceClient
 	session string
 }
 
@@ -85,7 +86,7 @@ func dial(t *testing.T, addr string) *client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return &client{t: t, rpc: pb.NewSparkConnectServiceClient(conn), session: uuid.NewString()}
+	return &client{t: t, rpc: sparkgrpc.NewSparkConnectServiceClient(conn), session: uuid.NewString()}
 }
 
 // execute runs a plan and returns every response.

@@ -17,7 +17,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 )
 
 // DefaultAddr is where the server listens unless configured: Spark
@@ -91,7 +91,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	svc := newService(cfg.Conf, timeout, log)
 	g := grpc.NewServer(grpc.MaxRecvMsgSize(maxInbound))
-	pb.RegisterSparkConnectServiceServer(g, svc)
+	sparkgrpc.RegisterSparkConnectServiceServer(g, svc)
 	s := &Server{grpc: g, ln: ln, svc: svc, done: make(chan error, 1)}
 	go func() { s.done <- g.Serve(ln) }()
 	return s, nil

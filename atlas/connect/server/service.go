@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
@@ -15,7 +16,7 @@ const SparkVersion = "4.0.0"
 
 // service implements spark.connect.SparkConnectService.
 type service struct {
-	pb.UnimplementedSparkConnectServiceServer
+	sparkgrpc.UnimplementedSparkConnectServiceServer
 	sessions *sessions
 	log      io.Writer
 	stop     chan struct{}

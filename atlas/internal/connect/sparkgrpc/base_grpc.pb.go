@@ -27,10 +27,11 @@
 // - protoc             v3.21.12
 // source: spark/connect/base.proto
 
-package sparkpb
+package sparkgrpc
 
 import (
 	context "context"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
@@ -58,16 +59,16 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type SparkConnectServiceClient interface {
-	ExecutePlan(ctx context.Context, in *ExecutePlanRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecutePlanResponse], error)
-	AnalyzePlan(ctx context.Context, in *AnalyzePlanRequest, opts ...grpc.CallOption) (*AnalyzePlanResponse, error)
-	Config(ctx context.Context, in *ConfigRequest, opts ...grpc.CallOption) (*ConfigResponse, error)
-	AddArtifacts(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[AddArtifactsRequest, AddArtifactsResponse], error)
-	ArtifactStatus(ctx context.Context, in *ArtifactStatusesRequest, opts ...grpc.CallOption) (*ArtifactStatusesResponse, error)
-	Interrupt(ctx context.Context, in *InterruptRequest, opts ...grpc.CallOption) (*InterruptResponse, error)
-	ReattachExecute(ctx context.Context, in *ReattachExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecutePlanResponse], error)
-	ReleaseExecute(ctx context.Context, in *ReleaseExecuteRequest, opts ...grpc.CallOption) (*ReleaseExecuteResponse, error)
-	ReleaseSession(ctx context.Context, in *ReleaseSessionRequest, opts ...grpc.CallOption) (*ReleaseSessionResponse, error)
-	FetchErrorDetails(ctx context.Context, in *FetchErrorDetailsRequest, opts ...grpc.CallOption) (*FetchErrorDetailsResponse, error)
+	ExecutePlan(ctx context.Context, in *pb.ExecutePlanRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ExecutePlanResponse], error)
+	AnalyzePlan(ctx context.Context, in *pb.AnalyzePlanRequest, opts ...grpc.CallOption) (*pb.AnalyzePlanResponse, error)
+	Config(ctx context.Context, in *pb.ConfigRequest, opts ...grpc.CallOption) (*pb.ConfigResponse, error)
+	AddArtifacts(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[pb.AddArtifactsRequest, pb.AddArtifactsResponse], error)
+	ArtifactStatus(ctx context.Context, in *pb.ArtifactStatusesRequest, opts ...grpc.CallOption) (*pb.ArtifactStatusesResponse, error)
+	Interrupt(ctx context.Context, in *pb.InterruptRequest, opts ...grpc.CallOption) (*pb.InterruptResponse, error)
+	ReattachExecute(ctx context.Context, in *pb.ReattachExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ExecutePlanResponse], error)
+	ReleaseExecute(ctx context.Context, in *pb.ReleaseExecuteRequest, opts ...grpc.CallOption) (*pb.ReleaseExecuteResponse, error)
+	ReleaseSession(ctx context.Context, in *pb.ReleaseSessionRequest, opts ...grpc.CallOption) (*pb.ReleaseSessionResponse, error)
+	FetchErrorDetails(ctx context.Context, in *pb.FetchErrorDetailsRequest, opts ...grpc.CallOption) (*pb.FetchErrorDetailsResponse, error)
 }
 
 type sparkConnectServiceClient struct {
@@ -78,13 +79,13 @@ func NewSparkConnectServiceClient(cc grpc.ClientConnInterface) SparkConnectServi
 	return &sparkConnectServiceClient{cc}
 }
 
-func (c *sparkConnectServiceClient) ExecutePlan(ctx context.Context, in *ExecutePlanRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecutePlanResponse], error) {
+func (c *sparkConnectServiceClient) ExecutePlan(ctx context.Context, in *pb.ExecutePlanRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ExecutePlanResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &SparkConnectService_ServiceDesc.Streams[0], SparkConnectService_ExecutePlan_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[ExecutePlanRequest, ExecutePlanResponse]{ClientStream: stream}
+	x := &grpc.GenericClientStream[pb.ExecutePlanRequest, pb.ExecutePlanResponse]{ClientStream: stream}
 	if err := x.ClientStream.SendMsg(in); err != nil {
 		return nil, err
 	}
@@ -95,11 +96,11 @@ func (c *sparkConnectServiceClient) ExecutePlan(ctx context.Context, in *Execute
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type SparkConnectService_ExecutePlanClient = grpc.ServerStreamingClient[ExecutePlanResponse]
+type SparkConnectService_ExecutePlanClient = grpc.ServerStreamingClient[pb.ExecutePlanResponse]
 
-func (c *sparkConnectServiceClient) AnalyzePlan(ctx context.Context, in *AnalyzePlanRequest, opts ...grpc.CallOption) (*AnalyzePlanResponse, error) {
+func (c *sparkConnectServiceClient) AnalyzePlan(ctx context.Context, in *pb.AnalyzePlanRequest, opts ...grpc.CallOption) (*pb.AnalyzePlanResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(AnalyzePlanResponse)
+	out := new(pb.AnalyzePlanResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_AnalyzePlan_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -107,9 +108,9 @@ func (c *sparkConnectServiceClient) AnalyzePlan(ctx context.Context, in *Analyze
 	return out, nil
 }
 
-func (c *sparkConnectServiceClient) Config(ctx context.Context, in *ConfigRequest, opts ...grpc.CallOption) (*ConfigResponse, error) {
+func (c *sparkConnectServiceClient) Config(ctx context.Context, in *pb.ConfigRequest, opts ...grpc.CallOption) (*pb.ConfigResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ConfigResponse)
+	out := new(pb.ConfigResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_Config_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -117,22 +118,22 @@ func (c *sparkConnectServiceClient) Config(ctx context.Context, in *ConfigReques
 	return out, nil
 }
 
-func (c *sparkConnectServiceClient) AddArtifacts(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[AddArtifactsRequest, AddArtifactsResponse], error) {
+func (c *sparkConnectServiceClient) AddArtifacts(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[pb.AddArtifactsRequest, pb.AddArtifactsResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &SparkConnectService_ServiceDesc.Streams[1], SparkConnectService_AddArtifacts_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[AddArtifactsRequest, AddArtifactsResponse]{ClientStream: stream}
+	x := &grpc.GenericClientStream[pb.AddArtifactsRequest, pb.AddArtifactsResponse]{ClientStream: stream}
 	return x, nil
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type SparkConnectService_AddArtifactsClient = grpc.ClientStreamingClient[AddArtifactsRequest, AddArtifactsResponse]
+type SparkConnectService_AddArtifactsClient = grpc.ClientStreamingClient[pb.AddArtifactsRequest, pb.AddArtifactsResponse]
 
-func (c *sparkConnectServiceClient) ArtifactStatus(ctx context.Context, in *ArtifactStatusesRequest, opts ...grpc.CallOption) (*ArtifactStatusesResponse, error) {
+func (c *sparkConnectServiceClient) ArtifactStatus(ctx context.Context, in *pb.ArtifactStatusesRequest, opts ...grpc.CallOption) (*pb.ArtifactStatusesResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ArtifactStatusesResponse)
+	out := new(pb.ArtifactStatusesResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_ArtifactStatus_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -140,9 +141,9 @@ func (c *sparkConnectServiceClient) ArtifactStatus(ctx context.Context, in *Arti
 	return out, nil
 }
 
-func (c *sparkConnectServiceClient) Interrupt(ctx context.Context, in *InterruptRequest, opts ...grpc.CallOption) (*InterruptResponse, error) {
+func (c *sparkConnectServiceClient) Interrupt(ctx context.Context, in *pb.InterruptRequest, opts ...grpc.CallOption) (*pb.InterruptResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(InterruptResponse)
+	out := new(pb.InterruptResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_Interrupt_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -150,13 +151,13 @@ func (c *sparkConnectServiceClient) Interrupt(ctx context.Context, in *Interrupt
 	return out, nil
 }
 
-func (c *sparkConnectServiceClient) ReattachExecute(ctx context.Context, in *ReattachExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecutePlanResponse], error) {
+func (c *sparkConnectServiceClient) ReattachExecute(ctx context.Context, in *pb.ReattachExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ExecutePlanResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &SparkConnectService_ServiceDesc.Streams[2], SparkConnectService_ReattachExecute_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[ReattachExecuteRequest, ExecutePlanResponse]{ClientStream: stream}
+	x := &grpc.GenericClientStream[pb.ReattachExecuteRequest, pb.ExecutePlanResponse]{ClientStream: stream}
 	if err := x.ClientStream.SendMsg(in); err != nil {
 		return nil, err
 	}
@@ -167,11 +168,11 @@ func (c *sparkConnectServiceClient) ReattachExecute(ctx context.Context, in *Rea
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type SparkConnectService_ReattachExecuteClient = grpc.ServerStreamingClient[ExecutePlanResponse]
+type SparkConnectService_ReattachExecuteClient = grpc.ServerStreamingClient[pb.ExecutePlanResponse]
 
-func (c *sparkConnectServiceClient) ReleaseExecute(ctx context.Context, in *ReleaseExecuteRequest, opts ...grpc.CallOption) (*ReleaseExecuteResponse, error) {
+func (c *sparkConnectServiceClient) ReleaseExecute(ctx context.Context, in *pb.ReleaseExecuteRequest, opts ...grpc.CallOption) (*pb.ReleaseExecuteResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ReleaseExecuteResponse)
+	out := new(pb.ReleaseExecuteResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_ReleaseExecute_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -179,9 +180,9 @@ func (c *sparkConnectServiceClient) ReleaseExecute(ctx context.Context, in *Rele
 	return out, nil
 }
 
-func (c *sparkConnectServiceClient) ReleaseSession(ctx context.Context, in *ReleaseSessionRequest, opts ...grpc.CallOption) (*ReleaseSessionResponse, error) {
+func (c *sparkConnectServiceClient) ReleaseSession(ctx context.Context, in *pb.ReleaseSessionRequest, opts ...grpc.CallOption) (*pb.ReleaseSessionResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(ReleaseSessionResponse)
+	out := new(pb.ReleaseSessionResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_ReleaseSession_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -189,9 +190,9 @@ func (c *sparkConnectServiceClient) ReleaseSession(ctx context.Context, in *Rele
 	return out, nil
 }
 
-func (c *sparkConnectServiceClient) FetchErrorDetails(ctx context.Context, in *FetchErrorDetailsRequest, opts ...grpc.CallOption) (*FetchErrorDetailsResponse, error) {
+func (c *sparkConnectServiceClient) FetchErrorDetails(ctx context.Context, in *pb.FetchErrorDetailsRequest, opts ...grpc.CallOption) (*pb.FetchErrorDetailsResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(FetchErrorDetailsResponse)
+	out := new(pb.FetchErrorDetailsResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_FetchErrorDetails_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -203,16 +204,16 @@ func (c *sparkConnectServiceClient) FetchErrorDetails(ctx context.Context, in *F
 // All implementations must embed UnimplementedSparkConnectServiceServer
 // for forward compatibility.
 type SparkConnectServiceServer interface {
-	ExecutePlan(*ExecutePlanRequest, grpc.ServerStreamingServer[ExecutePlanResponse]) error
-	AnalyzePlan(context.Context, *AnalyzePlanRequest) (*AnalyzePlanResponse, error)
-	Config(context.Context, *ConfigRequest) (*ConfigResponse, error)
-	AddArtifacts(grpc.ClientStreamingServer[AddArtifactsRequest, AddArtifactsResponse]) error
-	ArtifactStatus(context.Context, *ArtifactStatusesRequest) (*ArtifactStatusesResponse, error)
-	Interrupt(context.Context, *InterruptRequest) (*InterruptResponse, error)
-	ReattachExecute(*ReattachExecuteRequest, grpc.ServerStreamingServer[ExecutePlanResponse]) error
-	ReleaseExecute(context.Context, *ReleaseExecuteRequest) (*ReleaseExecuteResponse, error)
-	ReleaseSession(context.Context, *ReleaseSessionRequest) (*ReleaseSessionResponse, error)
-	FetchErrorDetails(context.Context, *FetchErrorDetailsRequest) (*FetchErrorDetailsResponse, error)
+	ExecutePlan(*pb.ExecutePlanRequest, grpc.ServerStreamingServer[pb.ExecutePlanResponse]) error
+	AnalyzePlan(context.Context, *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error)
+	Config(context.Context, *pb.ConfigRequest) (*pb.ConfigResponse, error)
+	AddArtifacts(grpc.ClientStreamingServer[pb.AddArtifactsRequest, pb.AddArtifactsResponse]) error
+	ArtifactStatus(context.Context, *pb.ArtifactStatusesRequest) (*pb.ArtifactStatusesResponse, error)
+	Interrupt(context.Context, *pb.InterruptRequest) (*pb.InterruptResponse, error)
+	ReattachExecute(*pb.ReattachExecuteRequest, grpc.ServerStreamingServer[pb.ExecutePlanResponse]) error
+	ReleaseExecute(context.Context, *pb.ReleaseExecuteRequest) (*pb.ReleaseExecuteResponse, error)
+	ReleaseSession(context.Context, *pb.ReleaseSessionRequest) (*pb.ReleaseSessionResponse, error)
+	FetchErrorDetails(context.Context, *pb.FetchErrorDetailsRequest) (*pb.FetchErrorDetailsResponse, error)
 	mustEmbedUnimplementedSparkConnectServiceServer()
 }
 
@@ -223,34 +224,34 @@ type SparkConnectServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedSparkConnectServiceServer struct{}
 
-func (UnimplementedSparkConnectServiceServer) ExecutePlan(*ExecutePlanRequest, grpc.ServerStreamingServer[ExecutePlanResponse]) error {
+func (UnimplementedSparkConnectServiceServer) ExecutePlan(*pb.ExecutePlanRequest, grpc.ServerStreamingServer[pb.ExecutePlanResponse]) error {
 	return status.Error(codes.Unimplemented, "method ExecutePlan not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) AnalyzePlan(context.Context, *AnalyzePlanRequest) (*AnalyzePlanResponse, error) {
+func (UnimplementedSparkConnectServiceServer) AnalyzePlan(context.Context, *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AnalyzePlan not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) Config(context.Context, *ConfigRequest) (*ConfigResponse, error) {
+func (UnimplementedSparkConnectServiceServer) Config(context.Context, *pb.ConfigRequest) (*pb.ConfigResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Config not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) AddArtifacts(grpc.ClientStreamingServer[AddArtifactsRequest, AddArtifactsResponse]) error {
+func (UnimplementedSparkConnectServiceServer) AddArtifacts(grpc.ClientStreamingServer[pb.AddArtifactsRequest, pb.AddArtifactsResponse]) error {
 	return status.Error(codes.Unimplemented, "method AddArtifacts not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) ArtifactStatus(context.Context, *ArtifactStatusesRequest) (*ArtifactStatusesResponse, error) {
+func (UnimplementedSparkConnectServiceServer) ArtifactStatus(context.Context, *pb.ArtifactStatusesRequest) (*pb.ArtifactStatusesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ArtifactStatus not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) Interrupt(context.Context, *InterruptRequest) (*InterruptResponse, error) {
+func (UnimplementedSparkConnectServiceServer) Interrupt(context.Context, *pb.InterruptRequest) (*pb.InterruptResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Interrupt not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) ReattachExecute(*ReattachExecuteRequest, grpc.ServerStreamingServer[ExecutePlanResponse]) error {
+func (UnimplementedSparkConnectServiceServer) ReattachExecute(*pb.ReattachExecuteRequest, grpc.ServerStreamingServer[pb.ExecutePlanResponse]) error {
 	return status.Error(codes.Unimplemented, "method ReattachExecute not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) ReleaseExecute(context.Context, *ReleaseExecuteRequest) (*ReleaseExecuteResponse, error) {
+func (UnimplementedSparkConnectServiceServer) ReleaseExecute(context.Context, *pb.ReleaseExecuteRequest) (*pb.ReleaseExecuteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReleaseExecute not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) ReleaseSession(context.Context, *ReleaseSessionRequest) (*ReleaseSessionResponse, error) {
+func (UnimplementedSparkConnectServiceServer) ReleaseSession(context.Context, *pb.ReleaseSessionRequest) (*pb.ReleaseSessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReleaseSession not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) FetchErrorDetails(context.Context, *FetchErrorDetailsRequest) (*FetchErrorDetailsResponse, error) {
+func (UnimplementedSparkConnectServiceServer) FetchErrorDetails(context.Context, *pb.FetchErrorDetailsRequest) (*pb.FetchErrorDetailsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method FetchErrorDetails not implemented")
 }
 func (UnimplementedSparkConnectServiceServer) mustEmbedUnimplementedSparkConnectServiceServer() {}
@@ -275,18 +276,18 @@ func RegisterSparkConnectServiceServer(s grpc.ServiceRegistrar, srv SparkConnect
 }
 
 func _SparkConnectService_ExecutePlan_Handler(srv interface{}, stream grpc.ServerStream) error {
-	m := new(ExecutePlanRequest)
+	m := new(pb.ExecutePlanRequest)
 	if err := stream.RecvMsg(m); err != nil {
 		return err
 	}
-	return srv.(SparkConnectServiceServer).ExecutePlan(m, &grpc.GenericServerStream[ExecutePlanRequest, ExecutePlanResponse]{ServerStream: stream})
+	return srv.(SparkConnectServiceServer).ExecutePlan(m, &grpc.GenericServerStream[pb.ExecutePlanRequest, pb.ExecutePlanResponse]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type SparkConnectService_ExecutePlanServer = grpc.ServerStreamingServer[ExecutePlanResponse]
+type SparkConnectService_ExecutePlanServer = grpc.ServerStreamingServer[pb.ExecutePlanResponse]
 
 func _SparkConnectService_AnalyzePlan_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(AnalyzePlanRequest)
+	in := new(pb.AnalyzePlanRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -298,13 +299,13 @@ func _SparkConnectService_AnalyzePlan_Handler(srv interface{}, ctx context.Conte
 		FullMethod: SparkConnectService_AnalyzePlan_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).AnalyzePlan(ctx, req.(*AnalyzePlanRequest))
+		return srv.(SparkConnectServiceServer).AnalyzePlan(ctx, req.(*pb.AnalyzePlanRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _SparkConnectService_Config_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ConfigRequest)
+	in := new(pb.ConfigRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -316,20 +317,20 @@ func _SparkConnectService_Config_Handler(srv interface{}, ctx context.Context, d
 		FullMethod: SparkConnectService_Config_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).Config(ctx, req.(*ConfigRequest))
+		return srv.(SparkConnectServiceServer).Config(ctx, req.(*pb.ConfigRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _SparkConnectService_AddArtifacts_Handler(srv interface{}, stream grpc.ServerStream) error {
-	return srv.(SparkConnectServiceServer).AddArtifacts(&grpc.GenericServerStream[AddArtifactsRequest, AddArtifactsResponse]{ServerStream: stream})
+	return srv.(SparkConnectServiceServer).AddArtifacts(&grpc.GenericServerStream[pb.AddArtifactsRequest, pb.AddArtifactsResponse]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type SparkConnectService_AddArtifactsServer = grpc.ClientStreamingServer[AddArtifactsRequest, AddArtifactsResponse]
+type SparkConnectService_AddArtifactsServer = grpc.ClientStreamingServer[pb.AddArtifactsRequest, pb.AddArtifactsResponse]
 
 func _SparkConnectService_ArtifactStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ArtifactStatusesRequest)
+	in := new(pb.ArtifactStatusesRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -341,13 +342,13 @@ func _SparkConnectService_ArtifactStatus_Handler(srv interface{}, ctx context.Co
 		FullMethod: SparkConnectService_ArtifactStatus_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).ArtifactStatus(ctx, req.(*ArtifactStatusesRequest))
+		return srv.(SparkConnectServiceServer).ArtifactStatus(ctx, req.(*pb.ArtifactStatusesRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _SparkConnectService_Interrupt_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(InterruptRequest)
+	in := new(pb.InterruptRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -359,24 +360,24 @@ func _SparkConnectService_Interrupt_Handler(srv interface{}, ctx context.Context
 		FullMethod: SparkConnectService_Interrupt_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).Interrupt(ctx, req.(*InterruptRequest))
+		return srv.(SparkConnectServiceServer).Interrupt(ctx, req.(*pb.InterruptRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _SparkConnectService_ReattachExecute_Handler(srv interface{}, stream grpc.ServerStream) error {
-	m := new(ReattachExecuteRequest)
+	m := new(pb.ReattachExecuteRequest)
 	if err := stream.RecvMsg(m); err != nil {
 		return err
 	}
-	return srv.(SparkConnectServiceServer).ReattachExecute(m, &grpc.GenericServerStream[ReattachExecuteRequest, ExecutePlanResponse]{ServerStream: stream})
+	return srv.(SparkConnectServiceServer).ReattachExecute(m, &grpc.GenericServerStream[pb.ReattachExecuteRequest, pb.ExecutePlanResponse]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type SparkConnectService_ReattachExecuteServer = grpc.ServerStreamingServer[ExecutePlanResponse]
+type SparkConnectService_ReattachExecuteServer = grpc.ServerStreamingServer[pb.ExecutePlanResponse]
 
 func _SparkConnectService_ReleaseExecute_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ReleaseExecuteRequest)
+	in := new(pb.ReleaseExecuteRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -388,13 +389,13 @@ func _SparkConnectService_ReleaseExecute_Handler(srv interface{}, ctx context.Co
 		FullMethod: SparkConnectService_ReleaseExecute_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).ReleaseExecute(ctx, req.(*ReleaseExecuteRequest))
+		return srv.(SparkConnectServiceServer).ReleaseExecute(ctx, req.(*pb.ReleaseExecuteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _SparkConnectService_ReleaseSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(ReleaseSessionRequest)
+	in := new(pb.ReleaseSessionRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -406,13 +407,13 @@ func _SparkConnectService_ReleaseSession_Handler(srv interface{}, ctx context.Co
 		FullMethod: SparkConnectService_ReleaseSession_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).ReleaseSession(ctx, req.(*ReleaseSessionRequest))
+		return srv.(SparkConnectServiceServer).ReleaseSession(ctx, req.(*pb.ReleaseSessionRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _SparkConnectService_FetchErrorDetails_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(FetchErrorDetailsRequest)
+	in := new(pb.FetchErrorDetailsRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -424,7 +425,7 @@ func _SparkConnectService_FetchErrorDetails_Handler(srv interface{}, ctx context
 		FullMethod: SparkConnectService_FetchErrorDetails_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).FetchErrorDetails(ctx, req.(*FetchErrorDetailsRequest))
+		return srv.(SparkConnectServiceServer).FetchErrorDetails(ctx, req.(*pb.FetchErrorDetailsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }

@@ -1,0 +1,270 @@
+package atlas
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// The client speaks gRPC over net/http's HTTP/2 without TLS (h2c), as the
+// gRPC wire protocol describes it (grpc/grpc doc/PROTOCOL-HTTP2.md):
+// POST /<service>/<method>, content-type application/grpc, each message
+// framed by a compressed flag and a 4-byte big-endian length, the status in
+// the grpc-status and grpc-message trailers. Spark Connect needs only unary
+// and server-streaming calls. net/http is in every cell already; grpc-go
+// would add about 4 MB and a third of a cell's build time.
+
+// service is Spark Connect's gRPC service name.
+const service = "/spark.connect.SparkConnectService/"
+
+// maxFrame bounds one response message (Spark's default maximum, 128 MiB).
+const maxFrame = 128 << 20
+
+// Code is a gRPC status code.
+type Code uint32
+
+// The gRPC status codes the client tells apart.
+const (
+	CodeOK               Code = 0
+	CodeCanceled         Code = 1
+	CodeUnknown          Code = 2
+	CodeInvalidArgument  Code = 3
+	CodeDeadlineExceeded Code = 4
+	CodeNotFound         Code = 5
+	CodeUnimplemented    Code = 12
+	CodeInternal         Code = 13
+	CodeUnavailable      Code = 14
+)
+
+// conn is an HTTP/2 connection pool to one server; closing it cancels
+// every call in flight, as a process exit would.
+type conn struct {
+	base   string
+	hc     *http.Client
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func newConn(target string) *conn {
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{
+		Protocols:         &p,
+		DialContext:       (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2: true,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &conn{base: "http://" + target, hc: &http.Client{Transport: tr}, ctx: ctx, cancel: cancel}
+}
+
+func (c *conn) close() {
+	c.cancel()
+	c.hc.CloseIdleConnections()
+}
+
+// rpcStatus is a gRPC status returned by the server or made up for a
+// transport failure.
+type rpcStatus struct {
+	code Code
+	msg  string
+}
+
+func (s *rpcStatus) Error() string { return fmt.Sprintf("rpc error: code = %d desc = %s", s.code, s.msg) }
+
+// call starts method with req and returns the response stream.
+func (c *conn) call(ctx context.Context, method string, req proto.Message) (*callStream, error) {
+	body, err := proto.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s request: %w", method, err)
+	}
+	frame := make([]byte, 5+len(body))
+	binary.BigEndian.PutUint32(frame[1:5], uint32(len(body)))
+	copy(frame[5:], body)
+
+	ctx, cancel := context.WithCancel(ctx)
+	stopAfter := context.AfterFunc(c.ctx, cancel) // closing the session cancels the call
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+service+method, bytes.NewReader(frame))
+	if err != nil {
+		stopAfter()
+		cancel()
+		return nil, err
+	}
+	hreq.Header.Set("Content-Type", "application/grpc+proto")
+	hreq.Header.Set("Te", "trailers")
+	hreq.Header.Set("User-Agent", "atlas-go-client")
+	if dl, ok := ctx.Deadline(); ok {
+		if ms := time.Until(dl).Milliseconds(); ms > 0 {
+			hreq.Header.Set("Grpc-Timeout", strconv.FormatInt(ms, 10)+"m")
+		}
+	}
+	resp, err := c.hc.Do(hreq)
+	if err != nil {
+		stopAfter()
+		cancel()
+		return nil, transportStatus(ctx, err)
+	}
+	s := &callStream{resp: resp, done: func() { stopAfter(); cancel() }, ctx: ctx}
+	if resp.StatusCode != http.StatusOK {
+		s.close()
+		return nil, &rpcStatus{code: httpCode(resp.StatusCode), msg: fmt.Sprintf("HTTP %s from %s (is it a Spark Connect server?)", resp.Status, c.base)}
+	}
+	if st := headerStatus(resp.Header); st != nil {
+		// Trailers-only: the call failed (or ended) before any message.
+		s.close()
+		if st.code == CodeOK {
+			s.eof = true
+			return s, nil
+		}
+		return nil, st
+	}
+	return s, nil
+}
+
+// unary runs a call with one response.
+func (c *conn) unary(ctx context.Context, method string, req, resp proto.Message) error {
+	s, err := c.call(ctx, method, req)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	if err := s.recv(resp); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &rpcStatus{code: CodeInternal, msg: method + ": the server sent no response"}
+		}
+		return err
+	}
+	return s.drain()
+}
+
+// callStream reads the response messages of one call.
+type callStream struct {
+	resp *http.Response
+	ctx  context.Context
+	done func()
+	eof  bool
+	hdr  [5]byte
+}
+
+// recv reads the next message into m; io.EOF after the last one when the
+// call succeeded, the call's status otherwise.
+func (s *callStream) recv(m proto.Message) error {
+	if s.eof {
+		return io.EOF
+	}
+	if _, err := io.ReadFull(s.resp.Body, s.hdr[:]); err != nil {
+		if errors.Is(err, io.EOF) {
+			s.eof = true
+			st := headerStatus(s.resp.Trailer)
+			s.close()
+			if st == nil {
+				return &rpcStatus{code: CodeInternal, msg: "the server ended the call without a status"}
+			}
+			if st.code != CodeOK {
+				return st
+			}
+			return io.EOF
+		}
+		s.close()
+		return transportStatus(s.ctx, err)
+	}
+	if s.hdr[0] != 0 {
+		s.close()
+		return &rpcStatus{code: CodeInternal, msg: "the server sent a compressed message, which this client never asks for"}
+	}
+	n := binary.BigEndian.Uint32(s.hdr[1:])
+	if n > maxFrame {
+		s.close()
+		return &rpcStatus{code: CodeInternal, msg: fmt.Sprintf("a response message of %d bytes exceeds %d", n, maxFrame)}
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(s.resp.Body, buf); err != nil {
+		s.close()
+		return transportStatus(s.ctx, err)
+	}
+	if err := proto.Unmarshal(buf, m); err != nil {
+		s.close()
+		return &rpcStatus{code: CodeInternal, msg: fmt.Sprintf("decode a response: %v", err)}
+	}
+	return nil
+}
+
+// drain reads to the end of a unary call and returns its status.
+func (s *callStream) drain() error {
+	if s.eof {
+		return nil
+	}
+	var extra [1]byte
+	if _, err := io.ReadFull(s.resp.Body, extra[:]); !errors.Is(err, io.EOF) {
+		s.close()
+		if err == nil {
+			return &rpcStatus{code: CodeInternal, msg: "the server sent more than one response to a unary call"}
+		}
+		return transportStatus(s.ctx, err)
+	}
+	s.eof = true
+	st := headerStatus(s.resp.Trailer)
+	s.close()
+	if st != nil && st.code != CodeOK {
+		return st
+	}
+	return nil
+}
+
+func (s *callStream) close() {
+	_ = s.resp.Body.Close()
+	s.done()
+}
+
+// headerStatus reads grpc-status and grpc-message, or nil when absent.
+func headerStatus(h http.Header) *rpcStatus {
+	v := h.Get("Grpc-Status")
+	if v == "" {
+		return nil
+	}
+	code, err := strconv.ParseUint(v, 10, 32)
+	if err != nil {
+		return &rpcStatus{code: CodeUnknown, msg: "malformed grpc-status " + strconv.Quote(v)}
+	}
+	msg := h.Get("Grpc-Message")
+	if m, err := url.PathUnescape(msg); err == nil {
+		msg = m
+	}
+	return &rpcStatus{code: Code(code), msg: msg}
+}
+
+// transportStatus classifies a failure below gRPC: the caller's context,
+// or an unreachable server.
+func transportStatus(ctx context.Context, err error) *rpcStatus {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &rpcStatus{code: CodeDeadlineExceeded, msg: "deadline exceeded"}
+	case ctx.Err() != nil:
+		return &rpcStatus{code: CodeCanceled, msg: "call canceled"}
+	}
+	return &rpcStatus{code: CodeUnavailable, msg: err.Error()}
+}
+
+// httpCode maps an HTTP status to a gRPC code as gRPC clients do.
+func httpCode(status int) Code {
+	switch status {
+	case http.StatusBadRequest:
+		return CodeInternal
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return 7 // PermissionDenied / Unauthenticated
+	case http.StatusNotFound:
+		return CodeUnimplemented
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return CodeUnavailable
+	}
+	return CodeUnknown
+}
