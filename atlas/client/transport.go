@@ -79,7 +79,9 @@ type rpcStatus struct {
 	msg  string
 }
 
-func (s *rpcStatus) Error() string { return fmt.Sprintf("rpc error: code = %d desc = %s", s.code, s.msg) }
+func (s *rpcStatus) Error() string {
+	return fmt.Sprintf("rpc error: code = %d desc = %s", s.code, s.msg)
+}
 
 // call starts method with req and returns the response stream.
 func (c *conn) call(ctx context.Context, method string, req proto.Message) (*callStream, error) {

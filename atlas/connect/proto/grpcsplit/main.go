@@ -113,4 +113,3 @@ func isTypeUse(c *astutil.Cursor) bool {
 	}
 	return true
 }
-
