@@ -102,7 +102,8 @@ GO
 
 build() { # variant seq -> prints "seconds bytes linkKB"
 	local v=$1 out="$work/$1.bin" log="$work/$1.log"
-	write_cell "$v" "$2"
+	# A number no earlier run used: the cell's code is new, as a new cell's is.
+	write_cell "$v" "$2$(date +%N)"
 	rm -f "$out" "$log"
 	local t0 t1
 	t0=$(date +%s.%N)
@@ -115,14 +116,19 @@ echo "warming the build cache (the first build of each variant is not counted)"
 for v in $variants; do build "$v" 0 >/dev/null; done
 
 printf '%-9s %4s %9s %9s %12s\n' variant run seconds MB link_MB
-declare -A total
+declare -A times
 for r in $(seq 1 "$runs"); do
-	for v in $variants; do
+	for v in $variants; do # interleaved, so a busy moment hits every variant
 		read -r secs bytes kb < <(build "$v" "$r")
-		total[$v]=$(echo "${total[$v]:-0} + $secs" | bc)
+		times[$v]="${times[$v]:-} $secs"
 		printf '%-9s %4d %9.2f %9.1f %12.0f\n' "$v" "$r" "$secs" "$(echo "$bytes/1048576" | bc -l)" "$(echo "$kb/1024" | bc -l)"
 	done
 done
-if [[ -n ${total[baseline]:-} && -n ${total[client]:-} ]]; then
-	printf 'client/baseline build time: %.2f (acceptance: <= 1.5)\n' "$(echo "${total[client]} / ${total[baseline]}" | bc -l)"
+median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+for v in $variants; do
+	printf '%-9s median %.2f s, min %.2f s\n' "$v" "$(echo "${times[$v]}" | median)" "$(echo "${times[$v]}" | tr ' ' '\n' | grep . | sort -g | head -1)"
+done
+if [[ -n ${times[baseline]:-} && -n ${times[client]:-} ]]; then
+	printf 'client/baseline build time (medians): %.2f (acceptance: <= 1.5)\n' \
+		"$(echo "$(echo "${times[client]}" | median) / $(echo "${times[baseline]}" | median)" | bc -l)"
 fi
