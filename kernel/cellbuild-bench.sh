@@ -103,7 +103,7 @@ GO
 build() { # variant seq -> prints "seconds bytes linkKB"
 	local v=$1 out="$work/$1.bin" log="$work/$1.log"
 	# A number no earlier run used: the cell's code is new, as a new cell's is.
-	write_cell "$v" "$2$(date +%N)"
+	write_cell "$v" "1$2$(date +%N)"
 	rm -f "$out" "$log"
 	local t0 t1
 	t0=$(date +%s.%N)
