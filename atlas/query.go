@@ -40,8 +40,40 @@ type StreamingQuery struct {
 	tempCheckpoint bool
 	tap            *tapSink
 	view           *progressView
+	// mgr is the session's query manager; seq orders its Active list.
+	mgr *StreamingQueryManager
+	seq int64
+	// started is closed once the QueryStartedEvent is delivered: the
+	// query's later events wait for it, so listeners see them in order.
+	started chan struct{}
+	// ended is closed once the query has terminated and left the
+	// manager's active queries (and its terminated event is queued).
+	ended   chan struct{}
+	explain queryExplain
 
 	closeOnce sync.Once
+}
+
+// StreamingQueryTotals are a query's counters over its current run (since
+// Start, not since the checkpoint began): the sums of its progress reports.
+type StreamingQueryTotals struct {
+	// Batches is the number of micro-batches that ran.
+	Batches int64
+	// InputRows sums numInputRows.
+	InputRows int64
+	// OutputRows sums sink.numOutputRows.
+	OutputRows int64
+	// DroppedLate sums the state operators' numRowsDroppedByWatermark.
+	DroppedLate int64
+	// Malformed sums observedMetrics' malformed-record counts.
+	Malformed int64
+	// NullEventTime sums observedMetrics.numRowsWithNullEventTime.
+	NullEventTime int64
+	// FutureEventTime sums observedMetrics.numRowsWithFutureEventTime.
+	FutureEventTime int64
+	// WatermarkWarnings counts batches that moved the watermark past their
+	// processing time (progress watermarkWarning).
+	WatermarkWarnings int64
 }
 
 // ID is the query id, stable across restarts from the same checkpoint.
@@ -80,7 +112,15 @@ func (sq *StreamingQuery) RecentProgress() []StreamingQueryProgress { return sq.
 
 // Totals returns counters over this run: batches, rows in and out, rows
 // dropped as late, malformed records.
-func (sq *StreamingQuery) Totals() exec.Totals { return sq.q.Totals() }
+func (sq *StreamingQuery) Totals() StreamingQueryTotals {
+	t := sq.q.Totals()
+	return StreamingQueryTotals{
+		Batches: t.Batches, InputRows: t.InputRows, OutputRows: t.OutputRows,
+		DroppedLate: t.DroppedLate, Malformed: t.Malformed,
+		NullEventTime: t.NullEventTime, FutureEventTime: t.FutureEventTime,
+		WatermarkWarnings: t.WatermarkWarnings,
+	}
+}
 
 // RecentWrites returns the table writes (MERGE INTO, INSERT) that a
 // foreachBatch query's callback made through the session in its latest
@@ -106,6 +146,12 @@ func (sq *StreamingQuery) Stop() error {
 	defer cancel()
 	err := sq.q.Stop(ctx)
 	sq.close()
+	if err == nil {
+		select {
+		case <-sq.ended:
+		case <-ctx.Done():
+		}
+	}
 	return err
 }
 
@@ -146,8 +192,7 @@ func (sq *StreamingQuery) AwaitTerminationContext(ctx context.Context) error {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
 	select {
-	case <-sq.q.Done():
-		sq.close()
+	case <-sq.ended:
 		return sq.q.Err()
 	case s := <-sig:
 		err := sq.Stop()
@@ -199,5 +244,19 @@ func (sq *StreamingQuery) onWait(status string) {
 func (sq *StreamingQuery) onProgress(p *progress.StreamingQueryProgress) {
 	if sq.view != nil {
 		sq.view.update(sq, p)
+	}
+	if sq.mgr != nil {
+		<-sq.started
+		ev := &QueryProgressEvent{Progress: *p}
+		sq.mgr.bus.post(func(l StreamingQueryListener) { l.OnQueryProgress(ev) })
+	}
+}
+
+// onIdle posts a QueryIdleEvent.
+func (sq *StreamingQuery) onIdle(trigger time.Time) {
+	if sq.mgr != nil {
+		<-sq.started
+		ev := &QueryIdleEvent{ID: sq.q.ID(), RunID: sq.q.RunID(), Timestamp: formatEventTime(trigger)}
+		sq.mgr.bus.post(func(l StreamingQueryListener) { l.OnQueryIdle(ev) })
 	}
 }

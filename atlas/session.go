@@ -28,6 +28,8 @@ type Session struct {
 	streams map[string]*mem.Stream
 	tables  map[string]*memoryTable
 	batch   *batchContext
+	// streamsMgr is spark.streams, made on first use.
+	streamsMgr *StreamingQueryManager
 	// callbackMu runs one foreachBatch callback at a time per session, so
 	// batch (which keys the callback's table writes for exactly-once) is
 	// never shared by two queries' callbacks.

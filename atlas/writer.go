@@ -37,8 +37,14 @@ func (df *DataFrame) WriteStream() *DataStreamWriter {
 func (w *DataStreamWriter) OutputMode(mode string) *DataStreamWriter { w.mode = mode; return w }
 
 // Format picks the sink: "iceberg", "console", "memory" (or use
-// ForeachBatch). Spark sinks Atlas does not have ("delta", "kafka",
-// "parquet", ...) are refused at Start, with what to use instead.
+// ForeachBatch). Spark sinks Atlas does not have ("delta", "orc", ...) are
+// refused at Start, with what to use instead.
+//
+// As in Spark, the memory and console sinks run from a temporary
+// checkpoint unless Option("checkpointLocation", dir) is given: each Start
+// reads the stream afresh (a memory table is rebuilt from the start), and
+// the temporary checkpoint is deleted when the query ends. With an explicit
+// checkpointLocation they resume from it like every other sink.
 func (w *DataStreamWriter) Format(name string) *DataStreamWriter {
 	w.format = strings.ToLower(name)
 	return w
@@ -149,6 +155,14 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	if err != nil {
 		return nil, err
 	}
+	mgr := df.s.Streams()
+	if err := mgr.checkStart(name); err != nil {
+		return nil, err
+	}
+	idleEvery, err := df.s.noDataEventInterval()
+	if err != nil {
+		return nil, err
+	}
 	// Validated: from here on, side effects.
 	schema := exec.ShapeOutputSchema(shape)
 	var snk sink.Sink
@@ -207,10 +221,12 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 		}
 		return nil, err
 	}
-	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck}
+	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck, mgr: mgr, started: make(chan struct{}), ended: make(chan struct{})}
+	sq.explain = queryExplain{plan: df.ExplainString(), sink: snk.Description(), mode: mode, trigger: w.trigger.t}
 	tap := &tapSink{inner: snk}
 	sq.tap = tap
-	cfg := exec.Config{Name: name, Shape: shape, Sink: tap, Mode: mode, Trigger: w.trigger.t, Checkpoint: ck, OnProgress: sq.onProgress, OnWait: sq.onWait, LateSink: lateSink, LateRowsSchema: lateSchema, EventTimeMaxAhead: sp.maxAhead}
+	cfg := exec.Config{Name: name, Shape: shape, Sink: tap, Mode: mode, Trigger: w.trigger.t, Checkpoint: ck, OnProgress: sq.onProgress, OnWait: sq.onWait, LateSink: lateSink, LateRowsSchema: lateSchema, EventTimeMaxAhead: sp.maxAhead,
+		OnIdle: sq.onIdle, NoDataEventInterval: idleEvery}
 	if w.progress {
 		sq.view = newProgressView(name, df.s.appName)
 	}
@@ -223,11 +239,23 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 		return nil, err
 	}
 	sq.q = q
+	if err := mgr.register(sq); err != nil {
+		close(sq.started)
+		stopCtx, cancel := context.WithTimeout(ctx, stopGrace)
+		defer cancel()
+		_ = q.Stop(stopCtx)
+		sq.close()
+		close(sq.ended)
+		return nil, err
+	}
+	close(sq.started)
 	// A query that ends on its own (AvailableNow, an error) gives its
 	// checkpoint lease back at once, not when someone waits for it.
 	go func() {
 		<-q.Done()
 		sq.close()
+		mgr.terminated(sq)
+		close(sq.ended)
 	}()
 	return sq, nil
 }

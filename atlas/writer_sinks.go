@@ -125,7 +125,7 @@ func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, nam
 		p.maxAhead = d
 	}
 	p.checkpoint = w.opts["checkpointLocation"]
-	if p.checkpoint == "" && p.kind != "console" {
+	if p.checkpoint == "" && !usesTempCheckpoint(p.kind) {
 		if name == "" {
 			return nil, fmt.Errorf("checkpointLocation must be specified: add Option(\"checkpointLocation\", dir) or QueryName(\"...\") (which checkpoints under %s)", w.df.s.CheckpointDir("<name>"))
 		}
@@ -167,3 +167,8 @@ func isAtlasFormat(name string) bool {
 	_, ok := sinkOptions[name]
 	return ok && name != "foreachBatch"
 }
+
+// usesTempCheckpoint reports whether a sink kind runs from a temporary
+// checkpoint when no checkpointLocation is given, as Spark's memory and
+// console sinks do: the query then starts afresh on every Start.
+func usesTempCheckpoint(kind string) bool { return kind == "console" || kind == "memory" }

@@ -60,6 +60,15 @@ type Config struct {
 	// one far-future row moves the watermark so that all later rows are
 	// late (the batch then carries a WatermarkWarning).
 	EventTimeMaxAhead time.Duration
+	// OnIdle, when set, is called (on the query's goroutine) with the
+	// trigger's start time when a trigger found no data to process, at most
+	// once per NoDataEventInterval since the last batch or idle call, as
+	// Spark's QueryIdleEvent (spark.sql.streaming.noDataProgressEventInterval).
+	// The first idle trigger of a run before any batch always calls it.
+	OnIdle func(trigger time.Time)
+	// NoDataEventInterval throttles OnIdle; zero calls it on every idle
+	// trigger.
+	NoDataEventInterval time.Duration
 }
 
 // Query is a running streaming query: Spark's StreamExecution.
@@ -438,6 +447,9 @@ func (q *Query) run(ctx context.Context, rp resumePoint) {
 	batchID, start, wm := rp.batchID, rp.start, rp.watermark
 	replay := rp.replay
 	var lastTrigger time.Time
+	// lastNoExecution is when a batch last ran or OnIdle was last called
+	// (Spark's lastNoExecutionProgressEventTime); zero before either.
+	var lastNoExecution time.Time
 	for {
 		if ctx.Err() != nil {
 			q.finish(nil)
@@ -483,6 +495,10 @@ func (q *Query) run(ctx context.Context, rp resumePoint) {
 			}
 			q.setStatus(msg, false, false)
 			q.caughtUpAt(b.check)
+			if q.cfg.OnIdle != nil && (lastNoExecution.IsZero() || !trigStart.Before(lastNoExecution.Add(q.cfg.NoDataEventInterval))) {
+				lastNoExecution = trigStart
+				q.cfg.OnIdle(trigStart)
+			}
 			select {
 			case <-ctx.Done():
 				q.finish(nil)
@@ -510,6 +526,7 @@ func (q *Query) run(ctx context.Context, rp resumePoint) {
 			return
 		}
 		lastTrigger = trigStart
+		lastNoExecution = time.Now()
 		batchID, start, wm = b.id+1, b.end, b.nextWatermark
 		q.setTriggerActive(false)
 		q.setMessage("Waiting for next trigger")
