@@ -1,14 +1,23 @@
 // Package rate is Spark's "rate" source: it generates rows
-// (timestamp timestamp, value long) at a fixed rate, for demos and load
-// tests. Row i has value i and timestamp start + i/rowsPerSecond, so a
-// replayed range yields the same rows.
+// (timestamp timestamp, value long) for demos and load tests, with Spark's
+// RateStreamMicroBatchStream semantics. Offsets are whole seconds since the
+// query's first run; the rows up to second s are the values
+// [0, ValueAtSecond(s)), so the speed ramps up linearly over rampUpTime
+// before reaching rowsPerSecond. A batch from second a to second b yields
+// the values [ValueAtSecond(a), ValueAtSecond(b)) spread over numPartitions
+// partitions (partition p takes values start+p, start+p+n, ...) with
+// timestamps spread evenly over the batch's seconds, so a replayed range
+// yields the same rows.
 package rate
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,34 +40,118 @@ var Schema = arrow.NewSchema([]arrow.Field{
 
 // Source generates rows.
 type Source struct {
-	perSecond int64
-	mu        sync.Mutex
-	pinned    int64
-	now       func() time.Time
+	perSecond     int64
+	rampUpSeconds int64
+	numPartitions int
+	// partitionsSet says numPartitions was given (the description shows
+	// "default" otherwise, as Spark).
+	partitionsSet bool
+	now           func() time.Time
+
+	mu sync.Mutex
+	// lastMs is the latest clock reading, never going back (Spark's
+	// lastTimeMs), so offsets never decrease when the clock does.
+	lastMs int64
+	// pinnedMs, when positive, is the time PrepareForAvailableNow pinned:
+	// no offset goes past it.
+	pinnedMs int64
 }
 
-// New builds a rate source from options (rowsPerSecond, default 1).
+// New builds a rate source from options, as Spark's RateStreamProvider:
+// rowsPerSecond (default 1, positive), rampUpTime (default 0s, a duration
+// such as "5s" or "2m"; finer units are truncated to whole seconds) and
+// numPartitions (default 1, positive).
 func New(opts map[string]string) (*Source, error) {
-	s := &Source{perSecond: 1, pinned: -1, now: time.Now}
-	for k, v := range opts {
-		switch k {
-		case "rowsPerSecond":
+	s := &Source{perSecond: 1, numPartitions: 1, now: time.Now}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := strings.TrimSpace(opts[k])
+		switch strings.ToLower(k) {
+		case "rowspersecond":
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
-				return nil, fmt.Errorf("rate source: rowsPerSecond must be a positive integer, got %q", v)
+				return nil, fmt.Errorf("rate source: invalid value %q: the option 'rowsPerSecond' must be a positive integer", opts[k])
 			}
 			s.perSecond = n
-		case "numPartitions", "rampUpTime":
+		case "rampuptime":
+			sec, err := timeStringAsSec(v)
+			if err != nil {
+				return nil, fmt.Errorf("rate source: invalid value %q for the option 'rampUpTime': %w; use a duration such as \"5s\" or \"2m\"", opts[k], err)
+			}
+			s.rampUpSeconds = sec
+		case "numpartitions":
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("rate source: invalid value %q: the option 'numPartitions' must be a positive integer", opts[k])
+			}
+			s.numPartitions, s.partitionsSet = n, true
 		default:
-			return nil, fmt.Errorf("rate source: unknown option %q; valid options: %v", k, ValidOptions)
+			return nil, fmt.Errorf("rate source: unknown option %q; valid options: %s", k, strings.Join(ValidOptions, ", "))
 		}
+	}
+	if maxSeconds := math.MaxInt64 / s.perSecond; s.rampUpSeconds > maxSeconds {
+		return nil, fmt.Errorf("rate source: rampUpTime of %d seconds is too long for rowsPerSecond=%d: the values would overflow a long after %d seconds; use a shorter rampUpTime", s.rampUpSeconds, s.perSecond, maxSeconds)
 	}
 	return s, nil
 }
 
+// timeStringAsSec reads a duration as Spark's JavaUtils.timeStringAsSec: a
+// number with an optional unit (us, ms, s, m, min, h, d; seconds when
+// none), truncated to whole seconds.
+func timeStringAsSec(v string) (int64, error) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	i := 0
+	for i < len(v) && (v[i] >= '0' && v[i] <= '9' || v[i] == '-') {
+		i++
+	}
+	n, err := strconv.ParseInt(v[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a number of time units")
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("it must not be negative")
+	}
+	unit := map[string]time.Duration{
+		"": time.Second, "us": time.Microsecond, "ms": time.Millisecond, "s": time.Second,
+		"m": time.Minute, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour,
+	}
+	u, ok := unit[strings.TrimSpace(v[i:])]
+	if !ok {
+		return 0, fmt.Errorf("unknown time unit %q", v[i:])
+	}
+	if u >= time.Second {
+		return n * int64(u/time.Second), nil
+	}
+	return n / int64(time.Second/u), nil
+}
+
+// ValueAtSecond is the value after the last row generated by second
+// seconds (Spark's RateStreamProvider.valueAtSecond): during the ramp-up
+// the speed grows by rowsPerSecond/(rampUpSeconds+1) each second, after it
+// the speed is rowsPerSecond.
+func ValueAtSecond(seconds, rowsPerSecond, rampUpSeconds int64) int64 {
+	delta := rowsPerSecond / (rampUpSeconds + 1)
+	if seconds <= rampUpSeconds {
+		// (delta*seconds)*(seconds+1)/2, ordered to avoid overflow.
+		if seconds%2 == 1 {
+			return (seconds + 1) / 2 * delta * seconds
+		}
+		return seconds / 2 * delta * (seconds + 1)
+	}
+	return ValueAtSecond(rampUpSeconds, rowsPerSecond, rampUpSeconds) + (seconds-rampUpSeconds)*rowsPerSecond
+}
+
+// offset is a position of the source: Seconds since StartMs, the time of
+// the query's first run. Offsets written before rampUpTime was supported
+// have no Seconds but Rows, the number of rows generated.
 type offset struct {
-	StartMs int64 `json:"startMs"`
-	Rows    int64 `json:"rows"`
+	StartMs int64  `json:"startMs"`
+	Seconds *int64 `json:"seconds,omitempty"`
+	Rows    int64  `json:"rows"`
 }
 
 func parse(o source.Offset) (offset, error) {
@@ -74,54 +167,90 @@ func (o offset) format() source.Offset {
 	return source.Offset(b)
 }
 
-// Description implements source.Source.
+// position is where a range starts or ends: the first value not generated
+// and the time of that value's second.
+type position struct {
+	value  int64
+	timeMs int64
+}
+
+func (s *Source) position(o offset) position {
+	if o.Seconds == nil { // an offset from an older Atlas: rows at a steady rate
+		return position{value: o.Rows, timeMs: o.StartMs + o.Rows*1000/s.perSecond}
+	}
+	return position{value: ValueAtSecond(*o.Seconds, s.perSecond, s.rampUpSeconds), timeMs: o.StartMs + *o.Seconds*1000}
+}
+
+func (s *Source) at(startMs, seconds int64) offset {
+	return offset{StartMs: startMs, Seconds: &seconds, Rows: ValueAtSecond(seconds, s.perSecond, s.rampUpSeconds)}
+}
+
+// Description implements source.Source, as Spark's RateStreamV2.
 func (s *Source) Description() string {
-	return "RateStreamV2[rowsPerSecond=" + strconv.FormatInt(s.perSecond, 10) + "]"
+	parts := "default"
+	if s.partitionsSet {
+		parts = strconv.Itoa(s.numPartitions)
+	}
+	return fmt.Sprintf("RateStreamV2[rowsPerSecond=%d, rampUpTimeSeconds=%d, numPartitions=%s]", s.perSecond, s.rampUpSeconds, parts)
 }
 
 // Schema implements source.Source.
 func (s *Source) Schema() *arrow.Schema { return Schema }
 
-// InitialOffset starts the clock now.
+// InitialOffset starts the clock now (Spark's creationTimeMs, which the
+// executor records in the checkpoint with the initial offset).
 func (s *Source) InitialOffset(context.Context) (source.Offset, error) {
-	return offset{StartMs: s.now().UnixMilli()}.format(), nil
+	return s.at(s.now().UnixMilli(), 0).format(), nil
 }
 
-func (s *Source) available(start offset) int64 {
-	el := s.now().UnixMilli() - start.StartMs
-	if el < 0 {
-		return 0
-	}
-	return el * s.perSecond / 1000
-}
-
-// LatestOffset implements source.Source.
+// LatestOffset returns the whole seconds elapsed since the first run: the
+// rows of the second in progress are not generated yet.
 func (s *Source) LatestOffset(_ context.Context, start source.Offset) (source.Offset, error) {
 	st, err := parse(start)
 	if err != nil {
 		return "", err
 	}
 	s.mu.Lock()
-	n := s.available(st)
-	if s.pinned >= 0 {
-		n = s.pinned
+	if now := s.now().UnixMilli(); now > s.lastMs {
+		s.lastMs = now
 	}
+	until := s.lastMs
+	if s.pinnedMs > 0 {
+		until = min(until, s.pinnedMs)
+	}
+	elapsed := (until - st.StartMs) / 1000
 	s.mu.Unlock()
-	if n <= st.Rows {
+	if elapsed < 0 {
+		elapsed = 0
+	}
+	if maxSeconds := math.MaxInt64 / s.perSecond; elapsed > maxSeconds {
+		return "", fmt.Errorf("rate source: %d seconds after the start the values would overflow a long at rowsPerSecond=%d; use a new checkpointLocation", elapsed, s.perSecond)
+	}
+	end := s.at(st.StartMs, elapsed)
+	if s.position(end).value <= s.position(st).value {
 		return start, nil
 	}
-	return offset{StartMs: st.StartMs, Rows: n}.format(), nil
+	return end.format(), nil
 }
 
 // AvailableOffset implements source.Source (relative to a zero start, so
 // only the row count is meaningful).
 func (s *Source) AvailableOffset(context.Context) (source.Offset, error) { return "", nil }
 
-// PrepareForAvailableNow pins the rows generated so far; the start time is
-// only known from the first offset, so the pin happens lazily.
-func (s *Source) PrepareForAvailableNow(context.Context) error { return nil }
+// PrepareForAvailableNow pins the clock: a query with Trigger.AvailableNow
+// reads the rows of the seconds elapsed so far and stops.
+func (s *Source) PrepareForAvailableNow(context.Context) error {
+	s.mu.Lock()
+	s.pinnedMs = s.now().UnixMilli()
+	s.mu.Unlock()
+	return nil
+}
 
-// GetBatch implements source.Source.
+// GetBatch yields the values [ValueAtSecond(start), ValueAtSecond(end)),
+// partition by partition as Spark's RateStreamMicroBatchPartitionReader:
+// partition p has the values start+p, start+p+n, ... and value v the
+// timestamp of the start second plus round((v-start) * ms per value), the
+// batch's milliseconds divided evenly among its values.
 func (s *Source) GetBatch(ctx context.Context, start, end source.Offset, fn func(arrow.RecordBatch) error) error {
 	a, err := parse(start)
 	if err != nil {
@@ -131,28 +260,36 @@ func (s *Source) GetBatch(ctx context.Context, start, end source.Offset, fn func
 	if err != nil {
 		return err
 	}
+	from, to := s.position(a), s.position(b)
+	if to.value <= from.value {
+		return nil
+	}
+	msPerValue := float64(to.timeMs-from.timeMs) / float64(to.value-from.value)
+	n := int64(s.numPartitions)
 	const chunk = 64 << 10
-	for from := a.Rows; from < b.Rows; from += chunk {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		to := min(from+chunk, b.Rows)
-		tb := array.NewTimestampBuilder(memory.DefaultAllocator, types.Timestamp)
-		vb := array.NewInt64Builder(memory.DefaultAllocator)
-		for i := from; i < to; i++ {
-			tb.Append(arrow.Timestamp(a.StartMs*1000 + i*1_000_000/s.perSecond))
-			vb.Append(i)
-		}
-		ts, vs := tb.NewArray(), vb.NewArray()
-		tb.Release()
-		vb.Release()
-		rec := array.NewRecordBatch(Schema, []arrow.Array{ts, vs}, to-from)
-		ts.Release()
-		vs.Release()
-		err := fn(rec)
-		rec.Release()
-		if err != nil {
-			return err
+	for p := int64(0); p < n; p++ {
+		for first := from.value + p; first < to.value; first += chunk * n {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			tb := array.NewTimestampBuilder(memory.DefaultAllocator, types.Timestamp)
+			vb := array.NewInt64Builder(memory.DefaultAllocator)
+			for v, k := first, 0; v < to.value && k < chunk; v, k = v+n, k+1 {
+				rel := int64(math.Round(float64(v-from.value) * msPerValue))
+				tb.Append(arrow.Timestamp((from.timeMs + rel) * 1000))
+				vb.Append(v)
+			}
+			ts, vs := tb.NewArray(), vb.NewArray()
+			tb.Release()
+			vb.Release()
+			rec := array.NewRecordBatch(Schema, []arrow.Array{ts, vs}, int64(vs.Len()))
+			ts.Release()
+			vs.Release()
+			err := fn(rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil
