@@ -2,12 +2,15 @@ package atlas
 
 import (
 	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
 	"sort"
 	"strings"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 	"github.com/atlas-lakehouse/atlas/atlas/source"
+	"github.com/atlas-lakehouse/atlas/atlas/source/file"
 	"github.com/atlas-lakehouse/atlas/atlas/source/kafka"
 	mem "github.com/atlas-lakehouse/atlas/atlas/source/memory"
 	"github.com/atlas-lakehouse/atlas/atlas/source/rate"
@@ -21,7 +24,8 @@ type DataStreamReader struct {
 	schema string
 }
 
-// Format picks the source: "kafka", "rate" or "memory".
+// Format picks the source: "kafka", "rate", "memory", or a file format
+// ("json", "csv", "parquet") over a directory.
 func (r *DataStreamReader) Format(name string) *DataStreamReader {
 	r.format = strings.ToLower(name)
 	return r
@@ -50,17 +54,38 @@ func (r *DataStreamReader) Schema(ddl string) *DataStreamReader {
 	return r
 }
 
-// Load creates the streaming DataFrame. Errors (unknown format or option,
-// missing required option) are kept in the DataFrame and reported by Err
-// and Start, with the list of valid choices. The DataFrame keeps the
+// JSON reads a directory of JSON Lines files as a stream, as
+// spark.readStream.json(path); the schema is required.
+func (r *DataStreamReader) JSON(path string) *DataFrame { return r.Format("json").Load(path) }
+
+// CSV reads a directory of CSV files as a stream, as
+// spark.readStream.csv(path); the schema is required.
+func (r *DataStreamReader) CSV(path string) *DataFrame { return r.Format("csv").Load(path) }
+
+// Parquet reads a directory of Parquet files as a stream, as
+// spark.readStream.parquet(path).
+func (r *DataStreamReader) Parquet(path string) *DataFrame { return r.Format("parquet").Load(path) }
+
+// Load creates the streaming DataFrame; a file format takes the directory
+// to watch as path (or the option "path"). Errors (unknown format or
+// option, missing required option) are kept in the DataFrame and reported
+// by Err and Start, with the list of valid choices. The DataFrame keeps the
 // source's description, not an instance: every query started from it opens
 // its own source (its own Kafka client and starting offsets).
-func (r *DataStreamReader) Load() *DataFrame {
+func (r *DataStreamReader) Load(path ...string) *DataFrame {
 	df := &DataFrame{s: r.s}
 	format, schema := r.format, r.schema
-	opts := make(map[string]string, len(r.opts))
+	opts := make(map[string]string, len(r.opts)+1)
 	for k, v := range r.opts {
 		opts[k] = v
+	}
+	switch len(path) {
+	case 0:
+	case 1:
+		opts["path"] = path[0]
+	default:
+		df.err = fmt.Errorf("readStream.format(%q).load(): a stream reads one path (a directory or a glob), got %d", r.format, len(path))
+		return df
 	}
 	open := func() (source.Source, error) { return r.s.openSource(format, opts, schema) }
 	if format == "memory" {
@@ -97,7 +122,19 @@ func (s *Session) openSource(format string, ropts map[string]string, schema stri
 		}
 		return kafka.New(opts)
 	case "rate":
+		if schema != "" {
+			return nil, fmt.Errorf("the rate source has a fixed schema (timestamp, value) and cannot take a user schema")
+		}
 		return rate.New(ropts)
+	case "json", "csv", "parquet":
+		var sch *arrow.Schema
+		if schema != "" {
+			var err error
+			if sch, err = types.ParseDDL(schema); err != nil {
+				return nil, err
+			}
+		}
+		return file.New(format, ropts, sch)
 	case "memory":
 		name := ropts["name"]
 		ms, ok := s.memoryStream(name)
@@ -115,9 +152,9 @@ func (s *Session) openSource(format string, ropts map[string]string, schema stri
 		}
 		return ms.Open(), nil
 	case "":
-		return nil, fmt.Errorf("no format: call Format(\"kafka\"), Format(\"rate\") or Format(\"memory\")")
+		return nil, fmt.Errorf("no format: call Format(\"kafka\"), Format(\"rate\"), Format(\"memory\") or a file format (\"json\", \"csv\", \"parquet\")")
 	}
-	valid := []string{"kafka", "rate", "memory"}
+	valid := []string{"kafka", "rate", "memory", "json", "csv", "parquet"}
 	sort.Strings(valid)
 	return nil, fmt.Errorf("unknown format %q; valid formats: %s", format, strings.Join(valid, ", "))
 }

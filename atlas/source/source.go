@@ -69,3 +69,35 @@ type DataLossReporter interface {
 type ProgressOffsets interface {
 	ProgressOffset(o Offset) Offset
 }
+
+// MetadataLog is a log a source keeps in the query's checkpoint, under
+// sources/<i>/ (Spark's metadataPath for source i): entries numbered by
+// the source's own batch ids, each written whole and once.
+type MetadataLog interface {
+	// Add writes entry id. Writing an entry that exists with other content
+	// is an error (two writers on one checkpoint).
+	Add(ctx context.Context, id int64, data []byte) error
+	// Get reads entry id, ok=false when it does not exist.
+	Get(ctx context.Context, id int64) (data []byte, ok bool, err error)
+	// Latest returns the highest entry id, ok=false when the log is empty.
+	Latest(ctx context.Context) (id int64, ok bool, err error)
+}
+
+// LoggingSource is implemented by sources that keep their own log in the
+// checkpoint, as Spark's file source keeps the files of each batch in
+// sources/0/N. The executor calls UseMetadataLog once, before any other
+// method that reads or writes offsets. It does not record the initial
+// offset of such a source (that place belongs to the source's log): its
+// InitialOffset must return the same offset on every run.
+type LoggingSource interface {
+	UseMetadataLog(ctx context.Context, log MetadataLog) error
+}
+
+// MetricsReporter is implemented by sources that count things while
+// reading, such as the file source's malformed lines: the executor adds
+// BatchMetrics to the progress report's observed metrics after each
+// GetBatch.
+type MetricsReporter interface {
+	// BatchMetrics returns the counters of the last GetBatch.
+	BatchMetrics() map[string]int64
+}

@@ -403,3 +403,38 @@ func (c *Checkpoint) InitialOffset(ctx context.Context, i int) (source.Offset, b
 	_, body, _ := strings.Cut(string(data), "\n")
 	return source.Offset(body), true, nil
 }
+
+// SourceLog returns the metadata log of source i, at sources/<i>/ (used
+// by sources that implement source.LoggingSource, such as the file
+// source's seen-files log).
+func (c *Checkpoint) SourceLog(i int) source.MetadataLog {
+	return &sourceLog{c: c, prefix: "sources/" + strconv.Itoa(i) + "/"}
+}
+
+type sourceLog struct {
+	c      *Checkpoint
+	prefix string
+}
+
+func (l *sourceLog) Add(ctx context.Context, id int64, data []byte) error {
+	key := l.prefix + strconv.FormatInt(id, 10)
+	old, ok, err := l.c.read(ctx, key)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if string(old) == string(data) {
+			return nil
+		}
+		return fmt.Errorf("checkpoint %s: %s exists with other content: is another query using this checkpoint?", l.c.location, key)
+	}
+	return l.c.write(ctx, key, data)
+}
+
+func (l *sourceLog) Get(ctx context.Context, id int64) ([]byte, bool, error) {
+	return l.c.read(ctx, l.prefix+strconv.FormatInt(id, 10))
+}
+
+func (l *sourceLog) Latest(ctx context.Context) (int64, bool, error) {
+	return l.c.latest(ctx, l.prefix)
+}

@@ -196,6 +196,11 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 	if r, ok := q.src.(source.DataLossReporter); ok {
 		b.loss = r.DataLoss()
 	}
+	if r, ok := q.src.(source.MetricsReporter); ok && b.hasData {
+		for name, n := range r.BatchMetrics() {
+			c.Add(name, n)
+		}
+	}
 	// Reading overlaps processing: getBatch is the wall time of the read
 	// not covered by the operators' work.
 	b.durations["getBatch"] = max(0, time.Since(t)-procTime).Milliseconds()

@@ -202,6 +202,11 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 		}
 	}
 	q.id = meta.ID
+	if ls, ok := q.src.(source.LoggingSource); ok {
+		if err := ls.UseMetadataLog(ctx, cfg.Checkpoint.SourceLog(0)); err != nil {
+			return nil, fmt.Errorf("open %s: %w", scan.Source, err)
+		}
+	}
 	resume, err := q.recover(ctx)
 	if err != nil {
 		return nil, err
@@ -242,6 +247,16 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 	if err != nil {
 		return rp, err
 	}
+	_, logging := q.src.(source.LoggingSource)
+	if last == nil && logging {
+		// The source's own log is its record; its initial offset is fixed.
+		init, err := q.src.InitialOffset(ctx)
+		if err != nil {
+			return rp, fmt.Errorf("resolve starting offsets of %s: %w", q.src.Description(), err)
+		}
+		rp.start = init
+		return rp, nil
+	}
 	if last == nil {
 		init, ok, err := ck.InitialOffset(ctx, 0)
 		if err != nil {
@@ -271,7 +286,12 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 		rp.replay = last
 		rp.watermark = last.Metadata.BatchWatermarkMs
 		if last.BatchID == 0 {
-			init, _, err := ck.InitialOffset(ctx, 0)
+			var init source.Offset
+			if logging {
+				init, err = q.src.InitialOffset(ctx)
+			} else {
+				init, _, err = ck.InitialOffset(ctx, 0)
+			}
 			if err != nil {
 				return rp, err
 			}
