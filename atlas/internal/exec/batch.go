@@ -23,8 +23,16 @@ func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.Record
 	if err != nil {
 		return nil, nil, err
 	}
-	leaf, ok := shape.Leaf.(*plan.LocalScan)
-	if !ok {
+	var input []arrow.RecordBatch
+	switch leaf := shape.Leaf.(type) {
+	case *plan.LocalScan:
+		input = leaf.Records
+	case *plan.Join:
+		if input, err = collectJoin(ctx, leaf); err != nil {
+			return nil, nil, err
+		}
+		defer releaseAll(input)
+	default:
 		return nil, nil, fmt.Errorf("cannot run %s as a batch", shape.Leaf.Describe())
 	}
 	c := expr.NewCtx(ctx)
@@ -49,7 +57,7 @@ func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.Record
 			return nil, nil, err
 		}
 	}
-	for _, rec := range leaf.Records {
+	for _, rec := range input {
 		r, err := runOps(c, pre, rec)
 		if err != nil {
 			release()

@@ -167,6 +167,8 @@ func compileOps(nodes []plan.Node, stats *EventTimeStats) ([]op, error) {
 			ops = append(ops, &filterOp{cond: cond})
 		case *plan.Watermark:
 			ops = append(ops, &watermarkOp{index: x.Index, stats: stats})
+		case *plan.SubqueryAlias:
+			// Only names change: the rows pass as they are.
 		default:
 			return nil, fmt.Errorf("cannot execute %s here", n.Describe())
 		}

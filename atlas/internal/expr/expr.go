@@ -83,6 +83,11 @@ func OutputName(e Expr) string {
 // insensitively, as in Spark's default analyzer.
 type ColumnRef struct {
 	Parts []string
+	// Ordinal, when positive, is the 1-based position of the column in the
+	// schema the reference was made from (a star's expansion): the
+	// reference binds to that column when its name still matches, so the
+	// columns of both sides of a join resolve even when they share a name.
+	Ordinal int
 }
 
 // Col parses a dotted column name ("a", "data.ts", "`odd.name`").
@@ -110,12 +115,24 @@ func splitName(name string) []string {
 
 func (c *ColumnRef) String() string { return strings.Join(c.Parts, ".") }
 
-// Bind resolves the reference; a qualifier naming a relation alias (such as
-// "t" in "t.invoice") is skipped when the schema has no column of that name.
+// Bind resolves the reference: "i.adId" names the adId of the relation
+// aliased i; without aliases in the schema, a qualifier (such as "t" in
+// "t.invoice") is skipped when the schema has no column of that name.
 func (c *ColumnRef) Bind(s *arrow.Schema) (Bound, error) {
 	parts := c.Parts
-	idx := FieldIndex(s, parts[0])
-	if idx < 0 && len(parts) > 1 {
+	var idx int
+	if o := c.Ordinal - 1; o >= 0 && o < s.NumFields() && len(parts) == 1 && s.Field(o).Name == parts[0] {
+		idx = o
+	} else {
+		var err error
+		if idx, err = resolveColumn(s, parts); err != nil {
+			return nil, err
+		}
+	}
+	if idx >= 0 && len(parts) > 1 && Qualifier(s.Field(idx)) != "" && strings.EqualFold(Qualifier(s.Field(idx)), parts[0]) && !strings.EqualFold(s.Field(idx).Name, parts[0]) {
+		parts = parts[1:]
+	}
+	if idx < 0 && len(parts) > 1 && !hasQualifiers(s) {
 		if j := FieldIndex(s, parts[1]); j >= 0 {
 			parts, idx = parts[1:], j
 		}
@@ -143,6 +160,73 @@ func (c *ColumnRef) Bind(s *arrow.Schema) (Bound, error) {
 		typ = st.Field(fi).Type
 	}
 	return out, nil
+}
+
+// MetaQualifier is the Arrow field metadata key holding the alias of the
+// relation a column comes from (DataFrame.alias, FROM t AS i), so that
+// i.adId names it even when the other side of a join has an adId too.
+const MetaQualifier = "atlas.qualifier"
+
+// Qualifier returns the relation alias of a field, or "".
+func Qualifier(f arrow.Field) string {
+	if f.HasMetadata() {
+		if i := f.Metadata.FindKey(MetaQualifier); i >= 0 {
+			return f.Metadata.Values()[i]
+		}
+	}
+	return ""
+}
+
+// hasQualifiers reports whether some column of s carries a relation alias:
+// then a qualifier must name one, and "x.col" with an unknown x is an
+// error rather than col.
+func hasQualifiers(s *arrow.Schema) bool {
+	for _, f := range s.Fields() {
+		if Qualifier(f) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveColumn finds the field parts names: a qualified name
+// (alias.column) whose alias matches a field's qualifier first, then the
+// first part as a column name. A name that matches columns of two
+// relations (a join of two tables with an adId each) is ambiguous, as
+// Spark's AMBIGUOUS_REFERENCE. It returns -1 when nothing matches.
+func resolveColumn(s *arrow.Schema, parts []string) (int, error) {
+	if len(parts) > 1 {
+		found := -1
+		for i, f := range s.Fields() {
+			if q := Qualifier(f); q != "" && strings.EqualFold(q, parts[0]) && strings.EqualFold(f.Name, parts[1]) {
+				if found >= 0 {
+					return -1, fmt.Errorf("[AMBIGUOUS_REFERENCE] Reference `%s` is ambiguous: two columns of %s are named %s", strings.Join(parts[:2], "."), parts[0], parts[1])
+				}
+				found = i
+			}
+		}
+		if found >= 0 {
+			return found, nil
+		}
+	}
+	idx := FieldIndex(s, parts[0])
+	if idx < 0 {
+		return -1, nil
+	}
+	var same []string
+	for _, f := range s.Fields() {
+		if strings.EqualFold(f.Name, s.Field(idx).Name) {
+			name := f.Name
+			if q := Qualifier(f); q != "" {
+				name = q + "." + name
+			}
+			same = append(same, "`"+name+"`")
+		}
+	}
+	if len(same) > 1 {
+		return -1, fmt.Errorf("[AMBIGUOUS_REFERENCE] Reference `%s` is ambiguous, could be: [%s]; name the relation (DataFrame.Alias(\"a\") and Col(\"a.%s\"), or FROM t AS a in SQL), or rename one column before the join", parts[0], strings.Join(same, ", "), parts[0])
+	}
+	return idx, nil
 }
 
 // FieldIndex finds a column by name: exact match first, then case-insensitive.
@@ -242,11 +326,22 @@ func (s *Star) Expand(schema *arrow.Schema) ([]Expr, error) {
 	if s.Qualifier == "" {
 		out := make([]Expr, schema.NumFields())
 		for i, f := range schema.Fields() {
-			out[i] = &ColumnRef{Parts: []string{f.Name}}
+			out[i] = &ColumnRef{Parts: []string{f.Name}, Ordinal: i + 1}
 		}
 		return out, nil
 	}
 	ref := Col(s.Qualifier)
+	if len(ref.Parts) == 1 {
+		var out []Expr
+		for i, f := range schema.Fields() {
+			if q := Qualifier(f); q != "" && strings.EqualFold(q, ref.Parts[0]) {
+				out = append(out, &ColumnRef{Parts: []string{f.Name}, Ordinal: i + 1})
+			}
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
 	b, err := ref.Bind(schema)
 	if err != nil {
 		if len(ref.Parts) == 1 {

@@ -350,16 +350,23 @@ func (l *Limit) Describe() string      { return "GlobalLimit " + strconv.FormatI
 // explain().
 func Explain(n Node) string {
 	var lines []string
-	depth := 0
-	for ; n != nil; n = n.Input() {
-		prefix := ""
-		if depth > 0 {
-			prefix = strings.Repeat("   ", depth-1) + "+- "
-		}
-		lines = append(lines, prefix+n.Describe())
-		depth++
-	}
+	explainTree(n, "", "", &lines)
 	return "== Logical Plan ==\n" + strings.Join(lines, "\n") + "\n"
+}
+
+// explainTree renders n under prefix; a join shows its left side as a
+// ":- " branch and its right side as "+- ", as Spark's treeString.
+func explainTree(n Node, first, rest string, lines *[]string) {
+	for n != nil {
+		*lines = append(*lines, first+n.Describe())
+		if j, ok := n.(*Join); ok {
+			explainTree(j.Left, rest+":- ", rest+":  ", lines)
+			explainTree(j.Right, rest+"+- ", rest+"   ", lines)
+			return
+		}
+		first, rest = rest+"+- ", rest+"   "
+		n = n.Input()
+	}
 }
 
 func fieldNames(s *arrow.Schema) string {

@@ -30,6 +30,9 @@ func Analyze(root Node) (*Shape, error) {
 	var chain []Node
 	for n := root; n != nil; n = n.Input() {
 		chain = append([]Node{n}, chain...)
+		if _, ok := n.(*Join); ok {
+			break // a join is the leaf of the part above it
+		}
 	}
 	s := &Shape{Leaf: chain[0]}
 	for _, n := range chain[1:] {
