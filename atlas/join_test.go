@@ -265,3 +265,67 @@ func TestJoinAmbiguousColumnsAndAliases(t *testing.T) {
 		t.Fatalf("bad join type: %v", err)
 	}
 }
+
+func TestSQLJoinsMatchNestedLoop(t *testing.T) {
+	s := sqlSession(t)
+	rng := rand.New(rand.NewSource(13))
+	left, right := randomJoinRows(rng, 30), randomJoinRows(rng, 30)
+	if err := joinFrame(t, s, [3]string{"k", "s", "v"}, left).CreateOrReplaceTempView("l"); err != nil {
+		t.Fatal(err)
+	}
+	if err := joinFrame(t, s, [3]string{"k", "s", "v"}, right).CreateOrReplaceTempView("r"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ sql, how string }{
+		{"JOIN", "inner"}, {"INNER JOIN", "inner"}, {"LEFT JOIN", "left"}, {"LEFT OUTER JOIN", "left"},
+		{"RIGHT OUTER JOIN", "right"}, {"FULL OUTER JOIN", "full"}, {"FULL JOIN", "full"},
+	} {
+		t.Run(c.sql, func(t *testing.T) {
+			q := "SELECT a.k, a.s, a.v, b.k, b.s, b.v FROM l AS a " + c.sql + " r b ON a.k = b.k AND a.v <= b.v + 2"
+			got := collectLines(t, mustSQL(t, s, q))
+			want := bruteJoin(left, right, c.how, func(l, r joinRow) bool { return eqInt(l.k, r.k) && l.val <= r.val+2 })
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("%s: got %d rows, want %d\ngot:  %v\nwant: %v", q, len(got), len(want), got, want)
+			}
+		})
+	}
+	// USING (k): the key once; a full join coalesces it.
+	got := collectLines(t, mustSQL(t, s, "SELECT k, l.v, r.v FROM l FULL JOIN r USING (k)"))
+	var want []string
+	for _, line := range bruteJoin(left, right, "full", func(l, r joinRow) bool { return eqInt(l.k, r.k) }) {
+		p := strings.Split(line, "|")
+		k := p[0]
+		if k == "null" {
+			k = p[3]
+		}
+		want = append(want, strings.Join([]string{k, p[2], p[5]}, "|"))
+	}
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("USING: got %v\nwant %v", got, want)
+	}
+	// An aggregate over a join.
+	got = collectLines(t, mustSQL(t, s, "SELECT a.k, count(*) AS n FROM l a JOIN r b ON a.k = b.k GROUP BY a.k"))
+	counts := map[int64]int{}
+	for _, l := range left {
+		for _, r := range right {
+			if eqInt(l.k, r.k) {
+				counts[*l.k]++
+			}
+		}
+	}
+	want = nil
+	for k, n := range counts {
+		want = append(want, fmt.Sprintf("%d|%d", k, n))
+	}
+	sort.Strings(want)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("aggregate over a join: got %v\nwant %v", got, want)
+	}
+	if _, err := s.SQL("SELECT v FROM l JOIN r ON l.k = r.k"); err == nil || !strings.Contains(err.Error(), "AMBIGUOUS_REFERENCE") || !strings.Contains(err.Error(), "line 1, column 8") {
+		t.Fatalf("ambiguous v: got %v, want a positioned AMBIGUOUS_REFERENCE", err)
+	}
+	if _, err := s.SQL("SELECT * FROM l JOIN r ON l.k = r.nope"); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("unknown column in ON: %v", err)
+	}
+}

@@ -69,23 +69,86 @@ func PlanSelect(sel *parser.Select, rel Relations) (plan.Node, error) {
 }
 
 func planFrom(sel *parser.Select, rel Relations) (plan.Node, error) {
-	switch r := sel.From.(type) {
-	case nil:
+	if sel.From == nil {
 		schema := arrow.NewSchema(nil, nil)
 		one := array.NewRecordBatch(schema, nil, 1)
 		return &plan.LocalScan{Name: "OneRowRelation", Out: schema, Records: []arrow.RecordBatch{one}}, nil
+	}
+	return planRelation(sel.From, rel)
+}
+
+// planRelation plans a FROM relation. A table or subquery is named by its
+// alias (a table by its name without one) so that i.adId tells the adId of
+// i from the other side's in a join.
+func planRelation(from parser.Relation, rel Relations) (plan.Node, error) {
+	switch r := from.(type) {
 	case *parser.TableRef:
 		n, err := rel(r.Name)
 		if err != nil {
 			return nil, err // positioned by rel when the name is at fault
 		}
-		return n, nil
+		alias := r.Alias
+		if alias == "" {
+			alias = r.Name.Parts[len(r.Name.Parts)-1]
+		}
+		return plan.NewSubqueryAlias(n, alias), nil
 	case *parser.SubqueryRef:
-		return PlanSelect(r.Query, rel)
+		n, err := PlanSelect(r.Query, rel)
+		if err != nil {
+			return nil, err
+		}
+		if r.Alias != "" {
+			return plan.NewSubqueryAlias(n, r.Alias), nil
+		}
+		return n, nil
 	case *parser.Join:
-		return nil, errAt(r, "joins are not supported yet: join with the DataFrame API or MERGE INTO")
+		return planJoin(r, rel)
 	}
-	return nil, errAt(sel, "unsupported FROM relation %T", sel.From)
+	return nil, errAt(from, "unsupported FROM relation %T", from)
+}
+
+var sqlJoinTypes = map[parser.JoinType]plan.JoinType{
+	parser.InnerJoin: plan.InnerJoin, parser.LeftJoin: plan.LeftOuterJoin, parser.RightJoin: plan.RightOuterJoin,
+	parser.FullJoin: plan.FullOuterJoin, parser.CrossJoin: plan.CrossJoin, parser.SemiJoin: plan.LeftSemiJoin,
+	parser.AntiJoin: plan.LeftAntiJoin,
+}
+
+// planJoin plans Left JOIN Right ON cond / USING (cols) onto the Join node
+// DataFrame.Join builds.
+func planJoin(j *parser.Join, rel Relations) (plan.Node, error) {
+	left, err := planRelation(j.Left, rel)
+	if err != nil {
+		return nil, err
+	}
+	right, err := planRelation(j.Right, rel)
+	if err != nil {
+		return nil, err
+	}
+	typ, ok := sqlJoinTypes[j.Type]
+	if !ok {
+		return nil, errAt(j, "%s JOIN is not supported", j.Type)
+	}
+	var n *plan.Join
+	switch {
+	case len(j.Using) > 0:
+		n, err = plan.NewUsingJoin(left, right, typ, j.Using)
+	case j.On != nil:
+		cond, cerr := Expr(j.On)
+		if cerr != nil {
+			return nil, cerr
+		}
+		n, err = plan.NewJoin(left, right, typ, cond)
+	default:
+		n, err = plan.NewJoin(left, right, typ, nil)
+	}
+	if err != nil {
+		at := parser.Node(j)
+		if j.On != nil {
+			at = j.On
+		}
+		return nil, errAt(at, "%s JOIN: %v", j.Type, err)
+	}
+	return n, nil
 }
 
 // ItemName is the column name Spark gives a select item: its alias, the
