@@ -57,8 +57,15 @@ func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFr
 		if len(r.SubqueryAlias.GetQualifier()) > 0 {
 			return nil, unsupported("a qualified subquery alias", "")
 		}
-		// Atlas resolves columns by name only, so the alias changes nothing.
-		return p.Relation(ctx, r.SubqueryAlias.GetInput())
+		in, err := p.Relation(ctx, r.SubqueryAlias.GetInput())
+		if err != nil {
+			return nil, err
+		}
+		return in.Alias(r.SubqueryAlias.GetAlias()), nil
+	case *pb.Relation_Join:
+		return p.join(ctx, r.Join)
+	case *pb.Relation_Hint:
+		return p.hint(ctx, r.Hint)
 	case *pb.Relation_ShowString:
 		return p.showString(ctx, r.ShowString)
 	case *pb.Relation_WithColumns:

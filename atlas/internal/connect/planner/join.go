@@ -1,0 +1,66 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// joinTypes maps Spark Connect's Join.JoinType to DataFrame.Join's how.
+var joinTypes = map[pb.Join_JoinType]string{
+	pb.Join_JOIN_TYPE_INNER:       "inner",
+	pb.Join_JOIN_TYPE_FULL_OUTER:  "full_outer",
+	pb.Join_JOIN_TYPE_LEFT_OUTER:  "left_outer",
+	pb.Join_JOIN_TYPE_RIGHT_OUTER: "right_outer",
+	pb.Join_JOIN_TYPE_LEFT_ANTI:   "left_anti",
+	pb.Join_JOIN_TYPE_LEFT_SEMI:   "left_semi",
+	pb.Join_JOIN_TYPE_CROSS:       "cross",
+}
+
+// join plans the Join relation PySpark sends for df.join(other, on, how)
+// and df.crossJoin(other): using_columns for a name or a list of names,
+// join_condition for a Column.
+func (p *Planner) join(ctx context.Context, j *pb.Join) (*atlas.DataFrame, error) {
+	if j.JoinDataType != nil {
+		return nil, unsupported("joinWith (Join.join_data_type)", "use join")
+	}
+	how, ok := joinTypes[j.GetJoinType()]
+	if !ok {
+		return nil, fmt.Errorf("join: join_type %s is not a join type; PySpark sends one of JOIN_TYPE_INNER, _FULL_OUTER, _LEFT_OUTER, _RIGHT_OUTER, _LEFT_ANTI, _LEFT_SEMI, _CROSS", j.GetJoinType())
+	}
+	left, err := p.Relation(ctx, j.GetLeft())
+	if err != nil {
+		return nil, fmt.Errorf("join: left: %w", err)
+	}
+	right, err := p.Relation(ctx, j.GetRight())
+	if err != nil {
+		return nil, fmt.Errorf("join: right: %w", err)
+	}
+	var on any
+	switch {
+	case len(j.GetUsingColumns()) > 0 && j.GetJoinCondition() != nil:
+		return nil, fmt.Errorf("join: give using_columns or join_condition, not both")
+	case len(j.GetUsingColumns()) > 0:
+		on = j.GetUsingColumns()
+	case j.GetJoinCondition() != nil:
+		c, err := Column(j.GetJoinCondition())
+		if err != nil {
+			return nil, fmt.Errorf("join condition: %w", err)
+		}
+		on = c
+	}
+	return left.Join(right, on, how), nil
+}
+
+// hint passes a plan through its hint: Atlas runs in one process, so
+// broadcast, coalesce and the join strategy hints change nothing.
+func (p *Planner) hint(ctx context.Context, h *pb.Hint) (*atlas.DataFrame, error) {
+	switch strings.ToLower(h.GetName()) {
+	case "broadcast", "broadcastjoin", "mapjoin", "merge", "shuffle_merge", "mergejoin", "shuffle_hash", "shuffle_replicate_nl", "coalesce", "repartition", "rebalance":
+		return p.Relation(ctx, h.GetInput())
+	}
+	return nil, unsupported("hint "+h.GetName(), "drop the hint")
+}
