@@ -84,6 +84,9 @@ func ValidateStreaming(root Node, mode sink.OutputMode) (*Shape, error) {
 	if err != nil {
 		return nil, err
 	}
+	if j, ok := s.Leaf.(*Join); ok {
+		return nil, fmt.Errorf("%s: joins of streaming DataFrames are not supported yet: join inside ForeachBatch, where each micro-batch is a batch DataFrame", j.Describe())
+	}
 	switch mode {
 	case sink.Append:
 		if s.Agg != nil && s.Watermark == nil {
