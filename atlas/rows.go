@@ -9,7 +9,8 @@ import (
 )
 
 // Row is one result row by column name. Values are nil, bool, int64,
-// float64, string, []byte, time.Time (UTC) or Row for structs.
+// float64, string, []byte, time.Time (UTC), time.Duration (day-time
+// intervals), []any (arrays) or Row for structs.
 type Row map[string]any
 
 // toRows converts records to rows.
@@ -29,7 +30,7 @@ func toRows(schema *arrow.Schema, recs []arrow.RecordBatch) []Row {
 
 // value reads one cell as a Go value.
 func value(a arrow.Array, i int) any {
-	if a.IsNull(i) {
+	if a.IsNull(i) || a.DataType().ID() == arrow.NULL {
 		return nil
 	}
 	switch c := a.(type) {
@@ -56,6 +57,16 @@ func value(a arrow.Array, i int) any {
 		return c.Value(i).ToTime(unit).UTC()
 	case *array.Date32:
 		return c.Value(i).ToTime().UTC()
+	case *array.Duration:
+		// A day-time interval: microseconds.
+		return time.Duration(c.Value(i)) * time.Microsecond
+	case *array.List:
+		start, end := c.ValueOffsets(i)
+		out := make([]any, 0, end-start)
+		for j := start; j < end; j++ {
+			out = append(out, value(c.ListValues(), int(j)))
+		}
+		return out
 	case *array.Struct:
 		st := c.DataType().(*arrow.StructType)
 		row := Row{}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
 // NullText is how a null value is shown in tables. Spark's show() prints
@@ -77,6 +79,8 @@ func cellText(arr arrow.Array, i int) string {
 	case *array.Timestamp:
 		unit := a.DataType().(*arrow.TimestampType).Unit
 		return timestampText(a.Value(i).ToTime(unit))
+	case *array.Duration:
+		return durationText(a.DataType().(*arrow.DurationType).Unit, int64(a.Value(i)))
 	case *array.Dictionary:
 		return cellText(a.Dictionary(), a.GetValueIndex(i))
 	case *array.Map:
@@ -95,6 +99,20 @@ func cellText(arr arrow.Array, i int) string {
 // many fractional digits ("2.50" for decimal(10,2)).
 func decimalScale(a arrow.Array) int32 {
 	return a.DataType().(arrow.DecimalType).GetScale()
+}
+
+// durationText shows a duration as Spark shows a day-time interval:
+// INTERVAL '0 00:10:00' DAY TO SECOND.
+func durationText(unit arrow.TimeUnit, v int64) string {
+	switch unit {
+	case arrow.Second:
+		v *= 1_000_000
+	case arrow.Millisecond:
+		v *= 1_000
+	case arrow.Nanosecond:
+		v /= 1_000
+	}
+	return types.IntervalText(v)
 }
 
 // timestampText formats t in UTC with Spark's pattern: seconds always,

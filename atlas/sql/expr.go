@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
 )
 
@@ -121,47 +120,9 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		}
 		return &expr.Cast{X: inner, TypeName: x.Type}, nil
 	case *parser.Call:
-		name := strings.ToLower(x.Name)
-		switch name {
-		case "count", "sum", "min", "max", "avg", "mean":
-			return nil, errAt(e, "aggregate %s(...) is only allowed in the SELECT list of a query", name)
-		case "window":
-			if len(x.Args) < 2 {
-				return nil, errAt(e, "window(timeColumn, '5 minutes'[, slide]) needs at least two arguments")
-			}
-			t, err := ExprWith(x.Args[0], rw)
-			if err != nil {
-				return nil, err
-			}
-			var ds []time.Duration
-			for _, a := range x.Args[1:] {
-				lit, ok := a.(*parser.Literal)
-				if !ok {
-					return nil, errAt(a, "window durations must be literals such as '5 minutes'")
-				}
-				var d time.Duration
-				switch v := lit.Value.(type) {
-				case string:
-					if d, err = plan.ParseDuration(v); err != nil {
-						return nil, errAt(a, "%v", err)
-					}
-				case time.Duration:
-					d = v
-				default:
-					return nil, errAt(a, "window durations must be strings such as '5 minutes'")
-				}
-				ds = append(ds, d)
-			}
-			w := &expr.TimeWindow{Time: t, Size: ds[0], Slide: ds[0]}
-			if len(ds) > 1 {
-				w.Slide = ds[1]
-			}
-			if len(ds) > 2 {
-				w.Offset = ds[2]
-			}
-			return w, nil
-		}
-		return nil, errAt(e, "function %s is not supported; supported: count, sum, min, max, avg, window, CAST", x.Name)
+		return callExpr(x, rw)
+	case *parser.Case:
+		return caseExpr(x, rw)
 	}
 	return nil, errAt(e, "%s is not supported yet", e.SQL())
 }

@@ -137,6 +137,7 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 		}
 	}
 	c := expr.NewCtx(ctx)
+	c.Now = time.UnixMilli(b.timestampMs).UTC() // current_timestamp() is the batch timestamp, as in Spark
 	mode := q.cfg.Mode
 	wmMicros := b.watermark * 1000
 	lateMicros := b.lateWatermark * 1000

@@ -70,6 +70,9 @@ func (b *Binary) Bind(s *arrow.Schema) (Bound, error) {
 		out.l, out.r, out.typ = l, r, arrow.FixedWidthTypes.Boolean
 		return out, nil
 	}
+	if ib, ok, err := bindInterval(b.Op, b.String(), l, r); ok || err != nil {
+		return ib, err
+	}
 	lt, rt, common, err := coerce(l, r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b, err)

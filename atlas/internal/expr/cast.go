@@ -44,7 +44,8 @@ func castTo(b Bound, t arrow.DataType) Bound {
 	if arrow.TypeEqual(b.Type(), t) {
 		return b
 	}
-	if lb, ok := b.(*litBound); ok && !isTimeNumber(b.Type(), t) {
+	stringTime := b.Type().ID() == arrow.STRING && t.ID() == arrow.TIMESTAMP
+	if lb, ok := b.(*litBound); ok && !isTimeNumber(b.Type(), t) && !stringTime {
 		if lb.lit.Value == nil {
 			return &scalarBound{s: scalar.MakeNullScalar(t)}
 		}
@@ -94,6 +95,14 @@ func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
 	}
 	if err := checkCastable(in.DataType(), t); err != nil {
 		return nil, err
+	}
+	if sa, ok := in.(*array.String); ok && t.ID() == arrow.TIMESTAMP {
+		out := castStringToTimestamp(c, sa)
+		if arrow.TypeEqual(out.DataType(), t) {
+			return out, nil
+		}
+		defer out.Release()
+		return CastArray(c, out, t)
 	}
 	if isTimeNumber(in.DataType(), t) {
 		if out, ok, err := castTimeNumber(c, in, t); ok || err != nil {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -23,6 +24,10 @@ type Ctx struct {
 	Mem     memory.Allocator
 	// Metrics collects counters by name; nil disables counting.
 	Metrics map[string]int64
+	// Now is the value of current_timestamp(): one instant for a whole
+	// batch query or micro-batch, as Spark fixes it once per query plan
+	// (for streaming, the micro-batch's batch timestamp).
+	Now time.Time
 }
 
 // NewCtx returns a Ctx with the default allocator and a fresh metrics map.
@@ -30,7 +35,7 @@ func NewCtx(ctx context.Context) *Ctx {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return &Ctx{Context: ctx, Mem: memory.DefaultAllocator, Metrics: map[string]int64{}}
+	return &Ctx{Context: ctx, Mem: memory.DefaultAllocator, Metrics: map[string]int64{}, Now: time.Now().UTC().Truncate(time.Microsecond)}
 }
 
 // Add increments a metric.

@@ -13,7 +13,8 @@ import (
 )
 
 // Literal is a constant: nil, bool, int/int32/int64, float64, string,
-// time.Time (a timestamp) or time.Duration (an interval, in microseconds).
+// time.Time (a timestamp) or time.Duration (a day-time interval, in
+// microseconds: types.DayTimeInterval).
 type Literal struct {
 	Value any
 }
@@ -39,6 +40,8 @@ func (l *Literal) String() string {
 		return "TIMESTAMP '" + v.UTC().Format("2006-01-02 15:04:05") + "'"
 	case float64:
 		return strconv.FormatFloat(v, 'f', -1, 64)
+	case time.Duration:
+		return types.IntervalText(v.Microseconds())
 	}
 	return fmt.Sprint(l.Value)
 }
@@ -61,7 +64,7 @@ func (l *Literal) Type() (arrow.DataType, error) {
 	case time.Time:
 		return types.Timestamp, nil
 	case time.Duration:
-		return arrow.PrimitiveTypes.Int64, nil
+		return types.DayTimeInterval, nil
 	}
 	return nil, fmt.Errorf("unsupported literal %v of type %T", l.Value, l.Value)
 }
@@ -83,7 +86,7 @@ func (l *Literal) Scalar() (scalar.Scalar, error) {
 	case time.Time:
 		return scalar.NewTimestampScalar(arrow.Timestamp(v.UnixMicro()), types.Timestamp), nil
 	case time.Duration:
-		return scalar.NewInt64Scalar(v.Microseconds()), nil
+		return scalar.NewDurationScalar(arrow.Duration(v.Microseconds()), types.DayTimeInterval), nil
 	}
 	return scalar.MakeScalar(l.Value), nil
 }

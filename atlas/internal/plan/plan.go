@@ -234,12 +234,6 @@ func NewAggregate(in Node, keys []expr.Expr, aggs []*expr.AggFunc) (*Aggregate, 
 		if err != nil {
 			return nil, err
 		}
-		switch b.Type().ID() {
-		case arrow.STRUCT:
-			if _, ok := expr.AsWindow(b); !ok {
-				return nil, fmt.Errorf("groupBy(%s): grouping by a struct is not supported; group by its fields", k)
-			}
-		}
 		if expr.IsEventTime(b) && a.EvictKey < 0 {
 			a.EvictKey = i
 		}

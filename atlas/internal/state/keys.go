@@ -11,7 +11,9 @@ import (
 
 // Grouping keys are encoded into one byte string per group: for each key
 // column a null marker byte, then the value (8 bytes little-endian for
-// fixed-width types, a 4-byte length and the bytes for strings). The map
+// fixed-width types, a 4-byte length and the bytes for strings; a struct's
+// fields in order, an array's 4-byte length then its elements, each
+// encoded the same way). The map
 // from encoded key to group index is the only hash table; lookups with a
 // reused buffer do not allocate (Go's m[string(b)] optimisation), so only a
 // new group costs an allocation.
@@ -54,6 +56,42 @@ func newKeyEncoder(a arrow.Array) (keyEncoder, error) {
 			}
 			return 0
 		}), nil
+	case *array.Struct:
+		fields := make([]keyEncoder, c.NumField())
+		for j := range fields {
+			enc, err := newKeyEncoder(c.Field(j))
+			if err != nil {
+				return nil, err
+			}
+			fields[j] = enc
+		}
+		return func(buf []byte, i int) []byte {
+			if c.IsNull(i) {
+				return append(buf, 0)
+			}
+			buf = append(buf, 1)
+			for _, enc := range fields {
+				buf = enc(buf, i)
+			}
+			return buf
+		}, nil
+	case *array.List:
+		elem, err := newKeyEncoder(c.ListValues())
+		if err != nil {
+			return nil, err
+		}
+		return func(buf []byte, i int) []byte {
+			if c.IsNull(i) {
+				return append(buf, 0)
+			}
+			start, end := c.ValueOffsets(i)
+			buf = append(buf, 1)
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(end-start))
+			for j := start; j < end; j++ {
+				buf = elem(buf, int(j))
+			}
+			return buf
+		}, nil
 	}
 	return nil, fmt.Errorf("grouping by %s is not supported", a.DataType())
 }
@@ -76,6 +114,30 @@ func appendKey(b array.Builder, key string, pos int) (int, error) {
 		return pos + 1, nil
 	}
 	pos++
+	switch nb := b.(type) {
+	case *array.StructBuilder:
+		// Struct keys (a window selected as a column, any struct): the
+		// fields follow in order, each with its own null marker.
+		nb.Append(true)
+		for j := 0; j < nb.NumField(); j++ {
+			var err error
+			if pos, err = appendKey(nb.FieldBuilder(j), key, pos); err != nil {
+				return 0, err
+			}
+		}
+		return pos, nil
+	case *array.ListBuilder:
+		n := int(binary.LittleEndian.Uint32([]byte(key[pos : pos+4])))
+		pos += 4
+		nb.Append(true)
+		for j := 0; j < n; j++ {
+			var err error
+			if pos, err = appendKey(nb.ValueBuilder(), key, pos); err != nil {
+				return 0, err
+			}
+		}
+		return pos, nil
+	}
 	if sb, ok := b.(*array.StringBuilder); ok {
 		n := int(binary.LittleEndian.Uint32([]byte(key[pos : pos+4])))
 		sb.Append(key[pos+4 : pos+4+n])

@@ -5,6 +5,7 @@ package types
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,6 +14,11 @@ import (
 // Timestamp is Spark's TimestampType as Arrow: microseconds since the epoch,
 // UTC. Iceberg maps it to timestamptz.
 var Timestamp = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+
+// DayTimeInterval is Spark's DayTimeIntervalType (INTERVAL DAY TO SECOND)
+// as Arrow: a duration in microseconds. INTERVAL literals, timestamp minus
+// timestamp and interval arithmetic produce it.
+var DayTimeInterval = &arrow.DurationType{Unit: arrow.Microsecond}
 
 // FromName returns the Arrow type for a Spark SQL type name (case-insensitive):
 // string, int/integer, bigint/long, smallint/short, tinyint/byte, double,
@@ -75,6 +81,10 @@ func Name(t arrow.DataType) string {
 		return "struct"
 	case arrow.NULL:
 		return "void"
+	case arrow.DURATION:
+		return "interval day to second"
+	case arrow.LIST:
+		return "array"
 	}
 	return t.String()
 }
@@ -157,5 +167,34 @@ func writeFields(b *strings.Builder, fields []arrow.Field, prefix string) {
 		if st, ok := f.Type.(*arrow.StructType); ok {
 			writeFields(b, st.Fields(), prefix+"    |")
 		}
+		if lt, ok := f.Type.(*arrow.ListType); ok {
+			// Spark: |    |-- element: string (containsNull = true)
+			fmt.Fprintf(b, "%s    |-- element: %s (containsNull = %t)\n", prefix, Name(lt.Elem()), lt.ElemField().Nullable)
+			if st, ok := lt.Elem().(*arrow.StructType); ok {
+				writeFields(b, st.Fields(), prefix+"    |    |")
+			}
+		}
 	}
+}
+
+// IntervalText renders a day-time interval of us microseconds as Spark
+// shows a DayTimeIntervalType value: INTERVAL '0 00:10:00' DAY TO SECOND,
+// with fractional seconds only when non-zero (INTERVAL '-1 02:03:04.5' DAY
+// TO SECOND).
+func IntervalText(us int64) string {
+	sign := ""
+	u := uint64(us)
+	if us < 0 {
+		sign, u = "-", uint64(-us)
+	}
+	const perSec, perDay = 1_000_000, 86_400_000_000
+	days := u / perDay
+	rest := u % perDay
+	h, m := rest/3_600_000_000, rest/60_000_000%60
+	s, frac := rest/perSec%60, rest%perSec
+	sec := fmt.Sprintf("%02d", s)
+	if frac != 0 {
+		sec += "." + strings.TrimRight(fmt.Sprintf("%06d", frac), "0")
+	}
+	return "INTERVAL '" + sign + strconv.FormatUint(days, 10) + fmt.Sprintf(" %02d:%02d:", h, m) + sec + "' DAY TO SECOND"
 }

@@ -1,0 +1,158 @@
+package expr
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+)
+
+// castStringToTimestamp reads strings as Spark's CAST(s AS TIMESTAMP)
+// does (stringToTimestamp): yyyy, yyyy-[m]m, yyyy-[m]m-[d]d, then
+// optionally ' ' or 'T' and [h]h:[m]m[:[s]s[.fraction]], then an optional
+// zone (Z, UTC, GMT, +hh, +hh:mm, +hhmm or a region such as
+// Europe/Paris). Without a zone the value is UTC, Atlas's session time
+// zone. Text that does not match gives NULL.
+func castStringToTimestamp(c *Ctx, in *array.String) arrow.Array {
+	b := array.NewTimestampBuilder(c.Mem, types.Timestamp)
+	defer b.Release()
+	b.Reserve(in.Len())
+	for i := 0; i < in.Len(); i++ {
+		if in.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		t, ok := ParseSparkTimestamp(in.Value(i))
+		if !ok {
+			b.AppendNull()
+			continue
+		}
+		b.Append(arrow.Timestamp(t.UnixMicro()))
+	}
+	return b.NewArray()
+}
+
+// ParseSparkTimestamp parses s as CAST(s AS TIMESTAMP) in Spark.
+func ParseSparkTimestamp(s string) (time.Time, bool) {
+	s = strings.TrimSpace(s)
+	pos := 0
+	digits := func(minN, maxN int) (int, bool) {
+		j := pos
+		for j < len(s) && j-pos < maxN && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j-pos < minN {
+			return 0, false
+		}
+		n, err := strconv.Atoi(s[pos:j])
+		pos = j
+		return n, err == nil
+	}
+	sep := func(ch byte) bool {
+		if pos < len(s) && s[pos] == ch {
+			pos++
+			return true
+		}
+		return false
+	}
+	year, ok := digits(4, 6)
+	if !ok {
+		return time.Time{}, false
+	}
+	month, day := 1, 1
+	var hour, minute, sec, nanos int
+	if sep('-') {
+		if month, ok = digits(1, 2); !ok {
+			return time.Time{}, false
+		}
+		if sep('-') {
+			if day, ok = digits(1, 2); !ok {
+				return time.Time{}, false
+			}
+		}
+	}
+	if pos < len(s) && (s[pos] == ' ' || s[pos] == 'T') {
+		pos++
+		if pos < len(s) && s[pos] >= '0' && s[pos] <= '9' {
+			if hour, ok = digits(1, 2); !ok || !sep(':') {
+				return time.Time{}, false
+			}
+			if minute, ok = digits(1, 2); !ok {
+				return time.Time{}, false
+			}
+			if sep(':') {
+				if sec, ok = digits(1, 2); !ok {
+					return time.Time{}, false
+				}
+				if sep('.') {
+					start := pos
+					if _, ok = digits(1, 9); !ok {
+						return time.Time{}, false
+					}
+					frac := s[start:pos] + strings.Repeat("0", 9-(pos-start))
+					nanos, _ = strconv.Atoi(frac)
+					nanos = nanos / 1000 * 1000
+				}
+			}
+		}
+	}
+	loc := time.UTC
+	if rest := strings.TrimSpace(s[pos:]); rest != "" {
+		l, ok := parseZone(rest)
+		if !ok {
+			return time.Time{}, false
+		}
+		loc = l
+	}
+	if month < 1 || month > 12 || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, loc)
+	if t.Day() != day {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
+}
+
+func parseZone(z string) (*time.Location, bool) {
+	switch strings.ToUpper(z) {
+	case "Z", "UTC", "GMT", "UT":
+		return time.UTC, true
+	}
+	for _, p := range []string{"UTC", "GMT", "UT"} {
+		if strings.HasPrefix(strings.ToUpper(z), p) && len(z) > len(p) && (z[len(p)] == '+' || z[len(p)] == '-') {
+			z = z[len(p):]
+			break
+		}
+	}
+	if z[0] == '+' || z[0] == '-' {
+		off, next, err := parseOffset(z, 0, false)
+		if err != nil || next != len(z) {
+			// +h and +h:mm forms
+			parts := strings.SplitN(z[1:], ":", 2)
+			h, err1 := strconv.Atoi(parts[0])
+			m := 0
+			var err2 error
+			if len(parts) == 2 {
+				m, err2 = strconv.Atoi(parts[1])
+			}
+			if err1 != nil || err2 != nil || len(parts[0]) > 2 || h > 18 || m > 59 {
+				return nil, false
+			}
+			off = h*3600 + m*60
+			if z[0] == '-' {
+				off = -off
+			}
+		}
+		return time.FixedZone(z, off), true
+	}
+	l, err := time.LoadLocation(z)
+	if err != nil {
+		return nil, false
+	}
+	return l, true
+}

@@ -1,0 +1,457 @@
+package expr
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A DatetimePattern is a compiled Spark datetime pattern ("yyyy-MM-dd
+// HH:mm:ss.SSS"), used by to_timestamp and date_format. Supported letters:
+// y (year; yy is two digits, 2000-2099 when parsing), M and L (month: M,
+// MM, MMM "Jan", MMMM "January"), d, D (day of year), H (0-23), k (1-24),
+// h (1-12), K (0-11), m, s, S (fraction of second, up to 9 digits;
+// Atlas keeps microseconds), a (AM/PM), E (day of week: E..EEE "Mon",
+// EEEE "Monday"), X, x, Z (zone offset), z and V (zone; Atlas works in
+// UTC), text in single quotes (” is a quote) and optional sections in
+// [ ]. Other letters are refused, as Spark refuses them.
+type DatetimePattern struct {
+	text   string
+	tokens []patToken
+}
+
+type patToken struct {
+	letter   byte   // 0 for literal text
+	count    int    // repetitions of letter
+	lit      string // literal text
+	optional []patToken
+	isOpt    bool
+}
+
+// ParseDatetimePattern compiles a Spark datetime pattern.
+func ParseDatetimePattern(p string) (*DatetimePattern, error) {
+	toks, rest, err := parsePatTokens(p, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	if rest != len(p) {
+		return nil, fmt.Errorf("datetime pattern %q: unbalanced ']' at %d", p, rest)
+	}
+	return &DatetimePattern{text: p, tokens: toks}, nil
+}
+
+const patLetters = "yMLdDHkhKmsSaEXxZzV"
+
+func parsePatTokens(p string, i int, inOpt bool) ([]patToken, int, error) {
+	var out []patToken
+	for i < len(p) {
+		ch := p[i]
+		switch {
+		case ch == '\'':
+			j := i + 1
+			var sb strings.Builder
+			for {
+				if j >= len(p) {
+					return nil, 0, fmt.Errorf("datetime pattern %q: unterminated quote at %d", p, i)
+				}
+				if p[j] == '\'' {
+					if j+1 < len(p) && p[j+1] == '\'' {
+						sb.WriteByte('\'')
+						j += 2
+						continue
+					}
+					break
+				}
+				sb.WriteByte(p[j])
+				j++
+			}
+			if j == i+1 {
+				sb.WriteByte('\'') // '' outside quotes is one quote
+			}
+			out = append(out, patToken{lit: sb.String()})
+			i = j + 1
+		case ch == '[':
+			sub, j, err := parsePatTokens(p, i+1, true)
+			if err != nil {
+				return nil, 0, err
+			}
+			if j >= len(p) || p[j] != ']' {
+				return nil, 0, fmt.Errorf("datetime pattern %q: unclosed '[' at %d", p, i)
+			}
+			out = append(out, patToken{isOpt: true, optional: sub})
+			i = j + 1
+		case ch == ']':
+			if !inOpt {
+				return nil, 0, fmt.Errorf("datetime pattern %q: unbalanced ']' at %d", p, i)
+			}
+			return out, i, nil
+		case (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'):
+			if strings.IndexByte(patLetters, ch) < 0 {
+				return nil, 0, fmt.Errorf("datetime pattern %q: unsupported pattern letter '%c'; see https://spark.apache.org/docs/latest/sql-ref-datetime-pattern.html (Atlas supports %s)", p, ch, patLetters)
+			}
+			j := i
+			for j < len(p) && p[j] == ch {
+				j++
+			}
+			out = append(out, patToken{letter: ch, count: j - i})
+			i = j
+		default:
+			out = append(out, patToken{lit: string(ch)})
+			i++
+		}
+	}
+	return out, i, nil
+}
+
+// Format renders t (in UTC) with the pattern.
+func (p *DatetimePattern) Format(t time.Time) string {
+	var b strings.Builder
+	formatTokens(&b, p.tokens, t.UTC())
+	return b.String()
+}
+
+func pad(b *strings.Builder, v, width int) {
+	s := strconv.Itoa(v)
+	for i := len(s); i < width; i++ {
+		b.WriteByte('0')
+	}
+	b.WriteString(s)
+}
+
+func formatTokens(b *strings.Builder, toks []patToken, t time.Time) {
+	for _, tk := range toks {
+		switch {
+		case tk.isOpt:
+			formatTokens(b, tk.optional, t)
+			continue
+		case tk.letter == 0:
+			b.WriteString(tk.lit)
+			continue
+		}
+		n := tk.count
+		switch tk.letter {
+		case 'y':
+			if n == 2 {
+				pad(b, t.Year()%100, 2)
+			} else {
+				pad(b, t.Year(), n)
+			}
+		case 'M', 'L':
+			switch {
+			case n >= 4:
+				b.WriteString(t.Month().String())
+			case n == 3:
+				b.WriteString(t.Month().String()[:3])
+			default:
+				pad(b, int(t.Month()), n)
+			}
+		case 'd':
+			pad(b, t.Day(), n)
+		case 'D':
+			pad(b, t.YearDay(), n)
+		case 'H':
+			pad(b, t.Hour(), n)
+		case 'k':
+			h := t.Hour()
+			if h == 0 {
+				h = 24
+			}
+			pad(b, h, n)
+		case 'h':
+			h := t.Hour() % 12
+			if h == 0 {
+				h = 12
+			}
+			pad(b, h, n)
+		case 'K':
+			pad(b, t.Hour()%12, n)
+		case 'm':
+			pad(b, t.Minute(), n)
+		case 's':
+			pad(b, t.Second(), n)
+		case 'S':
+			frac := fmt.Sprintf("%09d", t.Nanosecond())
+			if n <= 9 {
+				b.WriteString(frac[:n])
+			} else {
+				b.WriteString(frac + strings.Repeat("0", n-9))
+			}
+		case 'a':
+			if t.Hour() < 12 {
+				b.WriteString("AM")
+			} else {
+				b.WriteString("PM")
+			}
+		case 'E':
+			if n >= 4 {
+				b.WriteString(t.Weekday().String())
+			} else {
+				b.WriteString(t.Weekday().String()[:3])
+			}
+		case 'X':
+			b.WriteString("Z")
+		case 'x':
+			switch n {
+			case 1:
+				b.WriteString("+00")
+			case 2, 4:
+				b.WriteString("+0000")
+			default:
+				b.WriteString("+00:00")
+			}
+		case 'Z':
+			switch {
+			case n <= 3:
+				b.WriteString("+0000")
+			case n == 4:
+				b.WriteString("GMT")
+			default:
+				b.WriteString("Z")
+			}
+		case 'z':
+			if n >= 4 {
+				b.WriteString("Coordinated Universal Time")
+			} else {
+				b.WriteString("UTC")
+			}
+		case 'V':
+			b.WriteString("UTC")
+		}
+	}
+}
+
+// parsed collects the fields read by Parse.
+type parsed struct {
+	year, month, day, yday, hour, hour12, min, sec, nanos int
+	pm, hasPM, has12, hasYday                             bool
+	offset                                                int // seconds east of UTC
+}
+
+// Parse reads s, which must match the whole pattern, as a UTC instant.
+// Missing fields default to 1970-01-01 00:00:00, as in Spark.
+func (p *DatetimePattern) Parse(s string) (time.Time, error) {
+	v := parsed{year: 1970, month: 1, day: 1}
+	pos, err := parseTokens(p.tokens, s, 0, &v)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if pos != len(s) {
+		return time.Time{}, fmt.Errorf("unparsed text found at index %d", pos)
+	}
+	h := v.hour
+	if v.has12 {
+		h = v.hour12 % 12
+		if v.pm {
+			h += 12
+		}
+	} else if v.hasPM && v.pm && h < 12 {
+		h += 12
+	}
+	if v.month < 1 || v.month > 12 || h > 23 || v.min > 59 || v.sec > 59 {
+		return time.Time{}, fmt.Errorf("field out of range")
+	}
+	t := time.Date(v.year, time.Month(v.month), v.day, h, v.min, v.sec, v.nanos, time.UTC)
+	if v.hasYday {
+		t = time.Date(v.year, 1, v.yday, h, v.min, v.sec, v.nanos, time.UTC)
+		if t.Year() != v.year {
+			return time.Time{}, fmt.Errorf("invalid day of year %d", v.yday)
+		}
+	} else if t.Day() != v.day || int(t.Month()) != v.month {
+		return time.Time{}, fmt.Errorf("invalid date %04d-%02d-%02d", v.year, v.month, v.day)
+	}
+	return t.Add(-time.Duration(v.offset) * time.Second), nil
+}
+
+func isNumericLetter(l byte) bool {
+	return strings.IndexByte("ydDHkhKmsSML", l) >= 0
+}
+
+func parseTokens(toks []patToken, s string, pos int, v *parsed) (int, error) {
+	for k, tk := range toks {
+		if tk.isOpt {
+			saved := *v
+			if p, err := parseTokens(tk.optional, s, pos, v); err == nil {
+				pos = p
+			} else {
+				*v = saved
+			}
+			continue
+		}
+		if tk.letter == 0 {
+			if !strings.HasPrefix(s[pos:], tk.lit) {
+				return pos, fmt.Errorf("expected %q at index %d", tk.lit, pos)
+			}
+			pos += len(tk.lit)
+			continue
+		}
+		// A numeric field followed directly by another reads exactly its
+		// width (yyyyMMdd), as Java's adjacent value parsing.
+		adjacent := k+1 < len(toks) && toks[k+1].letter != 0 && isNumericLetter(toks[k+1].letter) && !(toks[k+1].letter == 'M' && toks[k+1].count >= 3)
+		num := func(minW, maxW int) (int, error) {
+			if adjacent {
+				maxW = max(minW, 1)
+			}
+			j := pos
+			for j < len(s) && j-pos < maxW && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			if j-pos < minW || j == pos {
+				return 0, fmt.Errorf("expected %d digits at index %d", max(minW, 1), pos)
+			}
+			n, _ := strconv.Atoi(s[pos:j])
+			pos = j
+			return n, nil
+		}
+		width := func(def int) (int, int) {
+			if tk.count > 1 {
+				return tk.count, max(tk.count, def)
+			}
+			return 1, def
+		}
+		var err error
+		switch tk.letter {
+		case 'y':
+			if tk.count == 2 {
+				var y int
+				y, err = num(2, 2)
+				v.year = 2000 + y
+			} else {
+				lo, hi := width(9)
+				if adjacent {
+					lo = max(tk.count, 4)
+				}
+				v.year, err = num(lo, hi)
+			}
+		case 'M', 'L':
+			if tk.count >= 3 {
+				v.month, pos, err = parseName(s, pos, monthNames(), tk.count >= 4)
+			} else {
+				lo, hi := width(2)
+				v.month, err = num(lo, hi)
+			}
+		case 'd':
+			lo, hi := width(2)
+			v.day, err = num(lo, hi)
+		case 'D':
+			lo, hi := width(3)
+			v.yday, err = num(lo, hi)
+			v.hasYday = true
+		case 'H', 'k':
+			lo, hi := width(2)
+			v.hour, err = num(lo, hi)
+			if tk.letter == 'k' && v.hour == 24 {
+				v.hour = 0
+			}
+		case 'h', 'K':
+			lo, hi := width(2)
+			v.hour12, err = num(lo, hi)
+			v.has12 = true
+		case 'm':
+			lo, hi := width(2)
+			v.min, err = num(lo, hi)
+		case 's':
+			lo, hi := width(2)
+			v.sec, err = num(lo, hi)
+		case 'S':
+			start := pos
+			_, err = num(1, tk.count)
+			if err == nil {
+				digits := s[start:pos]
+				for len(digits) < 9 {
+					digits += "0"
+				}
+				v.nanos, _ = strconv.Atoi(digits[:9])
+			}
+		case 'a':
+			switch {
+			case len(s) >= pos+2 && strings.EqualFold(s[pos:pos+2], "AM"):
+				v.hasPM, v.pm = true, false
+			case len(s) >= pos+2 && strings.EqualFold(s[pos:pos+2], "PM"):
+				v.hasPM, v.pm = true, true
+			default:
+				err = fmt.Errorf("expected AM or PM at index %d", pos)
+			}
+			pos += 2
+		case 'E':
+			_, pos, err = parseName(s, pos, dayNames(), tk.count >= 4)
+		case 'X', 'x', 'Z':
+			v.offset, pos, err = parseOffset(s, pos, tk.letter == 'X' || (tk.letter == 'Z' && tk.count == 5))
+		case 'z', 'V':
+			switch {
+			case strings.HasPrefix(s[pos:], "UTC"), strings.HasPrefix(s[pos:], "GMT"):
+				pos += 3
+			case strings.HasPrefix(s[pos:], "Z"):
+				pos++
+			default:
+				err = fmt.Errorf("only the UTC zone can be parsed at index %d", pos)
+			}
+		}
+		if err != nil {
+			return pos, err
+		}
+	}
+	return pos, nil
+}
+
+func monthNames() []string {
+	out := make([]string, 12)
+	for i := range out {
+		out[i] = time.Month(i + 1).String()
+	}
+	return out
+}
+
+func dayNames() []string {
+	out := make([]string, 7)
+	for i := range out {
+		out[i] = time.Weekday(i).String()
+	}
+	return out
+}
+
+// parseName matches a full or three-letter name (case-insensitively) and
+// returns its 1-based number.
+func parseName(s string, pos int, names []string, full bool) (int, int, error) {
+	for i, n := range names {
+		if !full {
+			n = n[:3]
+		}
+		if len(s) >= pos+len(n) && strings.EqualFold(s[pos:pos+len(n)], n) {
+			return i + 1, pos + len(n), nil
+		}
+	}
+	return 0, pos, fmt.Errorf("expected a name at index %d", pos)
+}
+
+// parseOffset reads Z (when zOK), or +HH, +HHMM, +HH:MM.
+func parseOffset(s string, pos int, zOK bool) (int, int, error) {
+	if zOK && strings.HasPrefix(s[pos:], "Z") {
+		return 0, pos + 1, nil
+	}
+	if pos >= len(s) || (s[pos] != '+' && s[pos] != '-') {
+		return 0, pos, fmt.Errorf("expected a zone offset at index %d", pos)
+	}
+	sign := 1
+	if s[pos] == '-' {
+		sign = -1
+	}
+	rest := strings.Replace(s[pos+1:], ":", "", 1)
+	j := 0
+	for j < len(rest) && j < 4 && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	if j != 2 && j != 4 {
+		return 0, pos, fmt.Errorf("expected a zone offset at index %d", pos)
+	}
+	h, _ := strconv.Atoi(rest[:2])
+	m := 0
+	if j == 4 {
+		m, _ = strconv.Atoi(rest[2:4])
+	}
+	consumed := j
+	if j == 4 && strings.Contains(s[pos+1:min(len(s), pos+4)], ":") {
+		consumed++
+	}
+	return sign * (h*3600 + m*60), pos + 1 + consumed, nil
+}

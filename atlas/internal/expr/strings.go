@@ -1,0 +1,300 @@
+package expr
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+)
+
+// Concat is Spark's concat(s1, s2, ...) over strings: NULL when any
+// argument is NULL. Non-string arguments are cast to string first.
+type Concat struct{ Args []Expr }
+
+func (e *Concat) String() string { return "concat(" + joinExprs(e.Args) + ")" }
+
+// Bind resolves the arguments as strings.
+func (e *Concat) Bind(s *arrow.Schema) (Bound, error) {
+	args, err := bindStrings(e.Args, s, "concat")
+	if err != nil {
+		return nil, err
+	}
+	return &concatBound{args: args}, nil
+}
+
+// ConcatWs is Spark's concat_ws(sep, s1, s2, ...): the non-null arguments
+// joined by sep, skipping NULLs (NULL only when sep is NULL).
+type ConcatWs struct {
+	Sep  Expr
+	Args []Expr
+}
+
+func (e *ConcatWs) String() string {
+	return "concat_ws(" + joinExprs(append([]Expr{e.Sep}, e.Args...)) + ")"
+}
+
+// Bind resolves the separator and arguments as strings.
+func (e *ConcatWs) Bind(s *arrow.Schema) (Bound, error) {
+	args, err := bindStrings(append([]Expr{e.Sep}, e.Args...), s, "concat_ws")
+	if err != nil {
+		return nil, err
+	}
+	return &concatBound{args: args[1:], sep: args[0]}, nil
+}
+
+func bindStrings(es []Expr, s *arrow.Schema, fn string) ([]Bound, error) {
+	out := make([]Bound, len(es))
+	for i, e := range es {
+		b, err := e.Bind(s)
+		if err != nil {
+			return nil, err
+		}
+		if !isAtomic(b.Type()) {
+			return nil, fmt.Errorf("%s: argument %d (%s) is %s; %s takes strings", fn, i+1, e, types.Name(b.Type()), fn)
+		}
+		if err := checkCastable(b.Type(), arrow.BinaryTypes.String); err != nil {
+			return nil, fmt.Errorf("%s: %w", fn, err)
+		}
+		out[i] = castTo(b, arrow.BinaryTypes.String)
+	}
+	return out, nil
+}
+
+type concatBound struct {
+	args []Bound
+	sep  Bound // nil for concat
+}
+
+func (b *concatBound) Type() arrow.DataType { return arrow.BinaryTypes.String }
+func (b *concatBound) Nullable() bool       { return true }
+func (b *concatBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	cols, err := evalStrings(c, rec, b.args)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseStrings(cols)
+	var sep *array.String
+	if b.sep != nil {
+		a, err := b.sep.Eval(c, rec)
+		if err != nil {
+			return nil, err
+		}
+		defer a.Release()
+		sep = a.(*array.String)
+	}
+	n := int(rec.NumRows())
+	out := array.NewStringBuilder(c.Mem)
+	defer out.Release()
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		sb.Reset()
+		if sep == nil {
+			null := false
+			for _, col := range cols {
+				if col.IsNull(i) {
+					null = true
+					break
+				}
+				sb.WriteString(col.Value(i))
+			}
+			if null {
+				out.AppendNull()
+				continue
+			}
+			out.Append(sb.String())
+			continue
+		}
+		if sep.IsNull(i) {
+			out.AppendNull()
+			continue
+		}
+		first := true
+		for _, col := range cols {
+			if col.IsNull(i) {
+				continue
+			}
+			if !first {
+				sb.WriteString(sep.Value(i))
+			}
+			first = false
+			sb.WriteString(col.Value(i))
+		}
+		out.Append(sb.String())
+	}
+	return out.NewArray(), nil
+}
+
+func evalStrings(c *Ctx, rec arrow.RecordBatch, bs []Bound) ([]*array.String, error) {
+	out := make([]*array.String, 0, len(bs))
+	for _, b := range bs {
+		a, err := b.Eval(c, rec)
+		if err != nil {
+			releaseStrings(out)
+			return nil, err
+		}
+		out = append(out, a.(*array.String))
+	}
+	return out, nil
+}
+
+func releaseStrings(cols []*array.String) {
+	for _, c := range cols {
+		c.Release()
+	}
+}
+
+// StringFunc is a one-argument string function: upper, lower (Unicode case
+// mapping, as Java's toUpperCase/toLowerCase in the root locale), trim,
+// ltrim, rtrim. NULL stays NULL.
+type StringFunc struct {
+	Fn string
+	X  Expr
+}
+
+var stringFuncs = map[string]func(string) string{
+	"upper": strings.ToUpper,
+	"lower": strings.ToLower,
+	"trim":  func(s string) string { return strings.Trim(s, " ") },
+	"ltrim": func(s string) string { return strings.TrimLeft(s, " ") },
+	"rtrim": func(s string) string { return strings.TrimRight(s, " ") },
+}
+
+func (e *StringFunc) String() string { return e.Fn + "(" + e.X.String() + ")" }
+
+// Bind resolves the argument as a string.
+func (e *StringFunc) Bind(s *arrow.Schema) (Bound, error) {
+	f, ok := stringFuncs[e.Fn]
+	if !ok {
+		return nil, fmt.Errorf("unknown string function %q", e.Fn)
+	}
+	args, err := bindStrings([]Expr{e.X}, s, e.Fn)
+	if err != nil {
+		return nil, err
+	}
+	return &stringMapBound{x: args[0], f: f}, nil
+}
+
+type stringMapBound struct {
+	x Bound
+	f func(string) string
+}
+
+func (b *stringMapBound) Type() arrow.DataType { return arrow.BinaryTypes.String }
+func (b *stringMapBound) Nullable() bool       { return b.x.Nullable() }
+func (b *stringMapBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	a, err := b.x.Eval(c, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	in := a.(*array.String)
+	out := array.NewStringBuilder(c.Mem)
+	defer out.Release()
+	out.Reserve(in.Len())
+	for i := 0; i < in.Len(); i++ {
+		if in.IsNull(i) {
+			out.AppendNull()
+			continue
+		}
+		out.Append(b.f(in.Value(i)))
+	}
+	return out.NewArray(), nil
+}
+
+// Split is Spark's split(str, regex[, limit]): str cut around matches of
+// regex into array<string>. With limit > 0 the array has at most limit
+// entries, the last holding the rest of the string; with limit <= 0 (the
+// default, -1) the regex is applied as often as possible and trailing
+// empty strings are kept, as Spark does. The regex is Go's RE2 syntax,
+// which agrees with Java's for the common cases (classes, alternation,
+// quantifiers) but has no backreferences or lookaround.
+type Split struct {
+	X     Expr
+	Regex string
+	Limit int
+}
+
+func (e *Split) String() string {
+	return fmt.Sprintf("split(%s, %s, %d)", e.X, e.Regex, e.Limit)
+}
+
+// StringListType is array<string>.
+var StringListType = arrow.ListOf(arrow.BinaryTypes.String)
+
+// Bind compiles the regex and resolves the argument as a string.
+func (e *Split) Bind(s *arrow.Schema) (Bound, error) {
+	re, err := regexp.Compile(e.Regex)
+	if err != nil {
+		return nil, fmt.Errorf("split: invalid regex %q: %w", e.Regex, err)
+	}
+	args, err := bindStrings([]Expr{e.X}, s, "split")
+	if err != nil {
+		return nil, err
+	}
+	return &splitBound{x: args[0], re: re, limit: e.Limit}, nil
+}
+
+type splitBound struct {
+	x     Bound
+	re    *regexp.Regexp
+	limit int
+}
+
+func (b *splitBound) Type() arrow.DataType { return StringListType }
+func (b *splitBound) Nullable() bool       { return b.x.Nullable() }
+func (b *splitBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	a, err := b.x.Eval(c, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	in := a.(*array.String)
+	lb := array.NewListBuilder(c.Mem, arrow.BinaryTypes.String)
+	defer lb.Release()
+	vb := lb.ValueBuilder().(*array.StringBuilder)
+	for i := 0; i < in.Len(); i++ {
+		if in.IsNull(i) {
+			lb.AppendNull()
+			continue
+		}
+		lb.Append(true)
+		for _, part := range splitJava(b.re, in.Value(i), b.limit) {
+			vb.Append(part)
+		}
+	}
+	return lb.NewArray(), nil
+}
+
+// splitJava splits as Java's String.split(regex, limit) with Spark's
+// limit 0 read as -1: a zero-width match at the start gives no leading
+// empty string, limit > 0 caps the number of parts.
+func splitJava(re *regexp.Regexp, s string, limit int) []string {
+	if s == "" {
+		return []string{""}
+	}
+	n := -1
+	if limit > 0 {
+		n = limit
+	}
+	matches := re.FindAllStringIndex(s, -1)
+	var out []string
+	last := 0
+	for _, m := range matches {
+		if n > 0 && len(out) == n-1 {
+			break
+		}
+		if m[1] == 0 {
+			continue // zero-width match at the beginning: no leading empty string
+		}
+		if m[0] == m[1] && m[0] >= len(s) {
+			break
+		}
+		out = append(out, s[last:m[0]])
+		last = m[1]
+	}
+	return append(out, s[last:])
+}
