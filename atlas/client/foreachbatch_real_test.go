@@ -217,3 +217,45 @@ func TestForeachBatchErrorFailsTheQueryOnTheServer(t *testing.T) {
 		t.Fatal("foreachBatch on a batch DataFrame started")
 	}
 }
+
+func TestForeachBatchQueryIsInTheSessionsManager(t *testing.T) {
+	addr, home, changes := kafkaServer(t, 300)
+	spark := connect(t, addr)
+	other := atlas.Builder().Remote("sc://" + addr + "/;session_id=" + spark.SessionID()).GetOrCreate()
+	defer other.Close()
+	var rows int64
+	var listed []string
+	q, err := changeStream(spark).WriteStream().QueryName("watched").Progress(false).
+		Option("checkpointLocation", filepath.Join(home, "ck", "watched")).
+		Trigger(atlas.AvailableNow()).
+		ForeachBatch(func(batch *atlas.DataFrame, id int64) error {
+			n, err := batch.Count(context.Background())
+			rows += n
+			if id == 1 {
+				active, aerr := other.Streams().Active()
+				if aerr != nil {
+					return aerr
+				}
+				for _, a := range active {
+					listed = append(listed, a.Name())
+				}
+			}
+			return err
+		}).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AwaitTermination(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(listed) != "[watched]" {
+		t.Fatalf("another connection of the session listed %v while the query ran", listed)
+	}
+	if rows != int64(len(changes)) {
+		t.Fatalf("the batches held %d rows, want %d", rows, len(changes))
+	}
+	tot := q.Totals()
+	if tot.InputRows != int64(len(changes)) || tot.Batches != 3 {
+		t.Fatalf("totals %+v, want 3 batches of %d rows in all", tot, len(changes))
+	}
+}

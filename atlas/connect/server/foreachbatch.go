@@ -192,6 +192,9 @@ func (s *service) foreachBatchStart(ctx context.Context, sess *session, out *res
 			s.logf("query %s: stop: %v", q.ID(), err)
 		}
 	}
+	// The session's query manager knows it too: status, progress, Active,
+	// Get and stop work on it from any client of the session.
+	sess.addQuery(q, df.ExplainString())
 	id = &pb.StreamingQueryInstanceId{Id: q.ID(), RunId: q.RunID()}
 	if err := out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_WriteStreamOperationStartResult{
 		WriteStreamOperationStartResult: &pb.WriteStreamOperationStartResult{QueryId: id, Name: q.Name()},

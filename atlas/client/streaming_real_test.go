@@ -1,0 +1,100 @@
+package atlas_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+)
+
+// TestQueryOutlivesItsCell starts a query in one client (a notebook cell
+// whose process then exits) and observes, queries and stops it from a
+// second client of the same session, as later cells do.
+func TestQueryOutlivesItsCell(t *testing.T) {
+	addr, _ := realServer(t)
+	cell1 := atlas.Builder().Remote("sc://" + addr).GetOrCreate()
+	q, err := cell1.ReadStream().Format("rate").Option("rowsPerSecond", 200).Load().
+		WriteStream().Format("memory").QueryName("ticks").
+		Trigger(atlas.ProcessingTime("100 milliseconds")).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := q.ID()
+	cell1.Close() // the cell's process exits; the query keeps running
+
+	cell2 := atlas.Builder().Remote("sc://" + addr + "/;session_id=" + cell1.SessionID()).GetOrCreate()
+	defer cell2.Close()
+	q2, err := cell2.Streams().Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q2.ID() != id || q2.Name() != "ticks" {
+		t.Fatalf("Get(%s) = %s %q", id, q2.ID(), q2.Name())
+	}
+	active, err := cell2.Streams().Active()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(active, func(a *atlas.StreamingQuery) bool { return a.ID() == id }) {
+		t.Fatalf("Active() does not list the query started by the first cell")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for q2.LastProgress() == nil || q2.LastProgress().NumInputRows == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no micro-batch with rows within 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !q2.IsActive() {
+		t.Fatal("the query is not active")
+	}
+	if err := q2.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if q2.IsActive() {
+		t.Fatal("the query is still active after Stop")
+	}
+	// The memory table holds exactly the rows of the committed batches.
+	var want int64
+	for _, p := range q2.RecentProgress() {
+		want += p.NumInputRows
+	}
+	got, err := cell2.Table("ticks").Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want || got == 0 {
+		t.Fatalf("memory table ticks holds %d rows; the progress reports %d", got, want)
+	}
+}
+
+// TestInterruptStopsAServerQueryOnTheRealServer sends this process SIGINT
+// while AwaitTermination watches a query: the query stops on the server.
+func TestInterruptStopsAServerQueryOnTheRealServer(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	q, err := spark.ReadStream().Format("rate").Option("rowsPerSecond", 100).Load().
+		WriteStream().Format("memory").QueryName("interrupted").Progress(false).
+		Trigger(atlas.ProcessingTime("100 milliseconds")).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		_ = syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	}()
+	start := time.Now()
+	if err := q.AwaitTermination(); !errors.Is(err, atlas.ErrInterrupted) {
+		t.Fatalf("AwaitTermination = %v, want ErrInterrupted", err)
+	}
+	if d := time.Since(start); d > 4500*time.Millisecond {
+		t.Fatalf("the interrupt took %s; GoNB kills the cell after 5 s", d)
+	}
+	if q.IsActive() {
+		t.Fatal("the query still runs on the server after the interrupt")
+	}
+}
