@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -17,7 +18,17 @@ import (
 func TestQueryOutlivesItsCell(t *testing.T) {
 	addr, _ := realServer(t)
 	cell1 := atlas.Builder().Remote("sc://" + addr).GetOrCreate()
-	q, err := cell1.ReadStream().Format("rate").Option("rowsPerSecond", 200).Load().
+	rate := cell1.ReadStream().Format("rate").Option("rowsPerSecond", 200).Load()
+	if err := rate.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !rate.IsStreaming() || strings.Join(rate.Columns(), ",") != "timestamp,value" {
+		t.Fatalf("rate stream: streaming %v, columns %v", rate.IsStreaming(), rate.Columns())
+	}
+	if s := rate.SchemaString(); !strings.Contains(s, "value: long") {
+		t.Fatalf("printSchema:\n%s", s)
+	}
+	q, err := rate.
 		WriteStream().Format("memory").QueryName("ticks").
 		Trigger(atlas.ProcessingTime("100 milliseconds")).Start()
 	if err != nil {
