@@ -160,6 +160,9 @@ func (sq *StreamingQuery) close() {
 		if sq.view != nil {
 			sq.view.close(sq)
 		}
+		if c, ok := sq.tap.inner.(interface{ Close() error }); ok {
+			_ = c.Close()
+		}
 		sq.checkpoint.Close()
 		if sq.tempCheckpoint {
 			os.RemoveAll(sq.checkpoint.Location())

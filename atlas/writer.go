@@ -13,6 +13,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/sink"
 	"github.com/atlas-lakehouse/atlas/atlas/sink/iceberg"
+	kafkasink "github.com/atlas-lakehouse/atlas/atlas/sink/kafka"
 )
 
 // DataStreamWriter describes where and how a streaming query writes, as
@@ -179,6 +180,10 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 		}
 	case "console":
 		snk = sp.console
+	case "kafka":
+		if snk, err = kafkasink.New(schema, sp.kafka); err != nil {
+			return nil, err
+		}
 	case "memory":
 		snk = df.s.newMemoryTable(name, schema)
 	}

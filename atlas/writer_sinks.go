@@ -5,18 +5,22 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/sink"
 	"github.com/atlas-lakehouse/atlas/atlas/sink/console"
 	"github.com/atlas-lakehouse/atlas/atlas/sink/iceberg"
+	kafkasink "github.com/atlas-lakehouse/atlas/atlas/sink/kafka"
 )
 
 // availableSinks lists the sinks Atlas has, for messages.
-const availableSinks = `Format("iceberg") or ToTable(name), Format("console"), Format("memory"), ForeachBatch(fn)`
+const availableSinks = `Format("iceberg") or ToTable(name), Format("kafka"), Format("console"), Format("memory"), ForeachBatch(fn)`
 
 // commonWriterOptions are the options every sink takes.
 var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsTable", "eventTimeMaxAheadOfProcessing"}
@@ -24,6 +28,7 @@ var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsT
 // sinkOptions are the options of each Atlas sink, beyond the common ones.
 var sinkOptions = map[string][]string{
 	"iceberg":      {"path"},
+	"kafka":        {"topic", "kafka.bootstrap.servers", "kafka.transaction.timeout.ms"},
 	"console":      {"numRows", "truncate"},
 	"memory":       nil,
 	"foreachBatch": nil,
@@ -32,7 +37,6 @@ var sinkOptions = map[string][]string{
 // foreignSinks are Spark sinks Atlas does not have, with what to use instead.
 var foreignSinks = map[string]string{
 	"delta":   `Atlas writes Apache Iceberg tables: use ToTable("lakehouse.db.table") (or Format("iceberg")); MERGE INTO and time travel work on them as on Delta tables`,
-	"kafka":   "to publish results to Kafka, use ForeachBatch(fn) and produce the batch's rows from fn",
 	"parquet": `Atlas writes Parquet files through Iceberg tables: use ToTable("lakehouse.db.table")`,
 	"orc":     `use ToTable("lakehouse.db.table") (Iceberg tables of Parquet files)`,
 	"csv":     "use ForeachBatch(fn) and write the batch's rows from fn",
@@ -46,10 +50,6 @@ var foreignSinks = map[string]string{
 // foreignOption names the Spark sink an option of a sink Atlas does not
 // have belongs to, or "".
 func foreignOption(key string) string {
-	switch {
-	case key == "topic" || strings.HasPrefix(key, "kafka."):
-		return "kafka"
-	}
 	switch key {
 	case "mergeSchema", "overwriteSchema", "txnAppId", "txnVersion", "replaceWhere", "optimizeWrite", "dataChange", "userMetadata":
 		return "delta"
@@ -69,6 +69,7 @@ type sinkPlan struct {
 	lateTable  string // lateRowsTable, or ""
 	checkpoint string // the checkpoint location, "" for a temporary one
 	console    *console.Sink
+	kafka      kafkasink.Options
 	maxAhead   time.Duration // eventTimeMaxAheadOfProcessing, 0 for none
 }
 
@@ -103,6 +104,12 @@ func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, nam
 			return nil, err
 		}
 		p.console = c
+	case "kafka":
+		k, err := w.kafkaOptions(exec.ShapeOutputSchema(shape))
+		if err != nil {
+			return nil, err
+		}
+		p.kafka = k
 	case "memory":
 		if name == "" {
 			return nil, fmt.Errorf("the memory sink needs a query name, used as the table name: add QueryName(\"...\")")
@@ -172,3 +179,30 @@ func isAtlasFormat(name string) bool {
 // checkpoint when no checkpointLocation is given, as Spark's memory and
 // console sinks do: the query then starts afresh on every Start.
 func usesTempCheckpoint(kind string) bool { return kind == "console" || kind == "memory" }
+
+// kafkaOptions reads the kafka sink's options and checks the output
+// columns against Spark's rules (value; optional key, topic, partition,
+// headers).
+func (w *DataStreamWriter) kafkaOptions(schema *arrow.Schema) (kafkasink.Options, error) {
+	o := kafkasink.Options{Topic: w.opts["topic"]}
+	servers := w.opts["kafka.bootstrap.servers"]
+	if servers == "" {
+		servers = w.df.s.Brokers()
+	}
+	for _, b := range strings.Split(servers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			o.Bootstrap = append(o.Bootstrap, b)
+		}
+	}
+	if v := w.opts["kafka.transaction.timeout.ms"]; v != "" {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || ms <= 0 {
+			return o, fmt.Errorf("kafka sink: kafka.transaction.timeout.ms %q: want a positive number of milliseconds, such as 60000", v)
+		}
+		o.TransactionTimeout = time.Duration(ms) * time.Millisecond
+	}
+	if err := kafkasink.Validate(schema, o.Topic); err != nil {
+		return o, err
+	}
+	return o, nil
+}

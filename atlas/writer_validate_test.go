@@ -39,10 +39,14 @@ func TestStartRefusesInvalidSinksBeforeAnySideEffect(t *testing.T) {
 		{"kafka format", func() (*atlas.StreamingQuery, error) {
 			return rows.WriteStream().Format("kafka").Option("kafka.bootstrap.servers", "127.0.0.1:9092").Option("topic", "t").
 				Option("checkpointLocation", ck).Progress(false).Start()
-		}, []string{`sink format "kafka" is not available`, "ForeachBatch(fn)"}},
+		}, []string{`required attribute 'value' not found among the columns [event ts]`, `Alias("value")`}},
+		{"kafka without topic", func() (*atlas.StreamingQuery, error) {
+			return rows.Select(atlas.Col("event").Alias("value")).WriteStream().Format("kafka").
+				Option("checkpointLocation", ck).Progress(false).Start()
+		}, []string{`topic option required when no 'topic' attribute is present`}},
 		{"kafka option", func() (*atlas.StreamingQuery, error) {
 			return rows.WriteStream().Option("topic", "events").Progress(false).ToTable(table)
-		}, []string{`option "topic" belongs to Spark's kafka sink, which is not available`, "the iceberg sink takes: checkpointLocation, eventTimeMaxAheadOfProcessing, lateRowsTable, path, queryName"}},
+		}, []string{`option "topic" belongs to the kafka sink, not the iceberg sink`, "the iceberg sink takes: checkpointLocation, eventTimeMaxAheadOfProcessing, lateRowsTable, path, queryName"}},
 		{"delta option", func() (*atlas.StreamingQuery, error) {
 			return rows.WriteStream().Option("mergeSchema", "true").Progress(false).ToTable(table)
 		}, []string{`option "mergeSchema" belongs to Spark's delta sink, which is not available`}},
