@@ -17,6 +17,10 @@ type AggFunc struct {
 	// As is the output column name; empty means Spark's default
 	// ("count" for GroupBy().Count(), else "fn(arg)").
 	As string
+	// Opts are the parameters of the functions that take some
+	// (approx_count_distinct, percentile_approx, first/last, count
+	// DISTINCT); see agg_params.go.
+	Opts AggOptions
 }
 
 // Name returns the output column name.
@@ -28,6 +32,9 @@ func (a *AggFunc) Name() string {
 }
 
 func (a *AggFunc) String() string {
+	if s, ok := a.paramString(); ok {
+		return s
+	}
 	if a.Arg == nil {
 		return a.Fn + "(1)"
 	}
@@ -37,7 +44,7 @@ func (a *AggFunc) String() string {
 // Bind resolves the argument and checks it suits the function.
 func (a *AggFunc) Bind(s *arrow.Schema) (*BoundAgg, error) {
 	fn := strings.ToLower(a.Fn)
-	out := &BoundAgg{Fn: fn, Name: a.Name()}
+	out := &BoundAgg{Fn: fn, Name: a.Name(), Opts: a.Opts}
 	if a.Arg == nil {
 		if fn != "count" {
 			return nil, fmt.Errorf("%s needs an argument", fn)
@@ -81,7 +88,19 @@ func (a *AggFunc) Bind(s *arrow.Schema) (*BoundAgg, error) {
 			return nil, fmt.Errorf("%s(%s) is not supported for %s", fn, a.Arg, types.Name(t))
 		}
 	default:
-		return nil, fmt.Errorf("unknown aggregate function %q: use count, sum, min, max or avg", a.Fn)
+		if ok, err := bindMore(a, out, t); ok || err != nil {
+			return out, err
+		}
+		return nil, fmt.Errorf("unknown aggregate function %q: use %s", a.Fn, strings.Join(AggregateNames, ", "))
+	}
+	if a.Opts.Distinct {
+		if fn != "count" {
+			return nil, fmt.Errorf("%s(DISTINCT ...) is not supported: only count(DISTINCT ...)", fn)
+		}
+		out.Fn = "count_distinct"
+		if !keyEncodable(t) {
+			return nil, fmt.Errorf("count(DISTINCT %s) is not supported for %s", a.Arg, types.Name(t))
+		}
 	}
 	return out, nil
 }
@@ -92,4 +111,6 @@ type BoundAgg struct {
 	Arg  Bound // nil for count(*)
 	Type arrow.DataType
 	Name string
+	// Opts are the function's parameters, checked by Bind.
+	Opts AggOptions
 }

@@ -87,6 +87,9 @@ func ValidateStreaming(root Node, mode sink.OutputMode) (*Shape, error) {
 	if j, ok := s.Leaf.(*Join); ok {
 		return nil, fmt.Errorf("%s: joins of streaming DataFrames are not supported yet: join inside ForeachBatch, where each micro-batch is a batch DataFrame", j.Describe())
 	}
+	if err := checkStatefulStreaming(s, mode); err != nil {
+		return nil, err
+	}
 	switch mode {
 	case sink.Append:
 		if s.Agg != nil && s.Watermark == nil {

@@ -26,7 +26,7 @@ type accumulator interface {
 	truncate(n int)
 	// save and load convert to and from the snapshot form.
 	save() accState
-	load(accState)
+	load(accState) error
 }
 
 // accState is an accumulator's snapshot: whichever slices it uses.
@@ -36,6 +36,9 @@ type accState struct {
 	S   []string
 	Has []bool
 	C   []int64
+	// B holds one encoded state per group, for the accumulators whose
+	// state is not a number (sketches, collected values; accum_more.go).
+	B [][]byte
 }
 
 func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
@@ -62,6 +65,9 @@ func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
 		}
 	case "avg":
 		return &avgAcc{}, nil
+	}
+	if acc, ok, err := newMoreAccumulator(a); ok || err != nil {
+		return acc, err
 	}
 	return nil, fmt.Errorf("unknown aggregate %q", a.Fn)
 }
@@ -98,7 +104,7 @@ func (c *countAcc) appendResult(b array.Builder, g int32) { b.(*array.Int64Build
 func (c *countAcc) move(to, from int32)                   { c.n[to] = c.n[from] }
 func (c *countAcc) truncate(n int)                        { c.n = c.n[:n] }
 func (c *countAcc) save() accState                        { return accState{I: c.n} }
-func (c *countAcc) load(s accState)                       { c.n = s.I }
+func (c *countAcc) load(s accState) error                 { c.n = s.I; return nil }
 
 // int64Values reads integer-like columns as int64.
 func int64Values(a arrow.Array) (func(int) int64, error) {
@@ -221,13 +227,14 @@ func (c *numAcc[T]) save() accState {
 	return accState{F: any(c.v).([]float64), Has: c.has}
 }
 
-func (c *numAcc[T]) load(s accState) {
+func (c *numAcc[T]) load(s accState) error {
 	if _, isInt := any(c.v).([]int64); isInt {
 		c.v = any(s.I).([]T)
 	} else {
 		c.v = any(s.F).([]T)
 	}
 	c.has = s.Has
+	return nil
 }
 
 type avgAcc struct {
@@ -263,10 +270,10 @@ func (c *avgAcc) appendResult(b array.Builder, g int32) {
 	}
 	b.(*array.Float64Builder).Append(c.sum[g] / float64(c.n[g]))
 }
-func (c *avgAcc) move(to, from int32) { c.sum[to], c.n[to] = c.sum[from], c.n[from] }
-func (c *avgAcc) truncate(n int)      { c.sum, c.n = c.sum[:n], c.n[:n] }
-func (c *avgAcc) save() accState      { return accState{F: c.sum, C: c.n} }
-func (c *avgAcc) load(s accState)     { c.sum, c.n = s.F, s.C }
+func (c *avgAcc) move(to, from int32)   { c.sum[to], c.n[to] = c.sum[from], c.n[from] }
+func (c *avgAcc) truncate(n int)        { c.sum, c.n = c.sum[:n], c.n[:n] }
+func (c *avgAcc) save() accState        { return accState{F: c.sum, C: c.n} }
+func (c *avgAcc) load(s accState) error { c.sum, c.n = s.F, s.C; return nil }
 
 type stringAcc struct {
 	max bool
@@ -305,7 +312,7 @@ func (c *stringAcc) appendResult(b array.Builder, g int32) {
 	}
 	b.(*array.StringBuilder).Append(c.v[g])
 }
-func (c *stringAcc) move(to, from int32) { c.v[to], c.has[to] = c.v[from], c.has[from] }
-func (c *stringAcc) truncate(n int)      { c.v, c.has = c.v[:n], c.has[:n] }
-func (c *stringAcc) save() accState      { return accState{S: c.v, Has: c.has} }
-func (c *stringAcc) load(s accState)     { c.v, c.has = s.S, s.Has }
+func (c *stringAcc) move(to, from int32)   { c.v[to], c.has[to] = c.v[from], c.has[from] }
+func (c *stringAcc) truncate(n int)        { c.v, c.has = c.v[:n], c.has[:n] }
+func (c *stringAcc) save() accState        { return accState{S: c.v, Has: c.has} }
+func (c *stringAcc) load(s accState) error { c.v, c.has = s.S, s.Has; return nil }

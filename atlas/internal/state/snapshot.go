@@ -56,7 +56,9 @@ func (a *Aggregator) Load(data []byte) error {
 		a.keyMem += int64(len(k))
 	}
 	for i, acc := range a.accs {
-		acc.load(s.Aggs[i])
+		if err := acc.load(s.Aggs[i]); err != nil {
+			return fmt.Errorf("state: %s: %w", a.aggs[i].Name, err)
+		}
 		acc.grow(len(s.Keys))
 	}
 	return nil
