@@ -52,8 +52,8 @@ func function(f *pb.Expression_UnresolvedFunction) (atlas.Column, error) {
 	if f.GetIsUserDefinedFunction() {
 		return atlas.Column{}, unsupported("user-defined function "+f.GetFunctionName(), "")
 	}
-	if f.GetIsDistinct() {
-		return atlas.Column{}, unsupported(name+"(DISTINCT ...)", "")
+	if c, ok, err := statefulFunction(name, f); ok {
+		return c, err
 	}
 	args := f.GetArguments()
 	switch name {
@@ -106,6 +106,7 @@ func Functions() []string {
 		out = append(out, k)
 	}
 	out = append(out, "window", "from_json", "in", "negative")
+	out = append(out, statefulFunctionNames...)
 	sort.Strings(out)
 	return out
 }
