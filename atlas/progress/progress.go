@@ -102,6 +102,9 @@ type StateOperatorProgress struct {
 	NumRowsDroppedByWatermark int64  `json:"numRowsDroppedByWatermark"`
 	NumShufflePartitions      int64  `json:"numShufflePartitions"`
 	NumStateStoreInstances    int64  `json:"numStateStoreInstances"`
+	// CustomMetrics are the operator's own counters, as Spark's
+	// (numDroppedDuplicateRows for deduplication).
+	CustomMetrics map[string]int64 `json:"customMetrics,omitempty"`
 }
 
 // SourceProgress mirrors Spark's SourceProgress. Offsets are the source's

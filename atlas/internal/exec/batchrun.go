@@ -69,7 +69,7 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 	// a batch still runs when the watermark moved past the last batch's
 	// (append and update modes), to close windows and so that the next
 	// data batch judges late rows by the moved watermark.
-	noDataBatch := !b.hasData && q.agg != nil && q.cfg.Shape.Watermark != nil && q.cfg.Mode != sink.Complete && b.watermark > b.lateWatermark
+	noDataBatch := !b.hasData && (q.agg != nil || q.dedupEvicts()) && q.cfg.Shape.Watermark != nil && q.cfg.Mode != sink.Complete && b.watermark > b.lateWatermark
 	if !b.hasData && !noDataBatch {
 		return false, nil
 	}
@@ -136,6 +136,7 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 			q.agg.SetEventTimeLimit(q.stats.Limit)
 		}
 	}
+	q.beginDedup(b)
 	c := expr.NewCtx(ctx)
 	c.Now = time.UnixMilli(b.timestampMs).UTC() // current_timestamp() is the batch timestamp, as in Spark
 	mode := q.cfg.Mode
@@ -253,6 +254,9 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 		}
 	}
 	b.durations["addBatch"] = since(t2) + procTime.Milliseconds()
+	if err := q.finishDedup(ctx, b); err != nil {
+		return nil, err
+	}
 	var stateCommit int64
 	if q.agg != nil {
 		ts := time.Now()
@@ -364,6 +368,9 @@ func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit i
 		}}
 	} else {
 		p.StateOperators = []progress.StateOperatorProgress{}
+	}
+	if d := q.dedupProgress(); d != nil {
+		p.StateOperators = append(d, p.StateOperators...)
 	}
 	shown := func(o source.Offset) source.Offset { return o }
 	if po, ok := q.src.(source.ProgressOffsets); ok {

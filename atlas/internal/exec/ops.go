@@ -169,6 +169,8 @@ func compileOps(nodes []plan.Node, stats *EventTimeStats) ([]op, error) {
 			ops = append(ops, &watermarkOp{index: x.Index, stats: stats})
 		case *plan.SubqueryAlias:
 			// Only names change: the rows pass as they are.
+		case *plan.Deduplicate:
+			ops = append(ops, newDedupOp(x))
 		default:
 			return nil, fmt.Errorf("cannot execute %s here", n.Describe())
 		}

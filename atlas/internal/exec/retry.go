@@ -76,6 +76,9 @@ func (t Trigger) mustEnd() bool {
 // that a batch whose read failed half-way runs again from a clean state:
 // the version id-1 from the checkpoint, or the empty state for batch 0.
 func (q *Query) rewindState(ctx context.Context, id int64) error {
+	if err := q.loadDedup(ctx, id-1); err != nil {
+		return err
+	}
 	if q.agg == nil {
 		return nil
 	}

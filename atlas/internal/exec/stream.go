@@ -81,6 +81,8 @@ type Query struct {
 	post  []op
 	stats EventTimeStats
 	agg   *state.Aggregator
+	// dedup is the deduplication among ops, or nil (dedup.go).
+	dedup *dedupOp
 	// emptyState is the aggregation state before any batch, for rewinding
 	// batch 0 when its read fails half-way.
 	emptyState []byte
@@ -145,6 +147,9 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 		return nil, err
 	}
 	if q.post, err = compileOps(cfg.Shape.Post, &q.stats); err != nil {
+		return nil, err
+	}
+	if err := q.prepareDedup(); err != nil {
 		return nil, err
 	}
 	if cfg.Shape.Watermark != nil {
@@ -318,6 +323,11 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 		}
 		if err := q.agg.Load(data); err != nil {
 			return rp, fmt.Errorf("checkpoint %s: %w", ck.Location(), err)
+		}
+	}
+	if rp.batchID > 0 {
+		if err := q.loadDedup(ctx, rp.batchID-1); err != nil {
+			return rp, err
 		}
 	}
 	return rp, nil

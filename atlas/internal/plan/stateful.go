@@ -17,5 +17,23 @@ func checkStatefulStreaming(s *Shape, mode sink.OutputMode) error {
 			}
 		}
 	}
+	if d := s.Dedup; d != nil && d.WithinWatermark && d.EventTime < 0 {
+		return fmt.Errorf("dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark: call WithWatermark(\"<event time column>\", \"<delay>\") before it")
+	}
+	return nil
+}
+
+// addDedup places a deduplication before the aggregation.
+func (s *Shape) addDedup(d *Deduplicate) error {
+	switch {
+	case s.Agg != nil:
+		return fmt.Errorf("%s after groupBy is not supported: deduplicate the input before aggregating", d.Describe())
+	case s.Sort != nil || s.Limit != nil:
+		return fmt.Errorf("%s after orderBy/limit is not supported", d.Describe())
+	case s.Dedup != nil:
+		return fmt.Errorf("one deduplication per query is supported: merge the two dropDuplicates into one")
+	}
+	s.Dedup = d
+	s.Pre = append(s.Pre, d)
 	return nil
 }

@@ -22,6 +22,8 @@ type Shape struct {
 	Limit *Limit
 	// Watermark is the watermark node, or nil.
 	Watermark *Watermark
+	// Dedup is the deduplication (also in Pre), or nil.
+	Dedup *Deduplicate
 }
 
 // Analyze splits a plan into its Shape, rejecting plans Atlas cannot run
@@ -53,6 +55,10 @@ func Analyze(root Node) (*Shape, error) {
 		case *Limit:
 			if s.Limit == nil || x.N < s.Limit.N {
 				s.Limit = x
+			}
+		case *Deduplicate:
+			if err := s.addDedup(x); err != nil {
+				return nil, err
 			}
 		case *Watermark:
 			if s.Agg != nil {

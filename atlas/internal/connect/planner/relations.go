@@ -82,6 +82,8 @@ func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFr
 		return in.WithWatermark(r.WithWatermark.GetEventTime(), r.WithWatermark.GetDelayThreshold()), nil
 	case *pb.Relation_Extension:
 		return p.extension(ctx, r.Extension)
+	case *pb.Relation_Deduplicate:
+		return p.deduplicate(ctx, r.Deduplicate)
 	case nil:
 		return nil, fmt.Errorf("the relation has no type set")
 	}
