@@ -80,7 +80,9 @@ func stateMetric(ps []atlas.StreamingQueryProgress, op string, get func(p progre
 	return n
 }
 
-func droppedDups(s progress.StateOperatorProgress) int64 { return s.CustomMetrics["numDroppedDuplicateRows"] }
+func droppedDups(s progress.StateOperatorProgress) int64 {
+	return s.CustomMetrics["numDroppedDuplicateRows"]
+}
 
 // TestDropDuplicatesStreamMatchesFirstOccurrence: a stream with
 // duplicates within and across batches, stopped and restarted from its
