@@ -180,6 +180,38 @@ func FromJSON(c Column, schema string) Column {
 	return c.derive(&expr.FromJSON{X: c.e, Schema: s})
 }
 
+// FromAvro reads a binary column of Avro values with an Avro JSON schema,
+// as from_avro(data, jsonFormatSchema, options). Options are Spark's mode
+// (FAILFAST, the default, fails the query at the first value that cannot
+// be read; PERMISSIVE reads it as null) and Atlas's framing: "none" (bare
+// Avro binary, as Spark), "single-object" (C3 01 + the schema's 8-byte
+// CRC-64-AVRO fingerprint, checked) or "confluent" (0 + the 4-byte schema
+// id given as schemaId, checked). In PERMISSIVE mode unreadable values are
+// counted in the progress metrics numMalformedAvroRecords and
+// numUnknownAvroSchemaRecords (another schema's fingerprint or id); leave
+// them out with Where(col.IsNotNull()).
+func FromAvro(c Column, jsonFormatSchema string, options ...map[string]string) Column {
+	opts := map[string]string{}
+	for _, o := range options {
+		for k, v := range o {
+			opts[k] = v
+		}
+	}
+	return c.derive(&expr.FromAvro{X: c.e, Schema: jsonFormatSchema, Options: opts})
+}
+
+// ToAvro writes a column as Avro binary, as to_avro(data[,
+// jsonFormatSchema]): with the schema given, or the one Spark derives from
+// the column's type (records named topLevelRecord, nullable values as
+// [type, "null"]).
+func ToAvro(c Column, jsonFormatSchema ...string) Column {
+	schema := ""
+	if len(jsonFormatSchema) > 0 {
+		schema = jsonFormatSchema[0]
+	}
+	return c.derive(&expr.ToAvro{X: c.e, Schema: schema})
+}
+
 // Window assigns rows to event-time windows, as window(timeColumn,
 // windowDuration[, slideDuration]). Durations are Spark strings
 // ("5 minutes") or time.Duration. One duration gives tumbling windows; a

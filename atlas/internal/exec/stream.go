@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/google/uuid"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/avrox"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
@@ -117,7 +118,9 @@ type Totals struct {
 	InputRows   int64
 	OutputRows  int64
 	DroppedLate int64
-	Malformed   int64
+	// Malformed sums numMalformedRows (from_json, file sources) and
+	// from_avro's numMalformedAvroRecords and numUnknownAvroSchemaRecords.
+	Malformed int64
 	// NullEventTime and FutureEventTime sum progress.MetricNullEventTime
 	// and progress.MetricFutureEventTime.
 	NullEventTime   int64
@@ -583,7 +586,7 @@ func (q *Query) report(p *progress.StreamingQueryProgress) {
 	for _, s := range p.StateOperators {
 		q.totals.DroppedLate += s.NumRowsDroppedByWatermark
 	}
-	q.totals.Malformed += p.ObservedMetrics[expr.MetricMalformed]
+	q.totals.Malformed += p.ObservedMetrics[expr.MetricMalformed] + p.ObservedMetrics[avrox.MetricMalformed] + p.ObservedMetrics[avrox.MetricUnknownSchema]
 	q.totals.NullEventTime += p.ObservedMetrics[progress.MetricNullEventTime]
 	q.totals.FutureEventTime += p.ObservedMetrics[progress.MetricFutureEventTime]
 	if p.WatermarkWarning != nil {
