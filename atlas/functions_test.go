@@ -193,3 +193,125 @@ func TestIntervalArithmetic(t *testing.T) {
 		t.Errorf("ts + ts: %s", got)
 	}
 }
+
+// Grouping by a struct column: a window selected as a column, then
+// GroupBy(Col("window")), and by an array; Union and Distinct through the
+// DataFrame API. References are computed with Go maps over the same rows.
+func TestGroupByStructAndArrayColumns(t *testing.T) {
+	s := ordersSession(t)
+	base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	mustSQL(t, s, "CREATE TABLE lakehouse.silver.clicks (ts timestamp, page string) USING iceberg")
+	want := map[string]int64{}
+	var vals []string
+	for i := 0; i < 40; i++ {
+		ts := base.Add(time.Duration(i*i*7) * time.Second)
+		page := []string{"home", "cart", "pay"}[i%3]
+		vals = append(vals, fmt.Sprintf("(TIMESTAMP '%s', '%s')", ts.Format("2006-01-02 15:04:05"), page))
+		want[ts.Truncate(5*time.Minute).Format(time.TimeOnly)+" "+page]++
+	}
+	vals = append(vals, "(NULL, 'home')")
+	want["<nil> home"]++ // a null time gives a null window struct, one group
+	mustSQL(t, s, "INSERT INTO lakehouse.silver.clicks VALUES "+strings.Join(vals, ", "))
+	clicks := s.Table("lakehouse.silver.clicks")
+	windowed := clicks.Select(atlas.Window(atlas.Col("ts"), "5 minutes").Alias("window"), atlas.Col("page"))
+	for name, df := range map[string]*atlas.DataFrame{
+		"struct + string": windowed.GroupBy(atlas.Col("window"), "page").Count(),
+		"one struct":      windowed.Select(atlas.Col("window"), atlas.Array(atlas.Col("page")).Alias("pages")).GroupBy("window", "pages").Count(),
+	} {
+		got := map[string]int64{}
+		for _, r := range rowsOf(t, df) {
+			k := "<nil>"
+			if w, ok := r["window"].(atlas.Row); ok {
+				k = w["start"].(time.Time).Format(time.TimeOnly)
+			}
+			page, _ := r["page"].(string)
+			if ps, ok := r["pages"].([]any); ok {
+				page = ps[0].(string)
+			}
+			got[k+" "+page] = r["count"].(int64)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s:\n got %v\nwant %v", name, got, want)
+		}
+	}
+
+	orders := s.Table("lakehouse.silver.orders")
+	both := orders.Select("country").Union(orders.Select("country")).Distinct()
+	set := map[string]bool{}
+	for _, r := range orderRows {
+		set["country="+r.country] = true
+	}
+	var wantC []string
+	for k := range set {
+		wantC = append(wantC, k)
+	}
+	sameLines(t, "union + distinct", render(rowsOf(t, both), "country"), wantC)
+	n, err := orders.UnionAll(orders).Count(context.Background())
+	if err != nil || n != int64(2*len(orderRows)) {
+		t.Errorf("unionAll count = %d, %v; want %d", n, err, 2*len(orderRows))
+	}
+}
+
+// current_timestamp() is one value per micro-batch, the batch's timestamp
+// (the same for every row of a batch, later batches never earlier), and
+// one value for a whole batch query.
+func TestCurrentTimestampIsFixedPerBatch(t *testing.T) {
+	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	t.Cleanup(s.Stop)
+	ms, err := s.MemoryStream("ev", "v bigint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var perBatch [][]time.Time
+	q, err := ms.ToDF().Select(atlas.Col("v"), atlas.CurrentTimestamp().Alias("now")).
+		WriteStream().Progress(false).Option("checkpointLocation", t.TempDir()).
+		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+			rows, err := b.Rows(t.Context())
+			if err != nil {
+				return err
+			}
+			var ts []time.Time
+			for _, r := range rows {
+				ts = append(ts, r["now"].(time.Time))
+			}
+			perBatch = append(perBatch, ts)
+			return nil
+		}).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+	for b := 0; b < 3; b++ {
+		var rows [][]any
+		for i := 0; i < 500; i++ {
+			rows = append(rows, []any{int64(i)})
+		}
+		if err := ms.AddRows(rows...); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.ProcessAllAvailable(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond) // batch timestamps are in milliseconds
+	}
+	var prev time.Time
+	for i, ts := range perBatch {
+		if len(ts) == 0 {
+			continue
+		}
+		for _, x := range ts {
+			if !x.Equal(ts[0]) {
+				t.Fatalf("batch %d: current_timestamp %v and %v in one batch", i, ts[0], x)
+			}
+		}
+		if ts[0].Before(prev) || ts[0].Nanosecond()%int(time.Millisecond) != 0 {
+			t.Fatalf("batch %d: current_timestamp %v (previous %v) is not a later batch timestamp", i, ts[0], prev)
+		}
+		prev = ts[0]
+	}
+	// A batch query: one value across all rows of all its records.
+	rows := rowsOf(t, mustSQL(t, sqlSession(t), "SELECT current_timestamp() AS a, now() AS b"))
+	if !rows[0]["a"].(time.Time).Equal(rows[0]["b"].(time.Time)) {
+		t.Errorf("current_timestamp() %v != now() %v in one query", rows[0]["a"], rows[0]["b"])
+	}
+}

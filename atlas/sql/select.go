@@ -22,9 +22,86 @@ type Relations func(name *parser.Name) (plan.Node, error)
 // PlanSelect plans a query onto the same nodes the DataFrame API builds:
 // a scan of the FROM relation, Filter for WHERE, Aggregate for GROUP BY and
 // aggregate calls (count, sum, min, max, avg), Filter for HAVING, Project
-// for the select list, Aggregate again for DISTINCT, Sort for ORDER BY and
-// Limit. Errors name the line and column of the offending clause.
+// for the select list, Aggregate again for DISTINCT, Union for UNION [ALL],
+// Sort for ORDER BY and Limit. Common table expressions (WITH) are planned
+// once and read wherever their name appears. Errors name the line and
+// column of the offending clause.
 func PlanSelect(sel *parser.Select, rel Relations) (plan.Node, error) {
+	if len(sel.With) > 0 {
+		var err error
+		if rel, err = withCTEs(sel.With, rel); err != nil {
+			return nil, err
+		}
+	}
+	out, err := planCore(sel, rel)
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range sel.SetOps {
+		branch, err := PlanSelect(op.Query, rel)
+		if err != nil {
+			return nil, err
+		}
+		u, err := plan.NewUnion([]plan.Node{out, branch})
+		if err != nil {
+			return nil, errAt(op, "%v", err)
+		}
+		out = u
+		if !op.All {
+			if out, err = distinct(out); err != nil {
+				return nil, errAt(op, "UNION: %v", err)
+			}
+		}
+	}
+	if len(sel.OrderBy) > 0 {
+		if out, err = planOrder(sel, out); err != nil {
+			return nil, err
+		}
+	}
+	if sel.Limit != nil {
+		lit, ok := sel.Limit.(*parser.Literal)
+		n, isInt := lit.Value.(int64)
+		if !ok || !isInt || n < 0 {
+			return nil, errAt(sel.Limit, "LIMIT takes a non-negative integer literal, got %s", sel.Limit.SQL())
+		}
+		out = &plan.Limit{In: out, N: n}
+	}
+	return out, nil
+}
+
+// withCTEs plans each common table expression in order (a later one may
+// read an earlier one) and returns rel extended with their names, which
+// shadow tables and views of the same name, as in Spark.
+func withCTEs(ctes []*parser.CTE, rel Relations) (Relations, error) {
+	defined := map[string]plan.Node{}
+	resolve := func(name *parser.Name) (plan.Node, error) {
+		if len(name.Parts) == 1 {
+			if n, ok := defined[strings.ToLower(name.Parts[0])]; ok {
+				return n, nil
+			}
+		}
+		return rel(name)
+	}
+	for _, c := range ctes {
+		key := strings.ToLower(c.Name)
+		if _, dup := defined[key]; dup {
+			return nil, errAt(c, "[DUPLICATED_CTE_NAMES] CTE definition can't have duplicate names: `%s`", c.Name)
+		}
+		n, err := PlanSelect(c.Query, resolve)
+		if err != nil {
+			return nil, err
+		}
+		if plan.NeedsSubquery(n) {
+			n = plan.NewSubquery(n)
+		}
+		defined[key] = n
+	}
+	return resolve, nil
+}
+
+// planCore plans FROM, WHERE, GROUP BY, HAVING, the select list and
+// DISTINCT of one SELECT.
+func planCore(sel *parser.Select, rel Relations) (plan.Node, error) {
 	in, err := planFrom(sel, rel)
 	if err != nil {
 		return nil, err
@@ -51,19 +128,6 @@ func PlanSelect(sel *parser.Select, rel Relations) (plan.Node, error) {
 		if out, err = distinct(out); err != nil {
 			return nil, errAt(sel, "DISTINCT: %v", err)
 		}
-	}
-	if len(sel.OrderBy) > 0 {
-		if out, err = planOrder(sel, out); err != nil {
-			return nil, err
-		}
-	}
-	if sel.Limit != nil {
-		lit, ok := sel.Limit.(*parser.Literal)
-		n, isInt := lit.Value.(int64)
-		if !ok || !isInt || n < 0 {
-			return nil, errAt(sel.Limit, "LIMIT takes a non-negative integer literal, got %s", sel.Limit.SQL())
-		}
-		out = &plan.Limit{In: out, N: n}
 	}
 	return out, nil
 }
@@ -96,6 +160,10 @@ func planRelation(from parser.Relation, rel Relations) (plan.Node, error) {
 		n, err := PlanSelect(r.Query, rel)
 		if err != nil {
 			return nil, err
+		}
+		if plan.NeedsSubquery(n) {
+			// The outer query may aggregate, sort or limit again.
+			n = plan.NewSubquery(n)
 		}
 		if r.Alias != "" {
 			return plan.NewSubqueryAlias(n, r.Alias), nil

@@ -90,6 +90,9 @@ func ValidateStreaming(root Node, mode sink.OutputMode) (*Shape, error) {
 	if err != nil {
 		return nil, err
 	}
+	if u, ok := s.Leaf.(*Union); ok {
+		return nil, fmt.Errorf("%s: unions of streaming DataFrames are not supported yet: union the micro-batch with the other rows inside ForeachBatch", u.Describe())
+	}
 	if j, ok := s.Leaf.(*Join); ok {
 		return nil, fmt.Errorf("%s: joins of streaming DataFrames are not supported yet: join inside ForeachBatch, where each micro-batch is a batch DataFrame", j.Describe())
 	}

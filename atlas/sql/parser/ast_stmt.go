@@ -206,20 +206,46 @@ type OrderItem struct {
 // Pos returns where the key starts.
 func (o *OrderItem) Pos() Position { return o.At }
 
-// Select is a query: SELECT [DISTINCT] Items [FROM From] [WHERE Where]
-// [GROUP BY GroupBy] [HAVING Having] [ORDER BY OrderBy] [LIMIT Limit].
-// Absent clauses are nil or empty; From is nil for SELECT without FROM.
+// Select is a query: [WITH With] SELECT [DISTINCT] Items [FROM From]
+// [WHERE Where] [GROUP BY GroupBy] [HAVING Having] [UNION [ALL] ...]
+// [ORDER BY OrderBy] [LIMIT Limit]. Absent clauses are nil or empty; From
+// is nil for SELECT without FROM. With SetOps, the query is this SELECT's
+// rows combined with each further query's in turn, and OrderBy and Limit
+// apply to the combined rows, as in Spark.
 type Select struct {
+	With     []*CTE
 	Distinct bool
 	Items    []*SelectItem
 	From     Relation
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
+	SetOps   []*SetOp
 	OrderBy  []*OrderItem
 	Limit    Expr
 	At       Position
 }
+
+// CTE is one common table expression of WITH: Name AS (Query).
+type CTE struct {
+	Name  string
+	Query *Select
+	At    Position
+}
+
+// Pos returns where the CTE's name starts.
+func (c *CTE) Pos() Position { return c.At }
+
+// SetOp is one UNION [ALL | DISTINCT] Query of a compound query. All is
+// false for UNION and UNION DISTINCT, which keep distinct rows.
+type SetOp struct {
+	All   bool
+	Query *Select
+	At    Position
+}
+
+// Pos returns where the UNION keyword is.
+func (o *SetOp) Pos() Position { return o.At }
 
 // MergeMatch says which rows a WHEN clause of MERGE applies to.
 type MergeMatch int

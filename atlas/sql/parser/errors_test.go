@@ -199,11 +199,17 @@ func TestSyntaxErrors(t *testing.T) {
 			msg: "number 9223372036854775808L is out of range for bigint",
 		},
 		{
-			name: "common table expression",
-			sql:  "WITH x AS (SELECT 1) SELECT * FROM x",
-			line: 1, col: 1,
-			msg:  "WITH (common table expressions) is not supported",
-			hint: "subquery in FROM",
+			name: "except",
+			sql:  "SELECT 1 EXCEPT SELECT 2",
+			line: 1, col: 10,
+			msg:  "set operation EXCEPT is not supported",
+			hint: "UNION and UNION ALL",
+		},
+		{
+			name: "common table expression without its query",
+			sql:  "WITH x AS SELECT 1",
+			line: 1, col: 11,
+			msg:  "expected ( before the query of the common table expression x, found 'SELECT'",
 		},
 		{
 			name: "dangling operator",

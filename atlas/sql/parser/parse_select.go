@@ -2,8 +2,66 @@ package parser
 
 import "strings"
 
-// query parses a SELECT, or a parenthesised one.
+// query parses [WITH cte, ...] term { UNION [ALL|DISTINCT] term }
+// [ORDER BY] [LIMIT], a term being a SELECT or a parenthesised query.
 func (p *parser) query() *Select {
+	var with []*CTE
+	if p.at("WITH") {
+		with = p.withClause()
+	}
+	q := p.queryTerm()
+	if p.at("UNION") {
+		if len(q.OrderBy) > 0 || q.Limit != nil || len(q.SetOps) > 0 || len(q.With) > 0 {
+			// (SELECT ... LIMIT 1) UNION ...: keep the branch's own clauses.
+			q = &Select{Items: []*SelectItem{{Expr: &Star{At: q.At}, At: q.At}}, From: &SubqueryRef{Query: q, At: q.At}, At: q.At}
+		}
+		for p.at("UNION") {
+			kw := p.advance()
+			op := &SetOp{At: kw.pos}
+			if p.accept("ALL") {
+				op.All = true
+			} else {
+				p.accept("DISTINCT")
+			}
+			op.Query = p.queryTerm()
+			q.SetOps = append(q.SetOps, op)
+		}
+	}
+	if t := p.tok(); t.is("EXCEPT") || t.is("INTERSECT") || t.is("MINUS") {
+		p.fail(t, "UNION and UNION ALL are supported", "set operation %s is not supported", strings.ToUpper(t.text))
+	}
+	p.orderLimit(q)
+	if len(with) > 0 {
+		if len(q.With) > 0 {
+			q = &Select{Items: []*SelectItem{{Expr: &Star{At: q.At}, At: q.At}}, From: &SubqueryRef{Query: q, At: q.At}, At: q.At}
+		}
+		q.With = with
+	}
+	return q
+}
+
+// withClause parses WITH name AS (query) { , name AS (query) }.
+func (p *parser) withClause() []*CTE {
+	p.expect("WITH", "")
+	var out []*CTE
+	for {
+		name, at := p.ident("a name", "for the common table expression after WITH")
+		p.accept("AS")
+		if !p.atOp("(") {
+			p.expected("(", "before the query of the common table expression "+name, "")
+		}
+		open := p.advance()
+		q := p.query()
+		p.closeParen(open, "the query of "+name)
+		out = append(out, &CTE{Name: name, Query: q, At: at})
+		if !p.acceptOp(",") {
+			return out
+		}
+	}
+}
+
+// queryTerm parses one SELECT, or a parenthesised query.
+func (p *parser) queryTerm() *Select {
 	if p.atOp("(") {
 		open := p.advance()
 		q := p.query()
@@ -16,8 +74,8 @@ func (p *parser) query() *Select {
 	return p.selectStmt()
 }
 
-// selectStmt parses SELECT ... [FROM] [WHERE] [GROUP BY] [HAVING]
-// [ORDER BY] [LIMIT].
+// selectStmt parses SELECT ... [FROM] [WHERE] [GROUP BY] [HAVING]; query
+// adds ORDER BY and LIMIT.
 func (p *parser) selectStmt() *Select {
 	kw := p.expect("SELECT", "")
 	s := &Select{At: kw.pos}
@@ -44,6 +102,16 @@ func (p *parser) selectStmt() *Select {
 	if p.accept("HAVING") {
 		s.Having = p.expr()
 	}
+	return s
+}
+
+// orderLimit parses [ORDER BY] [LIMIT] into s.
+func (p *parser) orderLimit(s *Select) {
+	if (p.at("ORDER") || p.at("LIMIT")) && (len(s.OrderBy) > 0 || s.Limit != nil) {
+		// (SELECT ... LIMIT 1) ORDER BY x: the outer clauses apply to the result.
+		inner := *s
+		*s = Select{Items: []*SelectItem{{Expr: &Star{At: s.At}, At: s.At}}, From: &SubqueryRef{Query: &inner, At: s.At}, At: s.At}
+	}
 	if p.at("ORDER") {
 		p.advance()
 		p.expect("BY", "after ORDER")
@@ -55,10 +123,6 @@ func (p *parser) selectStmt() *Select {
 	if p.accept("LIMIT") {
 		s.Limit = p.expr()
 	}
-	if t := p.tok(); t.is("UNION") || t.is("EXCEPT") || t.is("INTERSECT") || t.is("MINUS") {
-		p.fail(t, "", "set operations (%s) are not supported", strings.ToUpper(t.text))
-	}
-	return s
 }
 
 // exprList parses expr { , expr }.

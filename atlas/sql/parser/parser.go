@@ -334,7 +334,7 @@ func (p *parser) stringLit(what, where string) string {
 func (p *parser) statement() Statement {
 	t := p.tok()
 	switch {
-	case t.is("SELECT"):
+	case t.is("SELECT"), t.is("WITH"):
 		return p.query()
 	case t.isOp("("):
 		return p.query()
@@ -358,10 +358,6 @@ func (p *parser) statement() Statement {
 		return p.callProcedure()
 	}
 	hint := "supported statements: " + supportedStatements
-	if t.is("WITH") {
-		p.fail(t, "write the common table expression as a subquery in FROM: SELECT ... FROM (SELECT ...) AS name",
-			"WITH (common table expressions) is not supported")
-	}
 	if t.kind == tokIdent {
 		if s := suggest(t.text, append(statementKeywords, "DESC")); s != "" {
 			hint = "did you mean " + s + "? " + hint

@@ -212,6 +212,17 @@ func (r *Join) String() string {
 // String renders the query as SQL.
 func (s *Select) String() string {
 	var w sqlWriter
+	for i, c := range s.With {
+		if i == 0 {
+			w.s("WITH ")
+		} else {
+			w.s(", ")
+		}
+		w.s(quoteIdent(c.Name), " AS (", c.Query.String(), ")")
+	}
+	if len(s.With) > 0 {
+		w.s(" ")
+	}
 	w.s("SELECT ")
 	if s.Distinct {
 		w.s("DISTINCT ")
@@ -237,6 +248,17 @@ func (s *Select) String() string {
 	}
 	if s.Having != nil {
 		w.s(" HAVING ", s.Having.SQL())
+	}
+	for _, op := range s.SetOps {
+		w.s(" UNION ")
+		if op.All {
+			w.s("ALL ")
+		}
+		q := op.Query.String()
+		if len(op.Query.SetOps) > 0 || len(op.Query.OrderBy) > 0 || op.Query.Limit != nil || len(op.Query.With) > 0 {
+			q = "(" + q + ")"
+		}
+		w.s(q)
 	}
 	if len(s.OrderBy) > 0 {
 		w.s(" ORDER BY ")

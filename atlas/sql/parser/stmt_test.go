@@ -38,6 +38,48 @@ var stmtCases = []struct {
 		},
 	},
 	{
+		name: "with, union all, union and order by over the union",
+		sql:  "WITH w AS (SELECT a FROM t), v AS (SELECT a FROM u WHERE a > 1) SELECT a FROM w UNION ALL SELECT a FROM v UNION SELECT 1 ORDER BY a DESC LIMIT 5",
+		want: &Select{
+			With: []*CTE{
+				{Name: "w", Query: &Select{Items: []*SelectItem{item(col("a"), "")}, From: table("", "t")}},
+				{Name: "v", Query: &Select{Items: []*SelectItem{item(col("a"), "")}, From: table("", "u"), Where: bin(">", col("a"), ilit(1))}},
+			},
+			Items: []*SelectItem{item(col("a"), "")},
+			From:  table("", "w"),
+			SetOps: []*SetOp{
+				{All: true, Query: &Select{Items: []*SelectItem{item(col("a"), "")}, From: table("", "v")}},
+				{Query: &Select{Items: []*SelectItem{item(ilit(1), "")}}},
+			},
+			OrderBy: []*OrderItem{{Expr: col("a"), Desc: true}},
+			Limit:   ilit(5),
+		},
+	},
+	{
+		name: "a union branch with its own limit stays a subquery",
+		sql:  "(SELECT a FROM t LIMIT 1) UNION ALL SELECT b FROM u",
+		want: &Select{
+			Items: []*SelectItem{item(&Star{}, "")},
+			From:  &SubqueryRef{Query: &Select{Items: []*SelectItem{item(col("a"), "")}, From: table("", "t"), Limit: ilit(1)}},
+			SetOps: []*SetOp{
+				{All: true, Query: &Select{Items: []*SelectItem{item(col("b"), "")}, From: table("", "u")}},
+			},
+		},
+	},
+	{
+		name: "distinct, case, count distinct and a subquery in FROM",
+		sql:  "SELECT DISTINCT CASE WHEN x > 1 THEN 'big' ELSE 'small' END AS size, count(DISTINCT y) FROM (SELECT x, y FROM t) s GROUP BY size",
+		want: &Select{
+			Distinct: true,
+			Items: []*SelectItem{
+				item(&Case{Whens: []*When{{Cond: bin(">", col("x"), ilit(1)), Result: slit("big")}}, Else: slit("small")}, "size"),
+				item(&Call{Name: "count", Args: []Expr{col("y")}, Distinct: true}, ""),
+			},
+			From:    &SubqueryRef{Query: &Select{Items: []*SelectItem{item(col("x"), ""), item(col("y"), "")}, From: table("", "t")}, Alias: "s"},
+			GroupBy: []Expr{col("size")},
+		},
+	},
+	{
 		name: "merge with every clause kind, conditions, subquery source and AS",
 		sql: `merge into lake.db.orders AS t
 using (select id, amount, op from staged where amount > 0) AS s
