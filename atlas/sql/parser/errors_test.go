@@ -209,7 +209,7 @@ func TestSyntaxErrors(t *testing.T) {
 			name: "common table expression without its query",
 			sql:  "WITH x AS SELECT 1",
 			line: 1, col: 11,
-			msg:  "expected ( before the query of the common table expression x, found 'SELECT'",
+			msg: "expected ( before the query of the common table expression x, found 'SELECT'",
 		},
 		{
 			name: "dangling operator",
