@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -27,6 +28,30 @@ type offsetLister struct {
 	adm           *kadm.Client
 	topics        []string
 	readCommitted bool
+	// pattern, when set, is subscribePattern: the topics are those whose
+	// whole name matches, listed anew each time (new topics join).
+	pattern *regexp.Regexp
+	// assigned, when set, is assign: only these partitions are listed.
+	assigned map[string]map[int32]bool
+}
+
+// subscribed returns the topics to read now: subscribe's or assign's, or
+// the existing non-internal topics matching subscribePattern.
+func (l *offsetLister) subscribed(ctx context.Context) ([]string, error) {
+	if l.pattern == nil {
+		return l.topics, nil
+	}
+	details, err := l.adm.ListTopics(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("kafka source: listing topics for subscribePattern %s: %w", l.pattern, err)
+	}
+	var out []string
+	for _, d := range details.Sorted() {
+		if d.Err == nil && !d.IsInternal && l.pattern.MatchString(d.Topic) {
+			out = append(out, d.Topic)
+		}
+	}
+	return out, nil
 }
 
 // earliest returns each partition's log start offset. A topic that does not
@@ -47,7 +72,13 @@ func (l *offsetLister) latest(ctx context.Context, topics ...string) (Offsets, e
 
 func (l *offsetLister) list(ctx context.Context, what string, fn func(context.Context, ...string) (kadm.ListedOffsets, error), topics []string) (Offsets, error) {
 	if len(topics) == 0 {
-		topics = l.topics
+		var err error
+		if topics, err = l.subscribed(ctx); err != nil {
+			return nil, err
+		}
+		if len(topics) == 0 {
+			return Offsets{}, nil // no topic matches yet
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		listed, err := fn(ctx, topics...)
@@ -58,6 +89,8 @@ func (l *offsetLister) list(ctx context.Context, what string, fn func(context.Co
 		var retry error
 		listed.Each(func(o kadm.ListedOffset) {
 			switch {
+			case l.assigned != nil && !l.assigned[o.Topic][o.Partition]:
+				// Not assigned: not read.
 			case o.Err == nil:
 				out.set(o.Topic, o.Partition, o.Offset)
 			case o.Partition < 0 && errors.Is(o.Err, kerr.UnknownTopicOrPartition):
@@ -94,7 +127,13 @@ func (l *offsetLister) list(ctx context.Context, what string, fn func(context.Co
 // check off for it.
 func (l *offsetLister) topicIDs(ctx context.Context, topics ...string) (topicIDs, error) {
 	if len(topics) == 0 {
-		topics = l.topics
+		var err error
+		if topics, err = l.subscribed(ctx); err != nil {
+			return nil, err
+		}
+		if len(topics) == 0 {
+			return topicIDs{}, nil
+		}
 	}
 	req := kmsg.NewPtrMetadataRequest()
 	for _, t := range topics {

@@ -1,7 +1,9 @@
 package kafka
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +19,8 @@ import (
 var ValidOptions = []string{
 	"kafka.bootstrap.servers",
 	"subscribe",
+	"subscribePattern",
+	"assign",
 	"startingOffsets",
 	"maxOffsetsPerTrigger",
 	"failOnDataLoss",
@@ -33,8 +37,6 @@ var ValidOptions = []string{
 // unsupportedOptions are Spark Kafka options this source knows but does not
 // implement yet; naming one is an error that says so.
 var unsupportedOptions = []string{
-	"subscribePattern",
-	"assign",
 	"startingTimestamp",
 	"startingOffsetsByTimestamp",
 	"startingOffsetsByTimestampStrategy",
@@ -75,8 +77,14 @@ const (
 
 // config is the parsed option map.
 type config struct {
-	bootstrap      []string
+	bootstrap []string
+	// Exactly one of topics (subscribe), pattern (subscribePattern) and
+	// assigned (assign) says what to read; with assign, topics lists the
+	// assigned partitions' topics.
 	topics         []string
+	pattern        *regexp.Regexp
+	patternText    string
+	assigned       map[string]map[int32]bool
 	start          startKind
 	specific       Offsets // only for startSpecific; may hold -1/-2
 	maxOffsets     int64   // 0 means no limit
@@ -120,6 +128,7 @@ func parseOptions(opts map[string]string) (*config, error) {
 	sort.Strings(keys)
 
 	var err error
+	var strategies []string
 	for _, key := range keys {
 		value := opts[key]
 		lk := strings.ToLower(strings.TrimSpace(key))
@@ -127,10 +136,21 @@ func parseOptions(opts map[string]string) (*config, error) {
 			return nil, fmt.Errorf("kafka source: option %q is not supported yet; use \"subscribe\" with a comma-separated list of topics and \"startingOffsets\"", name)
 		}
 		switch lk {
+		case "subscribe", "subscribepattern", "assign":
+			strategies = append(strategies, key)
+		}
+		switch lk {
 		case "kafka.bootstrap.servers":
 			cfg.bootstrap = splitList(value)
 		case "subscribe":
 			cfg.topics = unique(splitList(value))
+			if len(cfg.topics) == 0 {
+				err = fmt.Errorf("kafka source: option subscribe names no topic: give a comma-separated list of topics, such as \"events\"")
+			}
+		case "subscribepattern":
+			err = cfg.parsePattern(value)
+		case "assign":
+			err = cfg.parseAssign(value)
 		case "startingoffsets":
 			err = cfg.parseStartingOffsets(value)
 		case "maxoffsetspertrigger":
@@ -194,21 +214,83 @@ func parseOptions(opts map[string]string) (*config, error) {
 	if len(cfg.bootstrap) == 0 {
 		return nil, fmt.Errorf("kafka source: option kafka.bootstrap.servers is required, such as \"127.0.0.1:9092\"")
 	}
-	if len(cfg.topics) == 0 {
-		return nil, fmt.Errorf("kafka source: option subscribe is required: a comma-separated list of topics, such as \"events\"")
+	switch len(strategies) {
+	case 0:
+		return nil, fmt.Errorf("kafka source: one of the options subscribe, subscribePattern and assign must be specified: subscribe takes a comma-separated list of topics (\"events\"), subscribePattern a regular expression (\"events-.*\"), assign JSON partitions ({\"events\":[0,1]})")
+	case 1:
+	default:
+		return nil, fmt.Errorf("kafka source: only one of the options subscribe, subscribePattern and assign can be specified, got %s; keep one", strings.Join(strategies, " and "))
 	}
 	if cfg.start == startSpecific {
-		subscribed := make(map[string]bool, len(cfg.topics))
-		for _, t := range cfg.topics {
-			subscribed[t] = true
-		}
-		for t := range cfg.specific {
-			if !subscribed[t] {
-				return nil, fmt.Errorf("kafka source: startingOffsets names topic %q, which is not in subscribe %q", t, strings.Join(cfg.topics, ","))
+		for t, ps := range cfg.specific {
+			switch {
+			case cfg.pattern != nil:
+				if !cfg.pattern.MatchString(t) {
+					return nil, fmt.Errorf("kafka source: startingOffsets names topic %q, which does not match subscribePattern %q", t, cfg.patternText)
+				}
+			case cfg.assigned != nil:
+				for p := range ps {
+					if !cfg.assigned[t][p] {
+						return nil, fmt.Errorf("kafka source: startingOffsets names %s-%d, which is not in assign", t, p)
+					}
+				}
+			default:
+				if !contains(cfg.topics, t) {
+					return nil, fmt.Errorf("kafka source: startingOffsets names topic %q, which is not in subscribe %q", t, strings.Join(cfg.topics, ","))
+				}
 			}
 		}
 	}
 	return cfg, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// parsePattern reads subscribePattern, a regular expression a whole topic
+// name must match (Java's Pattern.matches, as Kafka's consumer applies it).
+func (cfg *config) parsePattern(value string) error {
+	v := strings.TrimSpace(value)
+	if v == "" {
+		return fmt.Errorf("kafka source: option subscribePattern is empty: give a regular expression matching whole topic names, such as \"events-.*\"")
+	}
+	re, err := regexp.Compile("^(?:" + v + ")$")
+	if err != nil {
+		return fmt.Errorf("kafka source: option subscribePattern %q is not a valid regular expression: %w", v, err)
+	}
+	cfg.pattern, cfg.patternText = re, v
+	return nil
+}
+
+// parseAssign reads assign, JSON naming the partitions to read, such as
+// {"topicA":[0,1],"topicB":[2,4]}.
+func (cfg *config) parseAssign(value string) error {
+	var m map[string][]int32
+	if err := json.Unmarshal([]byte(strings.TrimSpace(value)), &m); err != nil || len(m) == 0 {
+		return fmt.Errorf("kafka source: option assign must be JSON naming topics and their partitions, such as {\"topicA\":[0,1],\"topicB\":[2,4]}, got %q", value)
+	}
+	cfg.assigned = make(map[string]map[int32]bool, len(m))
+	for t, ps := range m {
+		if t == "" || len(ps) == 0 {
+			return fmt.Errorf("kafka source: option assign names topic %q with no partition: list its partitions, such as {%q:[0,1]}", t, t)
+		}
+		cfg.assigned[t] = make(map[int32]bool, len(ps))
+		for _, p := range ps {
+			if p < 0 {
+				return fmt.Errorf("kafka source: option assign names partition %d of %q: partitions are numbered from 0", p, t)
+			}
+			cfg.assigned[t][p] = true
+		}
+		cfg.topics = append(cfg.topics, t)
+	}
+	sort.Strings(cfg.topics)
+	return nil
 }
 
 // parseStartingOffsets reads "earliest", "latest" or a JSON offset map in

@@ -63,13 +63,31 @@ func New(opts map[string]string) (*Source, error) {
 	return &Source{
 		cfg:    cfg,
 		cl:     cl,
-		lister: &offsetLister{cl: cl, adm: kadm.NewClient(cl), topics: cfg.topics, readCommitted: cfg.readCommitted},
+		lister: &offsetLister{cl: cl, adm: kadm.NewClient(cl), topics: cfg.topics, readCommitted: cfg.readCommitted, pattern: cfg.pattern, assigned: cfg.assigned},
 		reader: newReader(cl, cfg.failOnDataLoss, cfg.readCommitted, memory.DefaultAllocator),
 	}, nil
 }
 
-// Description names the source as Spark does: KafkaV2[Subscribe[events]].
+// Description names the source as Spark does: KafkaV2[Subscribe[events]],
+// KafkaV2[SubscribePattern[events-.*]] or KafkaV2[Assign[events-0, events-1]].
 func (s *Source) Description() string {
+	switch {
+	case s.cfg.pattern != nil:
+		return "KafkaV2[SubscribePattern[" + s.cfg.patternText + "]]"
+	case s.cfg.assigned != nil:
+		var parts []string
+		for _, t := range s.cfg.topics {
+			var ps []int
+			for p := range s.cfg.assigned[t] {
+				ps = append(ps, int(p))
+			}
+			sort.Ints(ps)
+			for _, p := range ps {
+				parts = append(parts, fmt.Sprintf("%s-%d", t, p))
+			}
+		}
+		return "KafkaV2[Assign[" + strings.Join(parts, ", ") + "]]"
+	}
 	return "KafkaV2[Subscribe[" + strings.Join(s.cfg.topics, ",") + "]]"
 }
 

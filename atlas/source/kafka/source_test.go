@@ -253,9 +253,13 @@ func TestOptionErrors(t *testing.T) {
 		want string
 	}{
 		{map[string]string{"subscribe": "events"}, "kafka.bootstrap.servers is required"},
-		{map[string]string{"kafka.bootstrap.servers": "127.0.0.1:1"}, "subscribe is required"},
-		{base(map[string]string{"subscribePattern": "ev.*"}), `"subscribePattern" is not supported yet`},
-		{base(map[string]string{"assign": `{"events":[0]}`}), `"assign" is not supported yet`},
+		{map[string]string{"kafka.bootstrap.servers": "127.0.0.1:1"}, "one of the options subscribe, subscribePattern and assign must be specified"},
+		{base(map[string]string{"subscribePattern": "ev.*"}), "only one of the options subscribe, subscribePattern and assign can be specified, got subscribe and subscribePattern"},
+		{base(map[string]string{"assign": `{"events":[0]}`}), "only one of the options"},
+		{map[string]string{"kafka.bootstrap.servers": "127.0.0.1:1", "subscribePattern": "ev(("}, "not a valid regular expression"},
+		{map[string]string{"kafka.bootstrap.servers": "127.0.0.1:1", "assign": "events"}, `such as {"topicA":[0,1],"topicB":[2,4]}`},
+		{map[string]string{"kafka.bootstrap.servers": "127.0.0.1:1", "assign": `{"events":[0]}`, "startingOffsets": `{"events":{"1":5}}`}, "events-1, which is not in assign"},
+		{map[string]string{"kafka.bootstrap.servers": "127.0.0.1:1", "subscribePattern": "ev.*", "startingOffsets": `{"other":{"0":5}}`}, `does not match subscribePattern "ev.*"`},
 		{base(map[string]string{"kafka.sasl.mechanism": "PLAIN"}), "PLAINTEXT only"},
 		{base(map[string]string{"kafka.security.protocol": "SASL_SSL"}), "not supported yet"},
 		{base(map[string]string{"startingOffsets": "yesterday"}), "startingOffsets must be"},
