@@ -214,3 +214,65 @@ func TestAnalysisErrorsAndTempViewsAcrossConnections(t *testing.T) {
 		t.Fatal("another session sees this session's temp view")
 	}
 }
+
+func TestMergeBuilderMatchesReference(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	sales := seedSales(t, spark)
+	ctx := context.Background()
+	// Source: rows 131..150 shifted by 10 (ids 141..160) with qty doubled:
+	// 141..150 exist (update unless qty > 16: delete), 151..160 are new.
+	source := spark.Table("lakehouse.shop.sales").Where("id > 130").
+		SelectExpr("id + 10 AS id", "country", "qty * 2 AS qty", "price")
+	res, err := spark.MergeInto("lakehouse.shop.sales").Using(source, "s").
+		On("t.id = s.id").
+		WhenMatchedDelete("s.qty > 16").
+		WhenMatchedUpdateAll().
+		WhenNotMatchedInsertAll().
+		Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]sale{}
+	for _, s := range sales {
+		want[s.id] = s
+	}
+	var upd, del, ins int64
+	for _, s := range sales {
+		if s.id <= 130 {
+			continue
+		}
+		n := sale{id: s.id + 10, country: s.country, qty: s.qty * 2, price: s.price}
+		_, exists := want[n.id]
+		switch {
+		case exists && n.qty > 16:
+			delete(want, n.id)
+			del++
+		case exists:
+			want[n.id] = n
+			upd++
+		default:
+			want[n.id] = n
+			ins++
+		}
+	}
+	if res != (atlas.MergeResult{NumAffectedRows: upd + del + ins, NumUpdatedRows: upd, NumDeletedRows: del, NumInsertedRows: ins}) {
+		t.Fatalf("merge result %+v, want updated %d deleted %d inserted %d", res, upd, del, ins)
+	}
+	rows, err := spark.Table("lakehouse.shop.sales").Rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows after the merge, want %d", len(rows), len(want))
+	}
+	for _, r := range rows {
+		w, ok := want[r["id"].(int64)]
+		if !ok || r["qty"] != w.qty || r["country"] != w.country || r["price"] != w.price {
+			t.Errorf("row %v, want %+v", r, w)
+		}
+	}
+	if _, err := spark.MergeInto("lakehouse.shop.sales").Using(source, "s").On("t.id = s.id").Execute(ctx); err == nil || !strings.Contains(err.Error(), "no WHEN clause") {
+		t.Fatalf("a merge without clauses: %v", err)
+	}
+}

@@ -48,6 +48,8 @@ type Session struct {
 	serverSideID string
 	conf         map[string]string // set by the builder, sent once
 	confSent     bool
+
+	mergeMu sync.Mutex // MergeBuilder.Execute calls take turns on the source view
 }
 
 // SessionBuilder configures a Session, as SparkSession.builder.
