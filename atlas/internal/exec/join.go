@@ -412,3 +412,56 @@ func emptyRecord(c *expr.Ctx, s *arrow.Schema) arrow.RecordBatch {
 	}
 	return out
 }
+
+// streamStaticOp joins each micro-batch of a stream with a static
+// DataFrame (Spark's stream-static join: a batch join per micro-batch).
+// The static side is collected once per execution, when the first batch
+// needs it: Atlas's static DataFrames hold their rows (a LocalRelation, a
+// table read as of Session.Table), as a LocalRelation in Spark is fixed.
+type streamStaticOp struct {
+	spec        *joinSpec
+	streamRight bool
+	static      arrow.RecordBatch
+	prepared    *sideRows
+}
+
+func newStreamStaticOp(j *plan.Join) (*streamStaticOp, error) {
+	spec, err := bindJoin(j)
+	if err != nil {
+		return nil, err
+	}
+	return &streamStaticOp{spec: spec, streamRight: j.Right.IsStreaming()}, nil
+}
+
+func (o *streamStaticOp) apply(c *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+	j := o.spec.j
+	if o.static == nil {
+		node := j.Right
+		if o.streamRight {
+			node = j.Left
+		}
+		st, err := collectOne(c.Context, node)
+		if err != nil {
+			return nil, fmt.Errorf("the static side of %s: %w", j.Describe(), err)
+		}
+		if o.prepared, err = o.spec.prepare(c, st, o.streamRight); err != nil {
+			st.Release()
+			return nil, err
+		}
+		o.static = st
+	}
+	in, err := o.spec.prepare(c, rec, !o.streamRight)
+	if err != nil {
+		return nil, err
+	}
+	l, r := in, o.prepared
+	if o.streamRight {
+		l, r = o.prepared, in
+	}
+	li, ri, err := o.spec.match(c, l, r)
+	if err != nil {
+		return nil, err
+	}
+	li, ri = o.spec.outer(li, ri, int(l.rec.NumRows()), int(r.rec.NumRows()))
+	return assemble(c, j, l.rec, r.rec, li, ri)
+}

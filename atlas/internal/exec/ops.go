@@ -167,6 +167,12 @@ func compileOps(nodes []plan.Node, stats *EventTimeStats) ([]op, error) {
 			ops = append(ops, &filterOp{cond: cond})
 		case *plan.Watermark:
 			ops = append(ops, &watermarkOp{index: x.Index, stats: stats})
+		case *plan.Join:
+			j, err := newStreamStaticOp(x)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, j)
 		case *plan.SubqueryAlias:
 			// Only names change: the rows pass as they are.
 		case *plan.Deduplicate:

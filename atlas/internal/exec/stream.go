@@ -138,6 +138,9 @@ const stateOp = "0/aggregate"
 // own expressions and opens its own source instance: the plan is shared
 // with every other query and batch action built on the same DataFrame.
 func Start(ctx context.Context, cfg Config) (q *Query, err error) {
+	if cfg.Shape.StreamJoin != nil {
+		return nil, fmt.Errorf("%s: stream-stream joins are not supported yet: join each micro-batch with a table in ForeachBatch", cfg.Shape.StreamJoin.Join.Describe())
+	}
 	scan, ok := cfg.Shape.Leaf.(*plan.StreamScan)
 	if !ok {
 		return nil, fmt.Errorf("a streaming query needs a streaming source")

@@ -24,6 +24,11 @@ type Shape struct {
 	Watermark *Watermark
 	// Dedup is the deduplication (also in Pre), or nil.
 	Dedup *Deduplicate
+	// StreamJoin is the stream-stream join the plan starts from (Leaf is
+	// then the join), or nil.
+	StreamJoin *StreamStreamJoin
+	// StaticJoins counts the stream-static joins among Pre.
+	StaticJoins int
 }
 
 // Analyze splits a plan into its Shape, rejecting plans Atlas cannot run
@@ -77,6 +82,11 @@ func Analyze(root Node) (*Shape, error) {
 			}
 		}
 	}
+	if j, ok := s.Leaf.(*Join); ok && j.IsStreaming() {
+		if err := analyzeStreamJoin(j, s); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -93,8 +103,8 @@ func ValidateStreaming(root Node, mode sink.OutputMode) (*Shape, error) {
 	if u, ok := s.Leaf.(*Union); ok {
 		return nil, fmt.Errorf("%s: unions of streaming DataFrames are not supported yet: union the micro-batch with the other rows inside ForeachBatch", u.Describe())
 	}
-	if j, ok := s.Leaf.(*Join); ok {
-		return nil, fmt.Errorf("%s: joins of streaming DataFrames are not supported yet: join inside ForeachBatch, where each micro-batch is a batch DataFrame", j.Describe())
+	if err := validateStreamStream(s, mode); err != nil {
+		return nil, err
 	}
 	if err := checkStatefulStreaming(s, mode); err != nil {
 		return nil, err
