@@ -62,6 +62,10 @@ func DataType(t arrow.DataType) (*pb.DataType, error) {
 			return nil, err
 		}
 		return s, nil
+	case *arrow.DurationType:
+		// Spark's DayTimeIntervalType(DAY, SECOND): fields 0 (DAY) to 3 (SECOND).
+		day, second := int32(0), int32(3)
+		return &pb.DataType{Kind: &pb.DataType_DayTimeInterval_{DayTimeInterval: &pb.DataType_DayTimeInterval{StartField: &day, EndField: &second}}}, nil
 	case *arrow.ListType:
 		el, err := DataType(t.Elem())
 		if err != nil {

@@ -56,6 +56,9 @@ func function(f *pb.Expression_UnresolvedFunction) (atlas.Column, error) {
 		return c, err
 	}
 	args := f.GetArguments()
+	if fn, ok := exprFunctions[name]; ok {
+		return fn(name, args)
+	}
 	switch name {
 	case "window":
 		return window(args)
@@ -103,6 +106,9 @@ func Functions() []string {
 		out = append(out, k)
 	}
 	for k := range aggregates {
+		out = append(out, k)
+	}
+	for k := range exprFunctions {
 		out = append(out, k)
 	}
 	out = append(out, "window", "from_json", "in", "negative")
