@@ -96,7 +96,7 @@ func split(in, msgImport, out string) error {
 // isTypeUse reports whether the identifier under c refers to something
 // (rather than declaring a name or labelling a field).
 func isTypeUse(c *astutil.Cursor) bool {
-	switch p := c.Parent().(type) {
+	switch c.Parent().(type) {
 	case *ast.TypeSpec:
 		return c.Name() != "Name"
 	case *ast.Field:
@@ -108,7 +108,6 @@ func isTypeUse(c *astutil.Cursor) bool {
 	case *ast.ValueSpec:
 		return c.Name() != "Names"
 	case *ast.File:
-		_ = p
 		return false
 	}
 	return true
