@@ -12,6 +12,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/sink"
+	filesink "github.com/atlas-lakehouse/atlas/atlas/sink/file"
 	"github.com/atlas-lakehouse/atlas/atlas/sink/iceberg"
 	kafkasink "github.com/atlas-lakehouse/atlas/atlas/sink/kafka"
 )
@@ -184,6 +185,10 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 		if snk, err = kafkasink.New(schema, sp.kafka); err != nil {
 			return nil, err
 		}
+	case "parquet", "json", "csv":
+		if snk, err = filesink.New(schema, sp.file); err != nil {
+			return nil, err
+		}
 	case "memory":
 		snk = df.s.newMemoryTable(name, schema)
 	}
@@ -225,6 +230,15 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 			os.RemoveAll(loc)
 		}
 		return nil, err
+	}
+	if fs, ok := snk.(*filesink.Sink); ok {
+		if err := fs.CheckCheckpoint(ctx, ck); err != nil {
+			ck.Close()
+			if temp {
+				os.RemoveAll(loc)
+			}
+			return nil, err
+		}
 	}
 	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck, mgr: mgr, started: make(chan struct{}), ended: make(chan struct{})}
 	sq.explain = queryExplain{plan: df.ExplainString(), sink: snk.Description(), mode: mode, trigger: w.trigger.t}

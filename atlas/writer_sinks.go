@@ -15,12 +15,13 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/sink"
 	"github.com/atlas-lakehouse/atlas/atlas/sink/console"
+	filesink "github.com/atlas-lakehouse/atlas/atlas/sink/file"
 	"github.com/atlas-lakehouse/atlas/atlas/sink/iceberg"
 	kafkasink "github.com/atlas-lakehouse/atlas/atlas/sink/kafka"
 )
 
 // availableSinks lists the sinks Atlas has, for messages.
-const availableSinks = `Format("iceberg") or ToTable(name), Format("kafka"), Format("console"), Format("memory"), ForeachBatch(fn)`
+const availableSinks = `Format("iceberg") or ToTable(name), Format("kafka"), Format("parquet"), Format("json"), Format("csv"), Format("console"), Format("memory"), Foreach(writer), ForeachBatch(fn)`
 
 // commonWriterOptions are the options every sink takes.
 var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsTable", "eventTimeMaxAheadOfProcessing"}
@@ -29,6 +30,9 @@ var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsT
 var sinkOptions = map[string][]string{
 	"iceberg":      {"path"},
 	"kafka":        {"topic", "kafka.bootstrap.servers", "kafka.transaction.timeout.ms"},
+	"parquet":      {"path"},
+	"json":         {"path"},
+	"csv":          {"path", "header"},
 	"console":      {"numRows", "truncate"},
 	"memory":       nil,
 	"foreachBatch": nil,
@@ -37,10 +41,7 @@ var sinkOptions = map[string][]string{
 // foreignSinks are Spark sinks Atlas does not have, with what to use instead.
 var foreignSinks = map[string]string{
 	"delta":   `Atlas writes Apache Iceberg tables: use ToTable("lakehouse.db.table") (or Format("iceberg")); MERGE INTO and time travel work on them as on Delta tables`,
-	"parquet": `Atlas writes Parquet files through Iceberg tables: use ToTable("lakehouse.db.table")`,
 	"orc":     `use ToTable("lakehouse.db.table") (Iceberg tables of Parquet files)`,
-	"csv":     "use ForeachBatch(fn) and write the batch's rows from fn",
-	"json":    "use ForeachBatch(fn) and write the batch's rows from fn",
 	"text":    "use ForeachBatch(fn) and write the batch's rows from fn",
 	"foreach": "use ForeachBatch(fn), which hands each micro-batch to fn as a DataFrame",
 	"noop":    `use Format("console").Option("numRows", 0) to run a query without keeping its output`,
@@ -53,10 +54,6 @@ func foreignOption(key string) string {
 	switch key {
 	case "mergeSchema", "overwriteSchema", "txnAppId", "txnVersion", "replaceWhere", "optimizeWrite", "dataChange", "userMetadata":
 		return "delta"
-	case "compression", "maxRecordsPerFile", "partitionOverwriteMode":
-		return "parquet"
-	case "header", "sep", "delimiter", "quote", "escape":
-		return "csv"
 	}
 	return ""
 }
@@ -70,6 +67,7 @@ type sinkPlan struct {
 	checkpoint string // the checkpoint location, "" for a temporary one
 	console    *console.Sink
 	kafka      kafkasink.Options
+	file       filesink.Options
 	maxAhead   time.Duration // eventTimeMaxAheadOfProcessing, 0 for none
 }
 
@@ -77,6 +75,7 @@ type sinkPlan struct {
 // and the checkpoint location, with no side effect.
 func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, name string, out io.Writer) (*sinkPlan, error) {
 	p := &sinkPlan{kind: w.format}
+	var err error
 	switch {
 	case w.foreach != nil:
 		p.kind = "foreachBatch"
@@ -110,6 +109,10 @@ func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, nam
 			return nil, err
 		}
 		p.kafka = k
+	case "parquet", "json", "csv":
+		if p.file, err = w.fileOptions(mode, exec.ShapeOutputSchema(shape)); err != nil {
+			return nil, err
+		}
 	case "memory":
 		if name == "" {
 			return nil, fmt.Errorf("the memory sink needs a query name, used as the table name: add QueryName(\"...\")")
@@ -205,4 +208,22 @@ func (w *DataStreamWriter) kafkaOptions(schema *arrow.Schema) (kafkasink.Options
 		return o, err
 	}
 	return o, nil
+}
+
+// fileOptions reads a file sink's options and checks the output mode and
+// columns.
+func (w *DataStreamWriter) fileOptions(mode sink.OutputMode, schema *arrow.Schema) (filesink.Options, error) {
+	o := filesink.Options{Format: w.format, Path: w.opts["path"]}
+	if v := w.opts["header"]; v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return o, fmt.Errorf("csv sink: header %q: want true or false", v)
+		}
+		o.Header = b
+	}
+	fs, err := filesink.New(schema, o)
+	if err != nil {
+		return o, err
+	}
+	return o, fs.CheckMode(mode)
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sinklog"
 )
 
 // status is a listed file: its absolute path and modification time (ms).
@@ -33,6 +35,9 @@ func listFiles(path string, glob bool, filter string) ([]status, error) {
 		if roots, err = filepath.Glob(path); err != nil {
 			return nil, fmt.Errorf("listing %s: %w", path, err)
 		}
+	}
+	if !glob && sinklog.Exists(path) {
+		return committedFiles(path, filter)
 	}
 	var out []status
 	for _, root := range roots {
@@ -161,4 +166,28 @@ func (s *seenFiles) purge() {
 			delete(s.m, k)
 		}
 	}
+}
+
+// committedFiles lists the output directory of a file sink through its
+// log (_spark_metadata), as Spark's MetadataLogFileIndex: only files of
+// committed batches, never those a crashed batch left behind.
+func committedFiles(dir, filter string) ([]status, error) {
+	es, err := sinklog.Open(dir).AllFiles()
+	if err != nil {
+		return nil, err
+	}
+	var out []status
+	for _, e := range es {
+		p, err := e.LocalPath()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, sinklog.Dir), err)
+		}
+		if filter != "" {
+			if ok, _ := filepath.Match(filter, filepath.Base(p)); !ok {
+				continue
+			}
+		}
+		out = append(out, status{path: p, modTime: e.ModificationTime})
+	}
+	return out, nil
 }
