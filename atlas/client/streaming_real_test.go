@@ -109,3 +109,49 @@ func TestInterruptStopsAServerQueryOnTheRealServer(t *testing.T) {
 		t.Fatal("the query still runs on the server after the interrupt")
 	}
 }
+
+// TestLargeResultOverHTTP2 collects a result of several megabytes (many
+// HTTP/2 frames and flow-control windows): every row arrives once.
+func TestLargeResultOverHTTP2(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	q, err := spark.ReadStream().Format("rate").Option("rowsPerSecond", 400_000).Load().
+		WriteStream().Format("memory").QueryName("many").Progress(false).
+		Trigger(atlas.ProcessingTime("100 milliseconds")).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n int64
+		for _, p := range q.RecentProgress() {
+			n += p.NumInputRows
+		}
+		if n >= 200_000 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	for _, p := range q.RecentProgress() {
+		want += p.NumInputRows
+	}
+	rows, err := spark.Table("many").Rows(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(rows)) != want || want < 100_000 {
+		t.Fatalf("%d rows collected, the progress reports %d (want at least 100000)", len(rows), want)
+	}
+	seen := make([]bool, want)
+	for _, r := range rows {
+		v := r["value"].(int64)
+		if v < 0 || v >= want || seen[v] {
+			t.Fatalf("value %d out of range or repeated (rate values are 0..%d)", v, want-1)
+		}
+		seen[v] = true
+	}
+}
