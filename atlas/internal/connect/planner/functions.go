@@ -64,6 +64,10 @@ func function(f *pb.Expression_UnresolvedFunction) (atlas.Column, error) {
 		return window(args)
 	case "from_json":
 		return fromJSON(args)
+	case "from_avro":
+		return fromAvro(args)
+	case "to_avro":
+		return toAvro(args)
 	case "in":
 		return in(args)
 	}
@@ -111,7 +115,7 @@ func Functions() []string {
 	for k := range exprFunctions {
 		out = append(out, k)
 	}
-	out = append(out, "window", "from_json", "in", "negative")
+	out = append(out, "window", "from_json", "from_avro", "to_avro", "in", "negative")
 	out = append(out, statefulFunctionNames...)
 	sort.Strings(out)
 	return out
@@ -162,6 +166,69 @@ func fromJSON(args []*pb.Expression) (atlas.Column, error) {
 		return atlas.Column{}, unsupported("a from_json schema other than a DDL string", "pass the schema as \"a string, b bigint\"")
 	}
 	return atlas.FromJSON(c, ddl), nil
+}
+
+// fromAvro is from_avro(data, jsonFormatSchema[, options]) as PySpark's
+// Connect client sends it: the schema a string literal, the options a
+// map(k1, v1, ...) call of string literals.
+func fromAvro(args []*pb.Expression) (atlas.Column, error) {
+	if len(args) < 2 || len(args) > 3 {
+		return atlas.Column{}, fmt.Errorf("from_avro takes a column, a schema and options, got %d arguments", len(args))
+	}
+	c, err := Column(args[0])
+	if err != nil {
+		return atlas.Column{}, fmt.Errorf("from_avro: %w", err)
+	}
+	schema, ok := stringLiteral(args[1])
+	if !ok {
+		return atlas.Column{}, fmt.Errorf("from_avro: the schema must be a string literal (the Avro schema as JSON)")
+	}
+	opts := map[string]string{}
+	if len(args) == 3 {
+		if opts, err = literalMap(args[2]); err != nil {
+			return atlas.Column{}, fmt.Errorf("from_avro options: %w", err)
+		}
+	}
+	return atlas.FromAvro(c, schema, opts), nil
+}
+
+// toAvro is to_avro(data[, jsonFormatSchema]).
+func toAvro(args []*pb.Expression) (atlas.Column, error) {
+	if len(args) < 1 || len(args) > 2 {
+		return atlas.Column{}, fmt.Errorf("to_avro takes a column and an optional schema, got %d arguments", len(args))
+	}
+	c, err := Column(args[0])
+	if err != nil {
+		return atlas.Column{}, fmt.Errorf("to_avro: %w", err)
+	}
+	if len(args) == 1 {
+		return atlas.ToAvro(c), nil
+	}
+	schema, ok := stringLiteral(args[1])
+	if !ok {
+		return atlas.Column{}, fmt.Errorf("to_avro: the schema must be a string literal (the Avro schema as JSON)")
+	}
+	return atlas.ToAvro(c, schema), nil
+}
+
+// literalMap reads map(k1, v1, k2, v2, ...) of string literals, as
+// PySpark sends an options dictionary (_options_to_col).
+func literalMap(e *pb.Expression) (map[string]string, error) {
+	f := e.GetUnresolvedFunction()
+	if f == nil || !strings.EqualFold(f.GetFunctionName(), "map") || len(f.GetArguments())%2 != 0 {
+		return nil, fmt.Errorf("want map(key, value, ...) of string literals")
+	}
+	out := map[string]string{}
+	a := f.GetArguments()
+	for i := 0; i < len(a); i += 2 {
+		k, ok1 := stringLiteral(a[i])
+		v, ok2 := stringLiteral(a[i+1])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("want map(key, value, ...) of string literals")
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 // in is col.isin(values...).

@@ -2,7 +2,9 @@ package planner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
@@ -24,7 +26,7 @@ func (p *Planner) read(ctx context.Context, r *pb.Read) (*atlas.DataFrame, error
 		if r.GetIsStreaming() {
 			return p.readStream(t.DataSource)
 		}
-		return nil, unsupported("batch spark.read of a data source", "read lakehouse tables with spark.table or SQL")
+		return p.readFiles(t.DataSource)
 	}
 	return nil, fmt.Errorf("read: neither a named table nor a data source")
 }
@@ -45,4 +47,101 @@ func (p *Planner) localRelation(l *pb.LocalRelation) (*atlas.DataFrame, error) {
 		}
 	}()
 	return p.Session.CreateDataFrame(schema, recs), nil
+}
+
+// readFiles plans spark.read.format(...).schema(...).options(...).load(paths)
+// for the file formats (json, csv, parquet); the files are read now.
+func (p *Planner) readFiles(ds *pb.Read_DataSource) (*atlas.DataFrame, error) {
+	if len(ds.GetPredicates()) > 0 {
+		return nil, unsupported("spark.read with predicates (JDBC)", "")
+	}
+	switch strings.ToLower(ds.GetFormat()) {
+	case "json", "csv", "parquet":
+	default:
+		return nil, unsupported("batch spark.read of format "+ds.GetFormat(), "read json, csv or parquet files, or lakehouse tables with spark.table or SQL")
+	}
+	r := p.Session.Read().Format(ds.GetFormat()).Options(ds.GetOptions())
+	if s := ds.GetSchema(); s != "" {
+		ddl, err := schemaDDL(s)
+		if err != nil {
+			return nil, err
+		}
+		r = r.Schema(ddl)
+	}
+	df := r.Load(ds.GetPaths()...)
+	return df, df.Err()
+}
+
+// schemaDDL accepts a schema as PySpark sends it: a DDL string, or the
+// JSON of a StructType (schema.json()), which it turns into DDL.
+func schemaDDL(s string) (string, error) {
+	if !strings.HasPrefix(strings.TrimSpace(s), "{") {
+		return s, nil
+	}
+	var st jsonType
+	if err := json.Unmarshal([]byte(s), &st); err != nil {
+		return "", fmt.Errorf("schema: %w", err)
+	}
+	if st.Type != "struct" {
+		return "", fmt.Errorf("schema: want a struct type, got %q", st.Type)
+	}
+	fields, err := st.fieldsDDL(" ", ", ")
+	if err != nil {
+		return "", fmt.Errorf("schema: %w", err)
+	}
+	return fields, nil
+}
+
+// jsonType is a Spark DataType as DataType.json writes it: a type name
+// string, or an object (struct, array, map).
+type jsonType struct {
+	Name   string
+	Type   string `json:"type"`
+	Fields []struct {
+		Name string          `json:"name"`
+		Type json.RawMessage `json:"type"`
+	} `json:"fields"`
+	ElementType json.RawMessage `json:"elementType"`
+}
+
+func (t *jsonType) fieldsDDL(sep, join string) (string, error) {
+	var parts []string
+	for _, f := range t.Fields {
+		ft, err := jsonTypeDDL(f.Type)
+		if err != nil {
+			return "", fmt.Errorf("field %s: %w", f.Name, err)
+		}
+		parts = append(parts, "`"+strings.ReplaceAll(f.Name, "`", "``")+"`"+sep+ft)
+	}
+	return strings.Join(parts, join), nil
+}
+
+func jsonTypeDDL(raw json.RawMessage) (string, error) {
+	var name string
+	if err := json.Unmarshal(raw, &name); err == nil {
+		switch name {
+		case "integer":
+			return "int", nil
+		case "long":
+			return "bigint", nil
+		case "short":
+			return "smallint", nil
+		case "byte":
+			return "tinyint", nil
+		}
+		return name, nil
+	}
+	var t jsonType
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return "", err
+	}
+	switch t.Type {
+	case "struct":
+		f, err := t.fieldsDDL(":", ",")
+		return "struct<" + f + ">", err
+	case "array":
+		e, err := jsonTypeDDL(t.ElementType)
+		return "array<" + e + ">", err
+	}
+	return "", fmt.Errorf("type %s is not supported in a schema", t.Type)
 }

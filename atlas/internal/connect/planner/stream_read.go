@@ -5,14 +5,22 @@ import (
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
-// readStream plans spark.readStream.format(...).options(...).load().
+// readStream plans spark.readStream.format(...).options(...).load([path]);
+// a file stream's directory comes as the one path.
 func (p *Planner) readStream(ds *pb.Read_DataSource) (*atlas.DataFrame, error) {
-	if len(ds.GetPaths()) > 0 || len(ds.GetPredicates()) > 0 {
-		return nil, unsupported("readStream with paths or predicates", "")
+	if len(ds.GetPredicates()) > 0 {
+		return nil, unsupported("readStream with predicates", "")
+	}
+	if len(ds.GetPaths()) > 1 {
+		return nil, unsupported("readStream of several paths", "watch one directory, or a glob such as \"in/*/\"")
 	}
 	r := p.Session.ReadStream().Format(ds.GetFormat()).Options(ds.GetOptions())
 	if s := ds.GetSchema(); s != "" {
-		r = r.Schema(s)
+		ddl, err := schemaDDL(s)
+		if err != nil {
+			return nil, err
+		}
+		r = r.Schema(ddl)
 	}
-	return r.Load(), nil
+	return r.Load(ds.GetPaths()...), nil
 }
