@@ -225,7 +225,8 @@ func TestForeachBatchQueryIsInTheSessionsManager(t *testing.T) {
 	defer other.Close()
 	var rows int64
 	var listed []string
-	q, err := changeStream(spark).WriteStream().QueryName("watched").Progress(false).
+	// The live view stays on: AwaitTermination polls the query's progress.
+	q, err := changeStream(spark).WriteStream().QueryName("watched").
 		Option("checkpointLocation", filepath.Join(home, "ck", "watched")).
 		Trigger(atlas.AvailableNow()).
 		ForeachBatch(func(batch *atlas.DataFrame, id int64) error {
