@@ -52,13 +52,13 @@ func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.Record
 			r.Release()
 		}
 	}
-	var agg *state.Aggregator
+	var agg state.GroupState
 	if shape.Agg != nil {
 		keys, aggs, err := shape.Agg.Bind()
 		if err != nil {
 			return nil, nil, err
 		}
-		if agg, err = state.NewAggregator(state.Config{Keys: keys, KeyNames: shape.Agg.KeyNames, Aggs: aggs, EvictKey: -1}); err != nil {
+		if agg, err = state.NewGroupState(state.Config{Keys: keys, KeyNames: shape.Agg.KeyNames, Aggs: aggs, EvictKey: -1}); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -81,7 +81,7 @@ type Query struct {
 	ops   []op
 	post  []op
 	stats EventTimeStats
-	agg   *state.Aggregator
+	agg   state.GroupState
 	// dedup is the deduplication among ops, or nil (dedup.go).
 	dedup *dedupOp
 	// emptyState is the aggregation state before any batch, for rewinding
@@ -170,7 +170,7 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 		if err != nil {
 			return nil, err
 		}
-		if q.agg, err = state.NewAggregator(state.Config{Keys: keys, KeyNames: a.KeyNames, Aggs: aggs, EvictKey: evict}); err != nil {
+		if q.agg, err = state.NewGroupState(state.Config{Keys: keys, KeyNames: a.KeyNames, Aggs: aggs, EvictKey: evict}); err != nil {
 			return nil, err
 		}
 		if q.emptyState, err = q.agg.Save(); err != nil {

@@ -386,6 +386,8 @@ func SourceField(b Bound) (arrow.Field, bool) {
 		return SourceField(x.x)
 	case *WindowBound:
 		return SourceField(x.TimeCol)
+	case *SessionBound:
+		return SourceField(x.TimeCol)
 	}
 	return arrow.Field{}, false
 }
