@@ -44,6 +44,22 @@ func statefulFunction(name string, f *pb.Expression_UnresolvedFunction) (c atlas
 		return atlas.CountDistinct(c), true, err
 	}
 	switch name {
+	case "session_window":
+		if len(args) != 2 {
+			return atlas.Column{}, true, fmt.Errorf("session_window takes a time column and a gap, got %d arguments", len(args))
+		}
+		c, err := col(0)
+		if err != nil {
+			return c, true, err
+		}
+		if s, isStr := stringLiteral(args[1]); isStr {
+			return atlas.SessionWindow(c, s), true, nil
+		}
+		gap, err := col(1)
+		if err != nil {
+			return gap, true, err
+		}
+		return atlas.SessionWindow(c, gap), true, nil
 	case "approx_count_distinct":
 		c, err := col(0)
 		if err != nil || len(args) == 1 {
