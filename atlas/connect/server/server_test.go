@@ -159,7 +159,7 @@ func TestErrors(t *testing.T) {
 		msg  string
 	}{
 		{table("lakehouse.silver.missing"), codes.Internal, "missing"},
-		{&pb.Relation{RelType: &pb.Relation_Join{Join: &pb.Join{Left: table("a"), Right: table("b")}}}, codes.Unimplemented, "relation join"},
+		{&pb.Relation{RelType: &pb.Relation_Sample{Sample: &pb.Sample{Input: table("a"), UpperBound: 0.5}}}, codes.Unimplemented, "relation sample"},
 		{&pb.Relation{RelType: &pb.Relation_Sql{Sql: &pb.SQL{Query: "SELEC 1"}}}, codes.InvalidArgument, "line 1"},
 		{&pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: &pb.Relation{RelType: &pb.Relation_Sql{Sql: &pb.SQL{Query: "SHOW NAMESPACES"}}}, Expressions: []*pb.Expression{fn("percentile", col("a"))}}}}, codes.Unimplemented, "function percentile"},
 	}
