@@ -46,6 +46,13 @@ func TestQueryOutlivesItsCell(t *testing.T) {
 	if q2.ID() != id || q2.Name() != "ticks" {
 		t.Fatalf("Get(%s) = %s %q", id, q2.ID(), q2.Name())
 	}
+	byName, err := cell2.Streams().Get("ticks")
+	if err != nil || byName.ID() != id {
+		t.Fatalf("Get by name: %v, %v", byName, err)
+	}
+	if _, err := cell2.Streams().Get("no_such_query"); err == nil {
+		t.Fatal("Get of an unknown query succeeded")
+	}
 	active, err := cell2.Streams().Active()
 	if err != nil {
 		t.Fatal(err)
