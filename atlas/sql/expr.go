@@ -6,6 +6,7 @@ package sql
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -127,23 +128,49 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 	return nil, errAt(e, "%s is not supported yet", e.SQL())
 }
 
+// sqlAggregates are the aggregate functions SQL accepts, with how many
+// arguments each takes (the first is the column; the others literals).
+var sqlAggregates = map[string][2]int{
+	"count": {1, 1}, "sum": {1, 1}, "min": {1, 1}, "max": {1, 1}, "avg": {1, 1}, "mean": {1, 1},
+	"approx_count_distinct": {1, 2}, "collect_list": {1, 1}, "collect_set": {1, 1},
+	"first": {1, 2}, "last": {1, 2}, "first_value": {1, 2}, "last_value": {1, 2}, "any_value": {1, 2},
+	"stddev": {1, 1}, "stddev_samp": {1, 1}, "stddev_pop": {1, 1}, "std": {1, 1},
+	"variance": {1, 1}, "var_samp": {1, 1}, "var_pop": {1, 1},
+}
+
+// isAggregateName reports whether name (lower case) is an aggregate.
+func isAggregateName(name string) bool {
+	_, ok := sqlAggregates[name]
+	return ok
+}
+
 // Agg converts an aggregate call, or returns ok=false when e is not one.
+// count(DISTINCT x) counts distinct non-null values (batch queries; a
+// stream refuses it at Start, as Spark does).
 func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
 	c, ok := e.(*parser.Call)
 	if !ok {
 		return nil, false, nil
 	}
 	name := strings.ToLower(c.Name)
-	switch name {
-	case "count", "sum", "min", "max", "avg", "mean":
-	default:
+	nargs, ok := sqlAggregates[name]
+	if !ok {
 		return nil, false, nil
 	}
-	if c.Distinct {
-		return nil, true, errAt(e, "%s(DISTINCT ...) is not supported yet", name)
+	if name == "std" {
+		name = "stddev"
 	}
 	a := &expr.AggFunc{Fn: name, As: alias}
-	if c.Star || (len(c.Args) == 1 && isLiteralOne(c.Args[0])) {
+	if c.Distinct {
+		if name != "count" {
+			return nil, true, errAt(e, "%s(DISTINCT ...) is not supported: only count(DISTINCT ...)", name)
+		}
+		if len(c.Args) != 1 {
+			return nil, true, errAt(e, "count(DISTINCT ...) of several columns is not supported yet: count one column")
+		}
+		a.Opts.Distinct = true
+	}
+	if c.Star || (!c.Distinct && len(c.Args) == 1 && isLiteralOne(c.Args[0])) {
 		if name != "count" {
 			return nil, true, errAt(e, "%s(*) is not valid", name)
 		}
@@ -152,18 +179,59 @@ func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
 		}
 		return a, true, nil
 	}
-	if len(c.Args) != 1 {
-		return nil, true, errAt(e, "%s takes one argument", name)
+	if len(c.Args) < nargs[0] || len(c.Args) > nargs[1] {
+		if nargs[0] == nargs[1] {
+			return nil, true, errAt(e, "%s takes one argument", name)
+		}
+		return nil, true, errAt(e, "%s takes %d to %d arguments", name, nargs[0], nargs[1])
 	}
 	arg, err := Expr(c.Args[0])
 	if err != nil {
 		return nil, true, err
 	}
 	a.Arg = arg
+	if len(c.Args) == 2 {
+		lit, ok := c.Args[1].(*parser.Literal)
+		switch v := literalValue(lit, ok).(type) {
+		case float64:
+			if name != "approx_count_distinct" {
+				return nil, true, errAt(c.Args[1], "the second argument of %s must be a boolean (ignoreNulls)", name)
+			}
+			a.Opts.RSD = v
+		case bool:
+			if name == "approx_count_distinct" {
+				return nil, true, errAt(c.Args[1], "the second argument of approx_count_distinct must be a number (rsd)")
+			}
+			a.Opts.IgnoreNulls = v
+		default:
+			return nil, true, errAt(c.Args[1], "the second argument of %s must be a literal", name)
+		}
+	}
 	if alias == "" {
-		a.As = name + "(" + c.Args[0].SQL() + ")"
+		if c.Distinct {
+			a.As = name + "(DISTINCT " + c.Args[0].SQL() + ")"
+		} else {
+			a.As = name + "(" + c.Args[0].SQL() + ")"
+		}
 	}
 	return a, true, nil
+}
+
+// literalValue reads a numeric or boolean literal (numbers as float64).
+func literalValue(l *parser.Literal, ok bool) any {
+	if !ok {
+		return nil
+	}
+	switch v := l.Value.(type) {
+	case int64:
+		return float64(v)
+	case float64, bool:
+		return v
+	}
+	if n, err := strconv.ParseFloat(l.Text, 64); err == nil && l.Kind != parser.StringLiteral {
+		return n
+	}
+	return nil
 }
 
 func isLiteralOne(e parser.Expr) bool {

@@ -114,13 +114,13 @@ func intArg(c *parser.Call, i int, what string) (int64, error) {
 	return 0, errAt(c.Args[i], "%s of %s must be an integer literal, got %s", what, c.Name, c.Args[i].SQL())
 }
 
-// aggregateNames are the aggregate functions of the SQL subset.
-var aggregateNames = []string{"count", "sum", "min", "max", "avg", "mean"}
-
 // SupportedFunctions lists the SQL functions Atlas knows, sorted: scalar
 // functions, aggregates, window and CAST.
 func SupportedFunctions() []string {
-	names := append([]string{"window", "CAST", "CASE"}, aggregateNames...)
+	names := []string{"window", "CAST", "CASE"}
+	for n := range sqlAggregates {
+		names = append(names, n)
+	}
 	for n := range scalarFuncs {
 		names = append(names, n)
 	}
@@ -130,9 +130,10 @@ func SupportedFunctions() []string {
 
 func callExpr(x *parser.Call, rw Rewrite) (expr.Expr, error) {
 	name := strings.ToLower(x.Name)
-	switch name {
-	case "count", "sum", "min", "max", "avg", "mean":
+	if isAggregateName(name) {
 		return nil, errAt(x, "aggregate %s(...) is only allowed in the SELECT list of a query", name)
+	}
+	switch name {
 	case "window":
 		return windowCall(x, rw)
 	}
