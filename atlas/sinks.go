@@ -2,6 +2,8 @@ package atlas
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -162,4 +164,45 @@ func (m *memoryTable) snapshot() []arrow.RecordBatch {
 		r.Retain()
 	}
 	return append([]arrow.RecordBatch(nil), m.recs...)
+}
+
+// ForeachWriter writes a query's output one row at a time, as Spark's
+// ForeachWriter: for every micro-batch, Open(partitionID, epochID) is
+// called with the batch id as epoch id (Atlas runs each batch as one
+// partition, 0); when it returns true, Process gets every row of the
+// batch; Close ends the batch with the error that stopped it (nil when it
+// went through), and is called even when Open declined or failed. An
+// error from Open, Process or Close fails the query; on restart the batch
+// runs again with the same epoch id, so a writer that remembers the epochs
+// it committed can return false from Open to skip a replay.
+type ForeachWriter interface {
+	// Open prepares to write a batch; false skips its rows.
+	Open(partitionID, epochID int64) (bool, error)
+	// Process writes one row.
+	Process(row Row) error
+	// Close ends the batch; err is what stopped it, nil on success.
+	Close(err error) error
+}
+
+// foreachWriterSink drives a ForeachWriter.
+type foreachWriterSink struct{ w ForeachWriter }
+
+func (f *foreachWriterSink) Description() string { return "ForeachWriterSink" }
+
+func (f *foreachWriterSink) AddBatch(_ context.Context, b *sink.Batch) error {
+	ok, err := f.w.Open(0, b.BatchID)
+	if err != nil {
+		return errors.Join(fmt.Errorf("foreach writer: open of batch %d: %w", b.BatchID, err), f.w.Close(err))
+	}
+	if ok {
+		for _, row := range toRows(b.Schema, b.Records) {
+			if err := f.w.Process(row); err != nil {
+				return errors.Join(fmt.Errorf("foreach writer: batch %d: %w", b.BatchID, err), f.w.Close(err))
+			}
+		}
+	}
+	if err := f.w.Close(nil); err != nil {
+		return fmt.Errorf("foreach writer: close of batch %d: %w", b.BatchID, err)
+	}
+	return nil
 }

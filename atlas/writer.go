@@ -27,6 +27,7 @@ type DataStreamWriter struct {
 	trigger  Trigger
 	name     string
 	foreach  func(batch *DataFrame, batchID int64) error
+	writer   ForeachWriter
 	progress bool
 }
 
@@ -114,6 +115,13 @@ func (w *DataStreamWriter) ForeachBatch(fn func(batch *DataFrame, batchID int64)
 	return w
 }
 
+// Foreach writes the output one row at a time through writer, as
+// foreach(ForeachWriter); see ForeachWriter for the calls it gets.
+func (w *DataStreamWriter) Foreach(writer ForeachWriter) *DataStreamWriter {
+	w.writer = writer
+	return w
+}
+
 // ToTable starts the query writing to a lakehouse table (created from the
 // query's schema when missing), as toTable.
 func (w *DataStreamWriter) ToTable(name string) (*StreamingQuery, error) {
@@ -171,6 +179,8 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	switch sp.kind {
 	case "foreachBatch":
 		snk = &foreachBatchSink{s: df.s, fn: w.foreach}
+	case "foreach":
+		snk = &foreachWriterSink{w: w.writer}
 	case "iceberg":
 		lh, err := df.s.Lakehouse(ctx)
 		if err != nil {

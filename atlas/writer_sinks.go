@@ -36,6 +36,7 @@ var sinkOptions = map[string][]string{
 	"console":      {"numRows", "truncate"},
 	"memory":       nil,
 	"foreachBatch": nil,
+	"foreach":      nil,
 }
 
 // foreignSinks are Spark sinks Atlas does not have, with what to use instead.
@@ -43,7 +44,6 @@ var foreignSinks = map[string]string{
 	"delta":   `Atlas writes Apache Iceberg tables: use ToTable("lakehouse.db.table") (or Format("iceberg")); MERGE INTO and time travel work on them as on Delta tables`,
 	"orc":     `use ToTable("lakehouse.db.table") (Iceberg tables of Parquet files)`,
 	"text":    "use ForeachBatch(fn) and write the batch's rows from fn",
-	"foreach": "use ForeachBatch(fn), which hands each micro-batch to fn as a DataFrame",
 	"noop":    `use Format("console").Option("numRows", 0) to run a query without keeping its output`,
 	"socket":  "use ForeachBatch(fn) and send the batch's rows from fn",
 }
@@ -77,10 +77,16 @@ func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, nam
 	p := &sinkPlan{kind: w.format}
 	var err error
 	switch {
+	case w.foreach != nil && w.writer != nil:
+		return nil, fmt.Errorf("both Foreach(writer) and ForeachBatch(fn) are set: keep one")
 	case w.foreach != nil:
 		p.kind = "foreachBatch"
+	case w.writer != nil:
+		p.kind = "foreach"
 	case w.format == "":
 		return nil, fmt.Errorf("no sink: use %s", availableSinks)
+	case w.format == "foreach" || w.format == "foreachbatch":
+		return nil, fmt.Errorf("Format(%q) needs code to call: use Foreach(writer) or ForeachBatch(fn)", w.format)
 	case foreignSinks[w.format] != "":
 		return nil, fmt.Errorf("sink format %q is not available in Atlas: %s. Available sinks: %s", w.format, foreignSinks[w.format], availableSinks)
 	case !isAtlasFormat(w.format):
@@ -175,7 +181,7 @@ func (w *DataStreamWriter) checkOptions(kind string) error {
 // isAtlasFormat reports whether name is a Format of an Atlas sink.
 func isAtlasFormat(name string) bool {
 	_, ok := sinkOptions[name]
-	return ok && name != "foreachBatch"
+	return ok && name != "foreachBatch" && name != "foreach"
 }
 
 // usesTempCheckpoint reports whether a sink kind runs from a temporary
