@@ -41,11 +41,11 @@ var sinkOptions = map[string][]string{
 
 // foreignSinks are Spark sinks Atlas does not have, with what to use instead.
 var foreignSinks = map[string]string{
-	"delta":   `Atlas writes Apache Iceberg tables: use ToTable("lakehouse.db.table") (or Format("iceberg")); MERGE INTO and time travel work on them as on Delta tables`,
-	"orc":     `use ToTable("lakehouse.db.table") (Iceberg tables of Parquet files)`,
-	"text":    "use ForeachBatch(fn) and write the batch's rows from fn",
-	"noop":    `use Format("console").Option("numRows", 0) to run a query without keeping its output`,
-	"socket":  "use ForeachBatch(fn) and send the batch's rows from fn",
+	"delta":  `Atlas writes Apache Iceberg tables: use ToTable("lakehouse.db.table") (or Format("iceberg")); MERGE INTO and time travel work on them as on Delta tables`,
+	"orc":    `use ToTable("lakehouse.db.table") (Iceberg tables of Parquet files)`,
+	"text":   "use ForeachBatch(fn) and write the batch's rows from fn",
+	"noop":   `use Format("console").Option("numRows", 0) to run a query without keeping its output`,
+	"socket": "use ForeachBatch(fn) and send the batch's rows from fn",
 }
 
 // foreignOption names the Spark sink an option of a sink Atlas does not
