@@ -265,6 +265,14 @@ func TestFileStreamCleanSource(t *testing.T) {
 	if err := bad.Err(); err == nil || !strings.Contains(err.Error(), "must not contain one another") {
 		t.Fatalf("archive inside the source: %v", err)
 	}
+	// A file sink's output is listed through its log: Spark refuses
+	// cleanSource there.
+	sinkOut := filepath.Join(home, "sinkout")
+	os.MkdirAll(filepath.Join(sinkOut, "_spark_metadata"), 0o755)
+	onSink := s.ReadStream().Schema("id bigint").Option("cleanSource", "delete").JSON(sinkOut)
+	if err := onSink.Err(); err == nil || !strings.Contains(err.Error(), "output of a file sink") {
+		t.Fatalf("cleanSource on a sink's output: %v", err)
+	}
 	noDir := s.ReadStream().Schema("id bigint").Option("cleanSource", "archive").JSON(in)
 	if err := noDir.Err(); err == nil || !strings.Contains(err.Error(), "sourceArchiveDir") {
 		t.Fatalf("archive without a directory: %v", err)

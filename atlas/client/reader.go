@@ -40,9 +40,10 @@ func (r *DataStreamReader) Options(opts map[string]string) *DataStreamReader {
 // Schema sets the source's schema as DDL ("a int, b string").
 func (r *DataStreamReader) Schema(ddl string) *DataStreamReader { r.schema = ddl; return r }
 
-// Load returns the streaming DataFrame.
-func (r *DataStreamReader) Load() *DataFrame {
-	ds := &pb.Read_DataSource{Options: r.opts}
+// Load returns the streaming DataFrame; a file format ("json", "csv",
+// "parquet") takes the directory to watch as path.
+func (r *DataStreamReader) Load(path ...string) *DataFrame {
+	ds := &pb.Read_DataSource{Options: r.opts, Paths: path}
 	if r.format != "" {
 		ds.Format = ptr(r.format)
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sinklog"
 )
 
 // Formats are the file formats the source reads.
@@ -258,6 +260,9 @@ func parseStreamOptions(format string, opts map[string]string) (*streamConfig, e
 		if cfg.archiveDir, err = filepath.Abs(strings.TrimPrefix(ad, "file://")); err != nil {
 			return nil, fmt.Errorf("%s source: sourceArchiveDir %q: %w", format, ad, err)
 		}
+	}
+	if cfg.clean != CleanOff && !cfg.glob && sinklog.Exists(cfg.path) {
+		return nil, fmt.Errorf("%s source: cleanSource cannot be used on %s, the output of a file sink (it has %s): the sink's log would still list the files; drop the option, as Spark requires", format, cfg.path, sinklog.Dir)
 	}
 	if cfg.clean == CleanArchive {
 		if cfg.archiveDir == "" {
