@@ -42,8 +42,11 @@ func literal(v any) (*pb.Expression_Literal, error) {
 		l.LiteralType = &pb.Expression_Literal_Binary{Binary: x}
 	case time.Time:
 		l.LiteralType = &pb.Expression_Literal_Timestamp{Timestamp: x.UnixMicro()}
+	case time.Duration:
+		// As PySpark's lit(datetime.timedelta): a day-time interval in microseconds.
+		l.LiteralType = &pb.Expression_Literal_DayTimeInterval{DayTimeInterval: x.Microseconds()}
 	default:
-		return nil, fmt.Errorf("unsupported literal type %T (use bool, int, int64, float64, string, []byte, time.Time or nil)", v)
+		return nil, fmt.Errorf("unsupported literal type %T (use bool, int, int64, float64, string, []byte, time.Time, time.Duration or nil)", v)
 	}
 	return l, nil
 }

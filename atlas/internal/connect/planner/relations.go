@@ -84,6 +84,8 @@ func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFr
 		return p.extension(ctx, r.Extension)
 	case *pb.Relation_Deduplicate:
 		return p.deduplicate(ctx, r.Deduplicate)
+	case *pb.Relation_SetOp:
+		return p.setOperation(ctx, r.SetOp)
 	case nil:
 		return nil, fmt.Errorf("the relation has no type set")
 	}
