@@ -52,10 +52,6 @@ func localRelation(t *testing.T, rows []abv) *pb.Relation {
 	return &pb.Relation{RelType: &pb.Relation_LocalRelation{LocalRelation: &pb.LocalRelation{Data: data}}}
 }
 
-func strLit(s string) *pb.Expression {
-	return &pb.Expression{ExprType: &pb.Expression_Literal_{Literal: &pb.Expression_Literal{LiteralType: &pb.Expression_Literal_String_{String_: s}}}}
-}
-
 func dblLit(f float64) *pb.Expression {
 	return &pb.Expression{ExprType: &pb.Expression_Literal_{Literal: &pb.Expression_Literal{LiteralType: &pb.Expression_Literal_Double{Double: f}}}}
 }
@@ -72,10 +68,6 @@ func groupBy(in *pb.Relation, keys []*pb.Expression, aggs ...*pb.Expression) *pb
 	return &pb.Relation{RelType: &pb.Relation_Aggregate{Aggregate: &pb.Aggregate{
 		Input: in, GroupType: pb.Aggregate_GROUP_TYPE_GROUPBY, GroupingExpressions: keys, AggregateExpressions: aggs,
 	}}}
-}
-
-func selectOf(in *pb.Relation, es ...*pb.Expression) *pb.Relation {
-	return &pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: in, Expressions: es}}}
 }
 
 // sparkDocRows are the rows of Spark's session_window documentation
