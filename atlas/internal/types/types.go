@@ -22,9 +22,20 @@ var DayTimeInterval = &arrow.DurationType{Unit: arrow.Microsecond}
 
 // FromName returns the Arrow type for a Spark SQL type name (case-insensitive):
 // string, int/integer, bigint/long, smallint/short, tinyint/byte, double,
-// float/real, boolean, timestamp, date, binary.
+// float/real, boolean, timestamp, date, binary, array<type> and
+// interval day to second.
 func FromName(name string) (arrow.DataType, error) {
-	switch strings.ToLower(strings.TrimSpace(name)) {
+	low := strings.ToLower(strings.TrimSpace(name))
+	if strings.HasPrefix(low, "array<") && strings.HasSuffix(low, ">") {
+		elem, err := FromName(low[len("array<") : len(low)-1])
+		if err != nil {
+			return nil, err
+		}
+		return arrow.ListOf(elem), nil
+	}
+	switch low {
+	case "interval day to second":
+		return DayTimeInterval, nil
 	case "string", "varchar", "text":
 		return arrow.BinaryTypes.String, nil
 	case "int", "integer":
@@ -48,7 +59,7 @@ func FromName(name string) (arrow.DataType, error) {
 	case "binary":
 		return arrow.BinaryTypes.Binary, nil
 	}
-	return nil, fmt.Errorf("unknown type %q: use one of string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date, binary", name)
+	return nil, fmt.Errorf("unknown type %q: use one of string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date, binary, array<type>", name)
 }
 
 // Name returns the Spark SQL name of an Arrow type as printSchema shows it

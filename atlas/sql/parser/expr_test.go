@@ -103,6 +103,11 @@ func TestLiterals(t *testing.T) {
 		{"INTERVAL '1.5' SECONDS", IntervalLiteral, 1500 * time.Millisecond},
 		{"INTERVAL '-2' DAYS", IntervalLiteral, -48 * time.Hour},
 		{"INTERVAL 1 WEEK", IntervalLiteral, 7 * 24 * time.Hour},
+		{"INTERVAL '0 00:10:00' DAY TO SECOND", IntervalLiteral, 10 * time.Minute},
+		{"INTERVAL '-1 01:02:03.5' DAY TO SECOND", IntervalLiteral, -(25*time.Hour + 2*time.Minute + 3500*time.Millisecond)},
+		{"INTERVAL '2 03' DAY TO HOUR", IntervalLiteral, 51 * time.Hour},
+		{"INTERVAL '1:30' HOUR TO MINUTE", IntervalLiteral, 90 * time.Minute},
+		{"INTERVAL '10:00.25' MINUTE TO SECOND", IntervalLiteral, 10*time.Minute + 250*time.Millisecond},
 		{"INTERVAL 250 MILLISECONDS", IntervalLiteral, 250 * time.Millisecond},
 	}
 	for _, tc := range cases {

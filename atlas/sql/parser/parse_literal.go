@@ -194,11 +194,72 @@ func (p *parser) intervalLiteral() Expr {
 				break
 			}
 			p.advance()
+			if v.kind == tokString && p.look(1).is("TO") {
+				// INTERVAL '1 02:03:04.5' DAY TO SECOND, as Spark shows intervals.
+				from := p.advance()
+				p.advance()
+				to := p.advance()
+				d, ok := dayTimeInterval(v.val, strings.ToUpper(from.text), strings.ToUpper(to.text))
+				if !ok {
+					p.fail(v, "write it as INTERVAL '1 02:03:04.5' DAY TO SECOND (DAY|HOUR|MINUTE TO HOUR|MINUTE|SECOND)",
+						"invalid %s TO %s interval %s", strings.ToUpper(from.text), strings.ToUpper(to.text), quoteString(v.val))
+				}
+				total += d
+				break
+			}
 			add(v, v.val, p.tok())
 			p.advance()
 		}
 	}
 	return &Literal{Kind: IntervalLiteral, Value: total.Truncate(time.Microsecond), At: kw.pos}
+}
+
+// dayTimeInterval reads the string of INTERVAL '...' from TO to, Spark's
+// day-time interval forms: DAY TO HOUR 'd h', DAY TO MINUTE 'd h:m', DAY
+// TO SECOND 'd h:m:s[.f]', HOUR TO MINUTE 'h:m', HOUR TO SECOND
+// 'h:m:s[.f]', MINUTE TO SECOND 'm:s[.f]', with an optional leading sign.
+func dayTimeInterval(s, from, to string) (time.Duration, bool) {
+	order := map[string]int{"DAY": 0, "HOUR": 1, "MINUTE": 2, "SECOND": 3}
+	fi, ok1 := order[from]
+	ti, ok2 := order[to]
+	if !ok1 || !ok2 || ti <= fi {
+		return 0, false
+	}
+	s = strings.TrimSpace(s)
+	neg := false
+	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+		neg, s = s[0] == '-', s[1:]
+	}
+	var parts []string
+	if fi == 0 {
+		day, rest, ok := strings.Cut(s, " ")
+		if !ok {
+			return 0, false
+		}
+		parts = append([]string{day}, strings.Split(rest, ":")...)
+	} else {
+		parts = strings.Split(s, ":")
+	}
+	if len(parts) != ti-fi+1 {
+		return 0, false
+	}
+	units := []time.Duration{24 * time.Hour, time.Hour, time.Minute, time.Second}
+	var total time.Duration
+	for i, part := range parts {
+		unit := units[fi+i]
+		if fi+i < 3 && strings.Contains(part, ".") {
+			return 0, false
+		}
+		d, ok := scaleDuration(part, unit)
+		if !ok || d < 0 {
+			return 0, false
+		}
+		total += d
+	}
+	if neg {
+		total = -total
+	}
+	return total, true
 }
 
 // isIntervalUnitToken reports whether t is a unit word, or a word that
