@@ -37,10 +37,21 @@ type MergeResult struct {
 	NumInsertedRows int64
 	// FilesRewritten is the number of data files the merge replaced
 	// (copy-on-write): only files holding a changed row are rewritten.
+	// Always 0 under merge-on-read.
 	FilesRewritten int
 	// FilesScanned is the number of data files read because their
 	// statistics could hold a source key.
 	FilesScanned int
+	// Mode is the table's write.merge.mode the merge ran with:
+	// copy-on-write or merge-on-read.
+	Mode string
+	// FilesWithDeletes is the number of data files a merge-on-read merge
+	// deleted rows of (by position, without rewriting them).
+	FilesWithDeletes int
+	// DeleteFilesWritten is the number of delete files (position delete
+	// files, or Puffin files of deletion vectors) a merge-on-read merge
+	// wrote.
+	DeleteFilesWritten int
 	// Skipped is set when the merge ran inside foreachBatch for a batch whose
 	// merge had already committed (a replay after a crash): nothing was
 	// written, and the counts are zero.
@@ -56,8 +67,10 @@ type MergeResult struct {
 // concurrent writer removed a file it was rewriting.
 const maxMergeAttempts = 5
 
-// merge runs a MERGE INTO: copy-on-write over the data files that may hold
-// a source key, committed as one snapshot with RewriteFiles. Inside a
+// merge runs a MERGE INTO, committed as one snapshot: copy-on-write over
+// the data files that may hold a source key (RewriteFiles), or, when the
+// table's write.merge.mode is merge-on-read, position deletes plus one new
+// data file (RowDelta). Inside a
 // foreachBatch callback the commit carries the query and batch ids, so a
 // replayed batch whose merge already committed is skipped.
 func (s *Session) merge(ctx context.Context, spec sql.MergeSpec, source *DataFrame) (MergeResult, error) {
@@ -119,17 +132,23 @@ func (s *Session) mergeInto(ctx context.Context, spec sql.MergeSpec, source *Dat
 		if err != nil {
 			return res, err
 		}
-		out, err := computeMerge(ctx, tbl, mp, src)
+		var out *mergeOutcome
+		res.Mode = tbl.MergeMode()
+		if res.Mode == lakehouse.MergeOnRead {
+			out, err = s.computeMergeMoR(ctx, tbl, mp, src)
+		} else {
+			out, err = computeMerge(ctx, tbl, mp, src)
+		}
 		if err != nil {
 			return res, err
 		}
 		res.FilesScanned = out.scanned
-		if out.rw.Empty() {
-			out.rw.Abort()
+		if out.empty() {
+			out.abort()
 			res.Duration = time.Since(start)
 			return res, nil
 		}
-		committed, err := out.rw.Commit(ctx, commit)
+		committed, err := out.commit(ctx, commit)
 		if errors.Is(err, lakehouse.ErrConflict) && res.Attempts < maxMergeAttempts {
 			if err := tbl.Refresh(ctx); err != nil {
 				return res, fmt.Errorf("merge into %s: %w", spec.Target, err)
@@ -146,7 +165,12 @@ func (s *Session) mergeInto(ctx context.Context, spec sql.MergeSpec, source *Dat
 		}
 		res.NumUpdatedRows, res.NumDeletedRows, res.NumInsertedRows = out.updated, out.deleted, out.inserted
 		res.NumAffectedRows = out.updated + out.deleted + out.inserted
-		res.FilesRewritten = out.rewritten
+		if out.delta != nil {
+			res.FilesWithDeletes = out.rewritten
+			res.DeleteFilesWritten = out.delta.DeleteFilesWritten()
+		} else {
+			res.FilesRewritten = out.rewritten
+		}
 		return res, nil
 	}
 }

@@ -1,6 +1,7 @@
 package atlas
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,8 @@ type mergeSource struct {
 	rec  arrow.RecordBatch
 	keys []arrow.Array // cast to the target key types
 	rows map[string]int32
+	// distinct are the keys of rows, in source order.
+	distinct []string
 	dups map[string]int // keys held by several source rows: how many
 	// first[i] is the first source row with row i's key (the row that
 	// stands for the key in rows), -1 when a key value is null.
@@ -57,7 +60,9 @@ func newMergeSource(c *expr.Ctx, mp *sql.MergePlan, rec arrow.RecordBatch) (*mer
 			ms.first[i] = j
 			continue
 		}
-		ms.rows[string(buf)] = int32(i)
+		k := string(buf)
+		ms.rows[k] = int32(i)
+		ms.distinct = append(ms.distinct, k)
 		ms.first[i] = int32(i)
 	}
 	return ms, nil
@@ -70,6 +75,9 @@ type mergeOutcome struct {
 	// from it and their new content added, one data file each, then the
 	// inserted rows as one more file.
 	rw *lakehouse.Rewrite
+	// delta is the merge-on-read commit, instead of rw: the changed rows
+	// are deleted by position and written with the inserted rows.
+	delta *lakehouse.RowDelta
 	// scanned is the number of files planned and read.
 	scanned int
 	// inserts collects the inserted rows, and packed the new content of
@@ -83,6 +91,31 @@ type mergeOutcome struct {
 	updated, deleted, inserted int64
 }
 
+// empty reports whether the merge changes nothing.
+func (o *mergeOutcome) empty() bool {
+	if o.delta != nil {
+		return o.delta.Empty()
+	}
+	return o.rw.Empty()
+}
+
+// abort drops what the merge wrote.
+func (o *mergeOutcome) abort() {
+	if o.delta != nil {
+		o.delta.Abort()
+		return
+	}
+	o.rw.Abort()
+}
+
+// commit commits the merge's rewrite or row delta.
+func (o *mergeOutcome) commit(ctx context.Context, c lakehouse.Commit) (bool, error) {
+	if o.delta != nil {
+		return o.delta.Commit(ctx, c)
+	}
+	return o.rw.Commit(ctx, c)
+}
+
 // mergeCounts are the changes made to one file's rows.
 type mergeCounts struct {
 	updated, deleted int64
@@ -92,6 +125,35 @@ type mergeCounts struct {
 // rows of one data file. It returns the file's new rows and true when any
 // row changed, or false when the file can stay as it is.
 func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.RecordBatch, o *mergeCounts) (arrow.RecordBatch, bool, error) {
+	pos, updates, err := fileChanges(c, mp, src, rec, o)
+	if err != nil || pos == nil {
+		return nil, false, err
+	}
+	defer releaseAll(updates)
+	perm := make([]int32, 0, len(pos))
+	for _, p := range pos {
+		if p >= 0 {
+			perm = append(perm, p)
+		}
+	}
+	all, err := exec.Concat(c, mp.Target, append([]arrow.RecordBatch{rec}, updates...))
+	if err != nil {
+		return nil, false, err
+	}
+	defer all.Release()
+	out, err := expr.TakeRows(c, all, perm)
+	if err != nil {
+		return nil, false, err
+	}
+	return withSchema(mp.Target, out), true, nil
+}
+
+// fileChanges applies the MATCHED (and NOT MATCHED BY SOURCE) clauses to
+// the rows of rec (target rows). It returns nil when no row changes;
+// otherwise pos[i] says what target row i becomes: -1 when deleted, i when
+// unchanged, else its row in the concatenation [rec, updates...]. The
+// caller owns (releases) updates.
+func fileChanges(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.RecordBatch, o *mergeCounts) (pos []int32, updates []arrow.RecordBatch, err error) {
 	n := int(rec.NumRows())
 	keyCols := make([]arrow.Array, len(mp.Keys))
 	keyNames := make([]string, len(mp.Keys))
@@ -113,7 +175,7 @@ func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Recor
 			continue
 		}
 		if d := src.dups[string(buf)]; d > 1 && len(mp.Matched) > 0 {
-			return nil, false, cardinalityError(mp, describeKey(keyNames, keyCols, i), d)
+			return nil, nil, cardinalityError(mp, describeKey(keyNames, keyCols, i), d)
 		}
 		src.matched[j].Store(true)
 		tIdx = append(tIdx, int32(i))
@@ -151,39 +213,40 @@ func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Recor
 	}
 	var matchedJoined, bySourceJoined arrow.RecordBatch
 	if len(tIdx) > 0 && len(mp.Matched) > 0 {
-		var err error
 		if matchedJoined, err = joinRows(c, mp, rec, tIdx, src.rec, sIdx); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		defer matchedJoined.Release()
 		if err := collect(mp.Matched, matchedJoined, tIdx); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 	}
 	if len(unmatched) > 0 && len(mp.NotMatchedBySource) > 0 {
-		var err error
 		if bySourceJoined, err = joinRows(c, mp, rec, unmatched, nil, nil); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		defer bySourceJoined.Release()
 		if err := collect(mp.NotMatchedBySource, bySourceJoined, unmatched); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 	}
 	if len(groups) == 0 {
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	// The new content keeps the file's row order, each changed row in
 	// its place (so key-ordered files stay ordered): pos[i] is the row of
 	// the concatenation [rec, updates...] that target row i becomes, or -1
 	// when it is deleted.
-	pos := make([]int32, n)
+	pos = make([]int32, n)
 	for i := range pos {
 		pos[i] = int32(i)
 	}
-	parts := []arrow.RecordBatch{rec}
-	rec.Retain()
-	defer func() { releaseAll(parts) }()
+	var parts []arrow.RecordBatch
+	defer func() {
+		if err != nil {
+			releaseAll(parts)
+		}
+	}()
 	offset := int32(n)
 	for _, g := range groups {
 		joined, targetRows := matchedJoined, tIdx
@@ -197,14 +260,14 @@ func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Recor
 			}
 			continue
 		}
-		sub, err := expr.TakeRows(c, joined, g.rows)
-		if err != nil {
-			return nil, false, err
+		var sub, up arrow.RecordBatch
+		if sub, err = expr.TakeRows(c, joined, g.rows); err != nil {
+			return nil, nil, err
 		}
-		up, err := project(c, mp, g.action, sub, true)
+		up, err = project(c, mp, g.action, sub, true)
 		sub.Release()
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		o.updated += int64(len(g.rows))
 		parts = append(parts, up)
@@ -213,22 +276,7 @@ func mergeFile(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Recor
 		}
 		offset += int32(len(g.rows))
 	}
-	perm := make([]int32, 0, n)
-	for _, p := range pos {
-		if p >= 0 {
-			perm = append(perm, p)
-		}
-	}
-	all, err := exec.Concat(c, mp.Target, parts)
-	if err != nil {
-		return nil, false, err
-	}
-	defer all.Release()
-	out, err := expr.TakeRows(c, all, perm)
-	if err != nil {
-		return nil, false, err
-	}
-	return withSchema(mp.Target, out), true, nil
+	return pos, parts, nil
 }
 
 // mergeInserts applies the NOT MATCHED clauses to the source rows whose

@@ -30,6 +30,8 @@ type Session struct {
 	batch   *batchContext
 	// streamsMgr is spark.streams, made on first use.
 	streamsMgr *StreamingQueryManager
+	// keyIndexes caches the key indexes of merge-on-read MERGEs.
+	keyIndexes *keyIndexCache
 	// callbackMu runs one foreachBatch callback at a time per session, so
 	// batch (which keys the callback's table writes for exactly-once) is
 	// never shared by two queries' callbacks.

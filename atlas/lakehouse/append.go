@@ -86,6 +86,12 @@ func stageAppend(ctx context.Context, tx *table.Transaction, files []iceberg.Dat
 		// none would commit nothing.
 		return tx.AddFiles(ctx, nil, props, true)
 	}
+	if v, err := tx.StagedTable(); err == nil && v.Metadata().Version() >= 3 {
+		// Format v3 requires a first_row_id on files given to
+		// AddDataFiles; a RowDelta of data files only is a fast append
+		// whose manifest assigns it by inheritance.
+		return tx.NewRowDelta(props).AddRows(files...).Commit(ctx)
+	}
 	// The files have fresh random names: skip the scan of every manifest
 	// that the duplicate check would do.
 	return tx.AddDataFiles(ctx, files, props, table.WithoutDuplicateCheck())

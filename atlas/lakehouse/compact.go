@@ -23,7 +23,9 @@ type CompactResult struct {
 // Compact rewrites the table's small data files (fewer than targetRows
 // rows; DefaultCompactRows when targetRows <= 0) into files of about
 // targetRows rows, in one snapshot: Iceberg's rewrite_data_files with the
-// bin-pack strategy. A stream that appends a small file per micro-batch
+// bin-pack strategy. Files with merge-on-read deletes are rewritten whatever
+// their size, with the deletes applied, and their delete files removed:
+// the deletes are folded back into data files. A stream that appends a small file per micro-batch
 // leaves many; reading them back gets slower with each. The rows, their
 // values and the exactly-once history are unchanged: the snapshot carries
 // no query id, and the writers' earlier snapshots stay in its ancestry.
@@ -48,14 +50,18 @@ func (t *Table) Compact(ctx context.Context, targetRows int64) (CompactResult, e
 		return res, fmt.Errorf("lakehouse: compact %s: %w", t.name, err)
 	}
 	var small []DataFile
+	withDeletes := 0
 	for _, f := range files {
-		if f.RecordCount < targetRows {
+		if f.DeleteFiles() > 0 {
+			withDeletes++
+		}
+		if f.RecordCount < targetRows || f.DeleteFiles() > 0 {
 			small = append(small, f)
 		}
 	}
-	if len(small) < 2 {
+	if len(small) < 2 && withDeletes == 0 {
 		r.Abort()
-		return res, nil // nothing to bin-pack
+		return res, nil // nothing to bin-pack, no deletes to fold
 	}
 	// Bin-pack in file order: read files until a bin holds targetRows rows,
 	// write it as one file, go on. Only one bin is in memory at a time.
@@ -69,14 +75,17 @@ func (t *Table) Compact(ctx context.Context, targetRows int64) (CompactResult, e
 		if err != nil {
 			return err
 		}
-		rec, err := concatRecords(recs)
-		releaseRecords(recs)
-		if err != nil {
-			return err
-		}
-		defer rec.Release()
-		if err := r.Add(ctx, rec); err != nil {
-			return err
+		if len(recs) > 0 { // else every row was deleted: nothing to write
+			rec, err := concatRecords(recs)
+			releaseRecords(recs)
+			if err != nil {
+				return err
+			}
+			err = r.Add(ctx, rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
 		}
 		if err := r.Remove(bin...); err != nil {
 			return err
@@ -99,7 +108,7 @@ func (t *Table) Compact(ctx context.Context, targetRows int64) (CompactResult, e
 			}
 		}
 	}
-	if len(bin) == 1 && res.FilesRemoved > 0 {
+	if len(bin) == 1 && res.FilesRemoved > 0 && bin[0].DeleteFiles() == 0 {
 		bin = nil // a lone small file left over: leave it as it is
 	}
 	if err := flush(); err != nil {

@@ -181,13 +181,15 @@ func Open(ctx context.Context, c Config) (*Lakehouse, error) {
 		}
 		return nil, c.RedactError(fmt.Errorf("lakehouse: open catalog %s: %w", c, err))
 	}
-	return &Lakehouse{cfg: c, cat: cat}, nil
+	return &Lakehouse{cfg: c, cat: cat, deletes: newDeleteCache()}, nil
 }
 
 // Lakehouse is an open catalog.
 type Lakehouse struct {
 	cfg Config
 	cat catalog.Catalog
+	// deletes caches decoded merge-on-read delete files.
+	deletes *deleteCache
 }
 
 // Config returns the configuration the catalog was opened with.

@@ -158,14 +158,21 @@ func (r *Rewrite) isDone() bool {
 // snapshot (operation overwrite; append when nothing is removed), with the
 // summary properties and exactly-once check of AppendBatch: when c's batch
 // is already committed it commits nothing, deletes the added files and
-// returns false. It never writes delete files.
+// returns false. It never writes delete files: the removed files' rows
+// were read with their merge-on-read deletes applied (ReadFiles), and the
+// delete files that name only removed data files (file-scoped position
+// deletes, deletion vectors) are removed in the same snapshot, so the
+// deletes are folded into the new files and never resurrect a row (unlike
+// iceberg-go's own copy-on-write over merge-on-read deletes,
+// apache/iceberg-go#2042).
 //
 // Isolation is snapshot isolation on the removed files, plus serializable
 // isolation on the filter of ValidateNoConflictingData when it was set:
 // when a concurrent writer committed first, the commit is retried on the new
 // table state as long as every removed file is still live and (if
 // validated) no data file added since the base snapshot could hold a row
-// matching the filter; otherwise Commit returns an error wrapping
+// matching the filter, and no delete file added since may delete rows of a
+// removed file; otherwise Commit returns an error wrapping
 // ErrConflict, commits nothing and deletes the added files. Whatever the
 // outcome, the rewrite is finished.
 func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err error) {
@@ -187,9 +194,18 @@ func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err err
 	for i, f := range remove {
 		removeFiles[i] = f.task.File
 	}
+	foldDeletes := foldedDeletes(remove)
+	baseSeq := snapshotSeq(r.base)
 	return t.commit(ctx, "rewrite files of", c, files, func(ctx context.Context, tx *table.Transaction, cur *table.Table, props iceberg.Properties) error {
 		if err := checkLive(ctx, cur, remove); err != nil {
 			return err
+		}
+		if snapshotID(cur) != baseID {
+			// The new content was read with the base's deletes applied: a
+			// delete committed since would be lost with the file it names.
+			if err := checkNoNewDeletes(ctx, cur, baseSeq, remove); err != nil {
+				return err
+			}
 		}
 		if validate {
 			if err := checkNoConflictingData(ctx, cur, baseID, filter); err != nil {
@@ -198,6 +214,24 @@ func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err err
 		}
 		if len(removeFiles) == 0 {
 			return stageAppend(ctx, tx, files, props)
+		}
+		if cur.Metadata().Version() >= 3 {
+			// iceberg-go's RewriteFiles: on v3 the added files get their
+			// first_row_id by inheritance only with rewrite semantics.
+			rw := tx.NewRewrite(props)
+			for _, f := range removeFiles {
+				rw.DeleteFile(f)
+			}
+			for _, d := range foldDeletes {
+				rw.DeleteFile(d)
+			}
+			for _, f := range files {
+				rw.AddDataFile(f)
+			}
+			return rw.Commit(ctx)
+		}
+		if len(foldDeletes) > 0 {
+			return tx.ReplaceFiles(ctx, removeFiles, files, foldDeletes, props)
 		}
 		return tx.ReplaceDataFilesWithDataFiles(ctx, removeFiles, files, props)
 	})
@@ -271,4 +305,31 @@ func checkLive(ctx context.Context, cur *table.Table, remove []DataFile) error {
 		}
 	}
 	return nil
+}
+
+// foldedDeletes returns the delete files of the data files remove that
+// name no other data file: file-scoped position delete files and deletion
+// vectors. Once those data files are replaced by content read with the
+// deletes applied, these delete files are dead and are removed with them.
+func foldedDeletes(remove []DataFile) []iceberg.DataFile {
+	removed := make(map[string]bool, len(remove))
+	for _, f := range remove {
+		removed[f.Path] = true
+	}
+	seen := map[string]bool{}
+	var out []iceberg.DataFile
+	for _, f := range remove {
+		for _, d := range f.deleteFiles() {
+			ref := d.ReferencedDataFile()
+			if d.ContentType() != iceberg.EntryContentPosDeletes || ref == nil || !removed[*ref] {
+				continue
+			}
+			key := d.FilePath() + "\x00" + *ref
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }

@@ -19,11 +19,13 @@ const SilverTable = "lakehouse.silver.online_retail_cdc"
 // Retail order line plus the change's operation ("c", "u", "d") and time.
 const ChangeSchema = "op string, invoice string, stock_code string, quantity int, price double, CustomerID double, Country string, ts timestamp"
 
-// CreateSilver creates SilverTable when it does not exist.
+// CreateSilver creates SilverTable when it does not exist, merge-on-read:
+// each micro-batch's MERGE writes position deletes and one data file
+// instead of rewriting every data file holding a changed key.
 const CreateSilver = `CREATE TABLE IF NOT EXISTS lakehouse.silver.online_retail_cdc (
   invoice string, stock_code string, quantity int, price double,
   CustomerID double, Country string, ts timestamp
-) USING iceberg`
+) USING iceberg TBLPROPERTIES ('write.merge.mode' = 'merge-on-read')`
 
 // MergeChanges applies the temp view "updates" (one change per key) to
 // SilverTable: the same MERGE INTO a batch upsert runs.

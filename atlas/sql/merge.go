@@ -63,6 +63,10 @@ type MergePlan struct {
 	// Matched, NotMatched and NotMatchedBySource are the clauses of each
 	// kind, in order: the first whose condition holds applies.
 	Matched, NotMatched, NotMatchedBySource []*MergeAction
+	// TargetRefs[i] is set when a clause condition or value refers to
+	// target column i (beside the ON keys): a merge-on-read MERGE then
+	// reads the matched rows' values, not only their keys.
+	TargetRefs []bool
 }
 
 // PlanMerge resolves spec against the schemas. Columns may be qualified
@@ -77,7 +81,7 @@ func PlanMerge(spec MergeSpec, target, source *arrow.Schema) (*MergePlan, error)
 	if strings.EqualFold(ta, sa) {
 		return nil, errAtPos(spec.At, "MERGE: the target and the source are both called %q; give them different aliases (MERGE INTO %s t USING ... s)", ta, spec.Target)
 	}
-	p := &MergePlan{Spec: spec, Target: target, Source: source}
+	p := &MergePlan{Spec: spec, Target: target, Source: source, TargetRefs: make([]bool, target.NumFields())}
 	var fields []arrow.Field
 	for _, f := range target.Fields() {
 		fields = append(fields, arrow.Field{Name: ta + "." + f.Name, Type: f.Type, Nullable: true})
@@ -169,6 +173,9 @@ func (p *MergePlan) convert(e parser.Expr, allowTarget, allowSource bool, where 
 		}
 		if sd == sourceSide && !allowSource {
 			return nil, true, errAt(c, "%s can only refer to target columns, not the source column %s", where, c.SQL())
+		}
+		if sd == targetSide {
+			p.TargetRefs[i] = true
 		}
 		return &expr.ColumnRef{Parts: append([]string{p.joinedName(sd, i)}, path...)}, true, nil
 	})

@@ -1,0 +1,250 @@
+package lakehouse
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// RowDelta is a merge-on-read commit being prepared, Iceberg's RowDelta:
+// plan the files from the delta's base state (PlanFiles), locate the rows
+// to change (ReadFileRaw, DeletedPositions), mark them deleted by position
+// (Delete), write the new rows (Add), then Commit once: one atomic snapshot
+// holding the new data files and the delete files, position delete files
+// (one per data file, Iceberg's file granularity) on format v2, deletion
+// vectors on v3. No existing data file is rewritten.
+//
+// A RowDelta is used once: after Commit or Abort it accepts nothing more.
+// Add, Delete and PlanFiles are safe for concurrent use.
+type RowDelta struct {
+	t      *Table
+	base   *table.Table
+	target *arrow.Schema
+
+	mu       sync.Mutex
+	deletes  map[string]*deltaDeletes // data file path → rows to delete
+	added    []iceberg.DataFile
+	validate bool
+	filter   iceberg.BooleanExpression
+	done     bool
+	written  int // delete files written by Commit
+}
+
+// deltaDeletes are the positions a RowDelta deletes from one data file.
+type deltaDeletes struct {
+	file DataFile
+	pos  []int64
+}
+
+// NewRowDelta starts a row delta based on the table's cached current state.
+// Refresh the table first to base it on other writers' latest commit.
+func (t *Table) NewRowDelta() (*RowDelta, error) {
+	base := t.cur.Load()
+	if v := base.Metadata().Version(); v < 2 {
+		return nil, fmt.Errorf("lakehouse: merge-on-read into %s: format version %d has no delete files; set %s=%s or upgrade the table to format version 2", t.name, v, PropMergeMode, CopyOnWrite)
+	}
+	target, err := arrowSchema(base)
+	if err != nil {
+		return nil, fmt.Errorf("lakehouse: merge-on-read into %s: %w", t.name, err)
+	}
+	return &RowDelta{t: t, base: base, target: target, deletes: map[string]*deltaDeletes{}}, nil
+}
+
+// BaseSnapshotID returns the id of the snapshot the delta is based on, 0
+// when the table had none.
+func (r *RowDelta) BaseSnapshotID() int64 { return snapshotID(r.base) }
+
+// PlanFiles is Table.PlanFiles on the delta's base state.
+func (r *RowDelta) PlanFiles(ctx context.Context, filter iceberg.BooleanExpression) ([]DataFile, error) {
+	return r.t.planFiles(ctx, r.base, filter)
+}
+
+// Delete marks rows of the data file f (from PlanFiles) deleted by their
+// positions in the file (see ReadFileRaw).
+func (r *RowDelta) Delete(f DataFile, positions []int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return fmt.Errorf("lakehouse: merge-on-read into %s: the row delta is finished", r.t.name)
+	}
+	if f.task.File == nil {
+		return fmt.Errorf("lakehouse: merge-on-read into %s: file %q was not planned by PlanFiles", r.t.name, f.Path)
+	}
+	if len(positions) == 0 {
+		return nil
+	}
+	for _, p := range positions {
+		if p < 0 || p >= f.RecordCount {
+			return fmt.Errorf("lakehouse: merge-on-read into %s: position %d is outside file %s (%d rows)", r.t.name, p, f.Path, f.RecordCount)
+		}
+	}
+	d := r.deletes[f.Path]
+	if d == nil {
+		d = &deltaDeletes{file: f}
+		r.deletes[f.Path] = d
+	}
+	d.pos = append(d.pos, positions...)
+	return nil
+}
+
+// Add writes rec (aligned to the table schema) as new data files now, as
+// Rewrite.Add does. rec is not released.
+func (r *RowDelta) Add(ctx context.Context, rec arrow.RecordBatch) error {
+	if r.isDone() {
+		return fmt.Errorf("lakehouse: merge-on-read into %s: the row delta is finished", r.t.name)
+	}
+	aligned, err := alignRecords(ctx, r.t.name, r.target, []arrow.RecordBatch{rec})
+	if err != nil {
+		return fmt.Errorf("lakehouse: merge-on-read into %s: %w", r.t.name, err)
+	}
+	files, err := r.t.writeRecords(ctx, r.base, r.target, aligned)
+	if err != nil {
+		return fmt.Errorf("lakehouse: merge-on-read into %s: write data files: %w", r.t.name, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		r.t.removeFiles(files)
+		return fmt.Errorf("lakehouse: merge-on-read into %s: the row delta is finished", r.t.name)
+	}
+	r.added = append(r.added, files...)
+	return nil
+}
+
+// ValidateNoConflictingData is Rewrite.ValidateNoConflictingData for the
+// delta: serializable isolation for rows matching filter.
+func (r *RowDelta) ValidateNoConflictingData(filter iceberg.BooleanExpression) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.validate, r.filter = true, filter
+}
+
+// Empty reports whether the delta deletes and adds nothing.
+func (r *RowDelta) Empty() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.deletes) == 0 && len(r.added) == 0
+}
+
+// FilesWithDeletes returns how many data files the delta deletes rows of.
+func (r *RowDelta) FilesWithDeletes() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.deletes)
+}
+
+// DeleteFilesWritten returns how many delete files Commit wrote.
+func (r *RowDelta) DeleteFilesWritten() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.written
+}
+
+// Abort deletes the files Add wrote and finishes the delta without
+// committing. It is a no-op after Commit.
+func (r *RowDelta) Abort() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
+	r.done = true
+	r.t.removeFiles(r.added)
+	r.added = nil
+}
+
+func (r *RowDelta) isDone() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.done
+}
+
+// Commit writes the delete files and commits them with the added data
+// files in ONE snapshot (Iceberg's RowDelta: operation overwrite, delete
+// or append), with the summary properties and exactly-once check of
+// AppendBatch: when c's write is already committed it commits nothing,
+// deletes what it wrote and returns false.
+//
+// Isolation is serializable for the rows the delta touches, as Iceberg
+// Java's RowDelta with validateDataFilesExist, validateNoConflictingDeleteFiles
+// and (with ValidateNoConflictingData) validateNoConflictingDataFiles: when
+// other writers committed since the base snapshot, Commit fails with
+// ErrConflict if a data file it deletes from was removed (compacted,
+// rewritten), if they added deletes to one of those files (a concurrent
+// MERGE that updated or deleted rows there), or if they added a data file
+// that could hold a row matching the filter; otherwise the commit is
+// replayed on the new state. Whatever the outcome, the delta is finished.
+func (r *RowDelta) Commit(ctx context.Context, c Commit) (committed bool, err error) {
+	r.mu.Lock()
+	if r.done {
+		r.mu.Unlock()
+		return false, fmt.Errorf("lakehouse: merge-on-read into %s: the row delta is finished", r.t.name)
+	}
+	r.done = true
+	added := r.added
+	dels := make([]*deltaDeletes, 0, len(r.deletes))
+	for _, k := range slices.Sorted(maps.Keys(r.deletes)) {
+		dels = append(dels, r.deletes[k])
+	}
+	validate, filter := r.validate, r.filter
+	r.mu.Unlock()
+	t := r.t
+	if alreadyCommitted(t.cur.Load().Metadata(), c) {
+		t.removeFiles(added)
+		return false, nil
+	}
+	delFiles, superseded, err := r.writeDeletes(ctx, dels)
+	if err != nil {
+		t.removeFiles(added)
+		return false, fmt.Errorf("lakehouse: merge-on-read into %s: write delete files: %w", t.name, err)
+	}
+	r.mu.Lock()
+	r.written = len(delFiles)
+	r.mu.Unlock()
+	baseID, baseSeq := r.BaseSnapshotID(), snapshotSeq(r.base)
+	touched := make([]DataFile, len(dels))
+	for i, d := range dels {
+		touched[i] = d.file
+	}
+	written := append(slices.Clone(added), delFiles...)
+
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	return t.commit(ctx, "merge-on-read into", c, written, func(ctx context.Context, tx *table.Transaction, cur *table.Table, props iceberg.Properties) error {
+		if err := checkLive(ctx, cur, touched); err != nil {
+			return err
+		}
+		if snapshotID(cur) != baseID {
+			if err := checkNoNewDeletes(ctx, cur, baseSeq, touched); err != nil {
+				return err
+			}
+			if validate {
+				if err := checkNoConflictingData(ctx, cur, baseID, filter); err != nil {
+					return err
+				}
+			}
+		}
+		rd := tx.NewRowDelta(props)
+		rd.AddRows(added...)
+		rd.AddDeletes(delFiles...)
+		if len(superseded) > 0 {
+			rd.RemoveDeletes(superseded...)
+		}
+		return rd.Commit(ctx)
+	})
+}
+
+// snapshotSeq returns the sequence number of t's current snapshot, 0 when
+// it has none.
+func snapshotSeq(t *table.Table) int64 {
+	if s := t.CurrentSnapshot(); s != nil {
+		return s.SequenceNumber
+	}
+	return 0
+}
