@@ -24,7 +24,7 @@ type mergeSource struct {
 	rows map[string]int32
 	// distinct are the keys of rows, in source order.
 	distinct []string
-	dups map[string]int // keys held by several source rows: how many
+	dups     map[string]int // keys held by several source rows: how many
 	// first[i] is the first source row with row i's key (the row that
 	// stands for the key in rows), -1 when a key value is null.
 	first   []int32
