@@ -20,13 +20,16 @@ import (
 // the keys encoded by appendKey, concatenated, and an open-addressing hash
 // table of positions. Rows with a null key are not indexed (they never
 // match). Data files are immutable, so an index stays valid for the file's
-// life; about 12 bytes per row plus the key bytes.
+// life; about 20 bytes per row plus the key bytes.
 type keyIndex struct {
-	keys  []byte
-	offs  []int32 // row i's key is keys[offs[i]:offs[i+1]]
-	slots []int32 // position+1, 0 when free
-	mask  uint64
-	seed  maphash.Seed
+	keys []byte
+	offs []int32 // row i's key is keys[offs[i]:offs[i+1]]
+	// slots hold the upper 32 bits of a key's hash and its position+1 (0
+	// when free): a probe compares key bytes only on a matching hash.
+	slots    []uint64
+	mask     uint64
+	seed     maphash.Seed
+	min, max []byte // the smallest and largest key, nil when none
 }
 
 // buildKeyIndex indexes the key columns cols (one record, file order).
@@ -35,37 +38,58 @@ func buildKeyIndex(cols []arrow.Array, n int) *keyIndex {
 	for size < 2*n {
 		size <<= 1
 	}
-	ix := &keyIndex{offs: make([]int32, n+1), slots: make([]int32, size), mask: uint64(size - 1), seed: maphash.MakeSeed()}
+	ix := &keyIndex{offs: make([]int32, n+1), slots: make([]uint64, size), mask: uint64(size - 1), seed: maphash.MakeSeed()}
 	var buf []byte
+	lo, hi := -1, -1
 	for i := 0; i < n; i++ {
 		var ok bool
 		buf, ok = appendKey(buf[:0], cols, i)
 		if ok {
 			ix.keys = append(ix.keys, buf...)
-			h := maphash.Bytes(ix.seed, buf) & ix.mask
-			for ix.slots[h] != 0 {
-				h = (h + 1) & ix.mask
+			h := maphash.Bytes(ix.seed, buf)
+			at := h & ix.mask
+			for ix.slots[at] != 0 {
+				at = (at + 1) & ix.mask
 			}
-			ix.slots[h] = int32(i + 1)
+			ix.slots[at] = h&^0xffffffff | uint64(i+1)
+			if lo < 0 || bytes.Compare(buf, ix.key(int32(lo))) < 0 {
+				lo = i
+			}
+			if hi < 0 || bytes.Compare(buf, ix.key(int32(hi))) > 0 {
+				hi = i
+			}
 		}
 		ix.offs[i+1] = int32(len(ix.keys))
+	}
+	if lo >= 0 {
+		ix.min, ix.max = ix.key(int32(lo)), ix.key(int32(hi))
 	}
 	return ix
 }
 
+// key returns the encoded key of row p (indexed rows only: the key bytes
+// of later rows are not appended yet while building).
+func (ix *keyIndex) key(p int32) []byte { return ix.keys[ix.offs[p]:ix.offs[p+1]] }
+
 // lookup calls fn with every position whose key is key.
 func (ix *keyIndex) lookup(key []byte, fn func(pos int32)) {
-	h := maphash.Bytes(ix.seed, key) & ix.mask
-	for {
-		p := ix.slots[h]
-		if p == 0 {
+	if ix.min == nil || bytes.Compare(key, ix.min) < 0 || bytes.Compare(key, ix.max) > 0 {
+		return
+	}
+	h := maphash.Bytes(ix.seed, key)
+	tag := h &^ 0xffffffff
+	for at := h & ix.mask; ; at = (at + 1) & ix.mask {
+		slot := ix.slots[at]
+		if slot == 0 {
 			return
 		}
-		p--
-		if bytes.Equal(ix.keys[ix.offs[p]:ix.offs[p+1]], key) {
+		if slot&^0xffffffff != tag {
+			continue
+		}
+		p := int32(slot&0xffffffff) - 1
+		if bytes.Equal(ix.key(p), key) {
 			fn(p)
 		}
-		h = (h + 1) & ix.mask
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 // to change (ReadFileRaw, DeletedPositions), mark them deleted by position
 // (Delete), write the new rows (Add), then Commit once: one atomic snapshot
 // holding the new data files and the delete files, position delete files
-// (one per data file, Iceberg's file granularity) on format v2, deletion
+// (one per partition, or per data file: PropDeleteGranularity) on format v2, deletion
 // vectors on v3. No existing data file is rewritten.
 //
 // A RowDelta is used once: after Commit or Abort it accepts nothing more.
@@ -221,7 +221,7 @@ func (r *RowDelta) Commit(ctx context.Context, c Commit) (committed bool, err er
 			return err
 		}
 		if snapshotID(cur) != baseID {
-			if err := checkNoNewDeletes(ctx, cur, baseSeq, touched); err != nil {
+			if err := t.checkNoNewDeletes(ctx, cur, baseSeq, touched); err != nil {
 				return err
 			}
 			if validate {

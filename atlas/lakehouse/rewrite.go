@@ -194,7 +194,11 @@ func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err err
 	for i, f := range remove {
 		removeFiles[i] = f.task.File
 	}
-	foldDeletes := foldedDeletes(remove)
+	foldDeletes, err := t.foldedDeletes(ctx, remove)
+	if err != nil {
+		t.removeFiles(files)
+		return false, fmt.Errorf("lakehouse: rewrite files of %s: %w", t.name, err)
+	}
 	baseSeq := snapshotSeq(r.base)
 	return t.commit(ctx, "rewrite files of", c, files, func(ctx context.Context, tx *table.Transaction, cur *table.Table, props iceberg.Properties) error {
 		if err := checkLive(ctx, cur, remove); err != nil {
@@ -203,7 +207,7 @@ func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err err
 		if snapshotID(cur) != baseID {
 			// The new content was read with the base's deletes applied: a
 			// delete committed since would be lost with the file it names.
-			if err := checkNoNewDeletes(ctx, cur, baseSeq, remove); err != nil {
+			if err := t.checkNoNewDeletes(ctx, cur, baseSeq, remove); err != nil {
 				return err
 			}
 		}
@@ -308,10 +312,12 @@ func checkLive(ctx context.Context, cur *table.Table, remove []DataFile) error {
 }
 
 // foldedDeletes returns the delete files of the data files remove that
-// name no other data file: file-scoped position delete files and deletion
-// vectors. Once those data files are replaced by content read with the
-// deletes applied, these delete files are dead and are removed with them.
-func foldedDeletes(remove []DataFile) []iceberg.DataFile {
+// name no other data file: file-scoped position delete files, deletion
+// vectors, and partition-scoped position delete files every row of which
+// names a removed file. Once those data files are replaced by content read
+// with the deletes applied, these delete files are dead and are removed
+// with them.
+func (t *Table) foldedDeletes(ctx context.Context, remove []DataFile) ([]iceberg.DataFile, error) {
 	removed := make(map[string]bool, len(remove))
 	for _, f := range remove {
 		removed[f.Path] = true
@@ -320,16 +326,37 @@ func foldedDeletes(remove []DataFile) []iceberg.DataFile {
 	var out []iceberg.DataFile
 	for _, f := range remove {
 		for _, d := range f.deleteFiles() {
-			ref := d.ReferencedDataFile()
-			if d.ContentType() != iceberg.EntryContentPosDeletes || ref == nil || !removed[*ref] {
+			if d.ContentType() != iceberg.EntryContentPosDeletes {
 				continue
 			}
-			key := d.FilePath() + "\x00" + *ref
+			key := d.FilePath()
+			if ref := d.ReferencedDataFile(); ref != nil {
+				if !removed[*ref] {
+					continue
+				}
+				key += "\x00" + *ref
+			} else {
+				fs, err := t.cur.Load().FS(ctx)
+				if err != nil {
+					return nil, err
+				}
+				byPath, err := t.lh.deletes.positions(ctx, fs, d.FilePath())
+				if err != nil {
+					return nil, fmt.Errorf("read position deletes %s: %w", d.FilePath(), err)
+				}
+				dead := true
+				for p := range byPath {
+					dead = dead && removed[p]
+				}
+				if !dead {
+					continue
+				}
+			}
 			if !seen[key] {
 				seen[key] = true
 				out = append(out, d)
 			}
 		}
 	}
-	return out
+	return out, nil
 }
