@@ -13,12 +13,21 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
-// Two sessions (two catalog clients) run the same upsert of new keys at
-// the same time, round after round. Whatever the interleaving, the merges
-// must serialize: one inserts the keys, the other recomputes on its commit
-// and updates them, so each key is in the table once and the table equals a
-// reference built by applying the two merges in their commit order.
+// Two sessions (two catalog clients) run the same upsert of new keys and
+// of existing keys at the same time, round after round, copy-on-write and
+// merge-on-read. Whatever the interleaving, the merges must serialize: one
+// inserts the new keys, the other recomputes on its commit and updates
+// them, so each key is in the table once (a merge-on-read merge updating a
+// row another merge updated meanwhile conflicts instead of keeping both new
+// versions) and the table equals a reference built by applying the two
+// merges in their commit order.
 func TestConcurrentMergesInsertEachKeyOnce(t *testing.T) {
+	for _, mode := range []string{lakehouse.CopyOnWrite, lakehouse.MergeOnRead} {
+		t.Run(mode, func(t *testing.T) { testConcurrentMerges(t, mode) })
+	}
+}
+
+func testConcurrentMerges(t *testing.T, mode string) {
 	ctx := context.Background()
 	home := t.TempDir()
 	open := func() *atlas.Session {
@@ -32,7 +41,7 @@ func TestConcurrentMergesInsertEachKeyOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	const name = "lakehouse.silver.concurrent"
-	tbl, err := lh.CreateTable(ctx, name, kvSchema, lakehouse.CreateOptions{})
+	tbl, err := lh.CreateTable(ctx, name, kvSchema, lakehouse.CreateOptions{Properties: map[string]string{lakehouse.PropMergeMode: mode}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +61,14 @@ func TestConcurrentMergesInsertEachKeyOnce(t *testing.T) {
 	const rounds = 6
 	retried := 0
 	for r := range int64(rounds) {
-		// Both merges carry the same 40 new keys; b also 5 of its own.
+		// Both merges carry the same 40 new keys and 5 existing ones; b
+		// also 5 new keys of its own.
 		var shared, onlyB []int64
 		for i := range int64(40) {
 			shared = append(shared, 1000*(r+1)+i)
+		}
+		for i := range int64(5) {
+			shared = append(shared, r*5+i)
 		}
 		for i := range int64(5) {
 			onlyB = append(onlyB, 1000*(r+1)+500+i)
@@ -93,8 +106,8 @@ func TestConcurrentMergesInsertEachKeyOnce(t *testing.T) {
 			}
 		}
 		wantIns := map[string]int64{"a": 40, "b": 45}
-		if f, s := res[first], res[second]; f.NumInsertedRows != wantIns[first] || f.NumUpdatedRows != 0 ||
-			s.NumUpdatedRows != 40 || s.NumInsertedRows != wantIns[second]-40 {
+		if f, s := res[first], res[second]; f.NumInsertedRows != wantIns[first] || f.NumUpdatedRows != 5 ||
+			s.NumUpdatedRows != 45 || s.NumInsertedRows != wantIns[second]-40 {
 			t.Fatalf("round %d: first %s %+v, second %s %+v: the merges did not serialize", r, first, f, second, s)
 		}
 		if res[second].Attempts > 1 {

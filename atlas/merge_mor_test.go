@@ -366,3 +366,43 @@ func filesWithDeletes(t *testing.T, tbl *lakehouse.Table) int {
 	}
 	return n
 }
+
+// The table property switches modes between merges: merge-on-read merges
+// delete rows by position, then copy-on-write merges rewrite the same
+// files, then merge-on-read again, then compaction. The rows deleted or
+// updated by merge-on-read never come back (iceberg-go's own copy-on-write
+// over merge-on-read deletes resurrects them, apache/iceberg-go#2042), and
+// the table equals the replay throughout.
+func TestMergeModeSwitchNeverResurrects(t *testing.T) {
+	ctx := context.Background()
+	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	t.Cleanup(s.Stop)
+	const name = "lakehouse.t.switch"
+	ref := initialMor(400)
+	tbl := createMorTable(t, s, name, map[string]string{lakehouse.PropMergeMode: lakehouse.MergeOnRead}, ref, 200)
+	rng := rand.New(rand.NewPCG(3, 4))
+	next := int64(400)
+	modes := []string{lakehouse.MergeOnRead, lakehouse.MergeOnRead, lakehouse.CopyOnWrite, lakehouse.CopyOnWrite, lakehouse.MergeOnRead, lakehouse.CopyOnWrite}
+	for b, mode := range modes {
+		if err := tbl.SetProperties(ctx, map[string]string{lakehouse.PropMergeMode: mode}); err != nil {
+			t.Fatal(err)
+		}
+		chs := morChanges(rng, ref, &next, b+1)
+		res := mergeMor(t, s, name, chs, true)
+		applyMor(ref, chs, true)
+		if res.Mode != mode {
+			t.Fatalf("batch %d ran %s, the table says %s", b, res.Mode, mode)
+		}
+		if mode == lakehouse.CopyOnWrite && res.FilesRewritten == 0 || mode == lakehouse.MergeOnRead && res.DeleteFilesWritten == 0 {
+			t.Fatalf("batch %d (%s): %+v", b, mode, res)
+		}
+		diffMor(t, fmt.Sprintf("batch %d (%s)", b, mode), readMor(t, tbl), ref)
+	}
+	if _, err := tbl.Compact(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	diffMor(t, "after compaction", readMor(t, tbl), ref)
+	if n := filesWithDeletes(t, tbl); n != 0 {
+		t.Fatalf("%d data files keep deletes after compaction", n)
+	}
+}

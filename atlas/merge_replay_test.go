@@ -17,6 +17,12 @@ import (
 // merge exactly once: the writes are keyed by (query, batch, write seq).
 // A history written with the legacy "<query>#write<n>" keys replays too.
 func TestForeachBatchTwoMergesReplayExactlyOnce(t *testing.T) {
+	for _, mode := range []string{lakehouse.CopyOnWrite, lakehouse.MergeOnRead} {
+		t.Run(mode, func(t *testing.T) { testTwoMergesReplay(t, mode) })
+	}
+}
+
+func testTwoMergesReplay(t *testing.T, mode string) {
 	ctx := context.Background()
 	s := Builder().AppName(t.Name()).Config(ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
@@ -29,7 +35,7 @@ func TestForeachBatchTwoMergesReplayExactlyOnce(t *testing.T) {
 		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	}, nil)
 	const name = "lakehouse.silver.replay"
-	tbl, err := lh.CreateTable(ctx, name, schema, lakehouse.CreateOptions{})
+	tbl, err := lh.CreateTable(ctx, name, schema, lakehouse.CreateOptions{Properties: map[string]string{lakehouse.PropMergeMode: mode}})
 	if err != nil {
 		t.Fatal(err)
 	}
