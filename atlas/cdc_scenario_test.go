@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/atlas-lakehouse/atlas/atlas"
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
@@ -61,11 +62,15 @@ func (e *env) readCDCTopic(n int64) map[int32][]kafkaRecord {
 	return out
 }
 
-func (e *env) createCDCTable() {
+func (e *env) createCDCTable() { e.createCDCTableMode(lakehouse.CopyOnWrite) }
+
+// createCDCTableMode creates the CDC table with write.merge.mode = mode.
+func (e *env) createCDCTableMode(mode string) {
 	e.t.Helper()
 	mustSQL(e.t, e.session, `CREATE TABLE IF NOT EXISTS lakehouse.silver.online_retail_cdc (
 		invoice string, stock_code string, quantity bigint, price double,
-		CustomerID double, Country string, ts timestamp) USING iceberg`)
+		CustomerID double, Country string, ts timestamp) USING iceberg
+		TBLPROPERTIES ('write.merge.mode' = '`+mode+`')`)
 }
 
 // cdcChanges is the change stream parsed, with the Kafka offset kept for
@@ -207,12 +212,20 @@ func cdcConfig(seed int64) produce.CDCConfig {
 	return produce.CDCConfig{Count: 1500, Seed: seed, UpdateFraction: 0.55, DeleteFraction: 0.1, Keys: 450}
 }
 
+// TestCDCMergeMatchesReference streams the CDC scenario's changes into the
+// table with foreachBatch + MERGE, copy-on-write and merge-on-read: the
+// table equals an independent replay of the topic; merge-on-read still
+// after compaction and expiry.
 func TestCDCMergeMatchesReference(t *testing.T) {
-	for _, seed := range []int64{1, 2, 3} {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+	for _, c := range []struct {
+		seed int64
+		mode string
+	}{{1, lakehouse.CopyOnWrite}, {2, lakehouse.CopyOnWrite}, {3, lakehouse.CopyOnWrite}, {1, lakehouse.MergeOnRead}, {2, lakehouse.MergeOnRead}, {3, lakehouse.MergeOnRead}} {
+		seed := c.seed
+		t.Run(fmt.Sprint(c.mode, "-seed", seed), func(t *testing.T) {
 			e := newEnv(t)
 			e.produceCDC(cdcConfig(seed))
-			e.createCDCTable()
+			e.createCDCTableMode(c.mode)
 			var run cdcRun
 			q := e.startCDC("cdc", 180, true, &run)
 			if err := q.AwaitTermination(); err != nil {
@@ -226,6 +239,25 @@ func TestCDCMergeMatchesReference(t *testing.T) {
 				t.Fatal("empty reference")
 			}
 			diffCDC(t, readCDCTable(t, e.session), want)
+			if c.mode != lakehouse.MergeOnRead {
+				return
+			}
+			lh, err := e.session.Lakehouse(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tbl, err := lh.LoadTable(context.Background(), cdcTable)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tbl.Compact(context.Background(), 0); err != nil {
+				t.Fatal(err)
+			}
+			diffCDC(t, readCDCTable(t, e.session), want)
+			if _, err := tbl.ExpireSnapshots(context.Background(), 0, 1); err != nil {
+				t.Fatal(err)
+			}
+			diffCDC(t, readCDCTable(t, e.session), want)
 		})
 	}
 }
@@ -235,9 +267,15 @@ func TestCDCMergeMatchesReference(t *testing.T) {
 // checkpoint recorded it) and restarts: the replayed batch's merge is
 // skipped and the table still equals the reference.
 func TestCDCMergeRestartExactlyOnce(t *testing.T) {
+	for _, mode := range []string{lakehouse.CopyOnWrite, lakehouse.MergeOnRead} {
+		t.Run(mode, func(t *testing.T) { testCDCRestart(t, mode) })
+	}
+}
+
+func testCDCRestart(t *testing.T, mode string) {
 	e := newEnv(t)
 	e.produceCDC(cdcConfig(5))
-	e.createCDCTable()
+	e.createCDCTableMode(mode)
 	var run1 cdcRun
 	q := e.startCDC("ck", 250, true, &run1)
 	for q.IsActive() {
