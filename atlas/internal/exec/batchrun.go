@@ -45,7 +45,11 @@ func since(t time.Time) int64 { return time.Since(t).Milliseconds() }
 func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool, error) {
 	q := b.q
 	if replay != nil {
-		b.end = replay.Offsets[0]
+		end, err := q.logOffset(replay)
+		if err != nil {
+			return false, err
+		}
+		b.end = end
 		b.latest = b.end
 		b.watermark = replay.Metadata.BatchWatermarkMs
 		b.timestampMs = replay.Metadata.BatchTimestampMs
@@ -69,7 +73,7 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 	// a batch still runs when the watermark moved past the last batch's
 	// (append and update modes), to close windows and so that the next
 	// data batch judges late rows by the moved watermark.
-	noDataBatch := !b.hasData && (q.agg != nil || q.dedupEvicts()) && q.cfg.Shape.Watermark != nil && q.cfg.Mode != sink.Complete && b.watermark > b.lateWatermark
+	noDataBatch := !b.hasData && (q.agg != nil || q.dedupEvicts() || (q.sjoin != nil && q.sjoin.evicts())) && q.cfg.Shape.Watermark != nil && q.cfg.Mode != sink.Complete && b.watermark > b.lateWatermark
 	if !b.hasData && !noDataBatch {
 		return false, nil
 	}
@@ -77,11 +81,15 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 	if latest, err := q.src.AvailableOffset(ctx); err == nil {
 		b.latest = latest
 	}
+	logged, err := q.logOffsets(end)
+	if err != nil {
+		return false, err
+	}
 	t = time.Now()
 	err = q.cfg.Checkpoint.WriteOffsets(ctx, checkpoint.OffsetSeq{
 		BatchID:  b.id,
 		Metadata: checkpoint.OffsetSeqMetadata{BatchWatermarkMs: b.watermark, BatchTimestampMs: b.timestampMs},
-		Offsets:  []source.Offset{end},
+		Offsets:  logged,
 	})
 	if err != nil {
 		return false, fmt.Errorf("batch %d: %w", b.id, err)
@@ -153,12 +161,17 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 	defer func() { releaseAll(outputs); releaseAll(late) }()
 	t := time.Now()
 	read := func(yield func(arrow.RecordBatch) error) error {
+		if q.sjoin != nil {
+			return q.sjoin.batch(ctx, q, b, &numInput, yield)
+		}
 		return q.src.GetBatch(ctx, b.start, b.end, yield)
 	}
 	err := overlap(read, func(rec arrow.RecordBatch) error {
 		pt := time.Now()
 		defer func() { procTime += time.Since(pt) }()
-		numInput += rec.NumRows()
+		if q.sjoin == nil {
+			numInput += rec.NumRows()
+		}
 		out, err := runOps(c, q.ops, rec)
 		if err != nil {
 			return err
@@ -194,6 +207,12 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 	})
 	if err != nil {
 		return nil, fmt.Errorf("batch %d: %w", b.id, err)
+	}
+	if q.sjoin != nil {
+		for name, n := range q.sjoin.metrics {
+			c.Add(name, n)
+		}
+		q.stats = q.sjoin.mergedStats()
 	}
 	if r, ok := q.src.(source.DataLossReporter); ok {
 		b.loss = r.DataLoss()
@@ -269,8 +288,22 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 		}
 		stateCommit = since(ts)
 	}
-	b.nextWatermark = b.watermark
-	if q.cfg.Shape.Watermark != nil && q.stats.Count > 0 {
+	if q.sjoin != nil {
+		b.nextWatermark = q.sjoin.nextWatermark(b.watermark) // kept in the state
+		ts := time.Now()
+		data, err := q.sjoin.st.Save()
+		if err != nil {
+			return nil, err
+		}
+		if err := q.cfg.Checkpoint.WriteState(ctx, joinStateOp, b.id, data); err != nil {
+			return nil, fmt.Errorf("batch %d: %w", b.id, err)
+		}
+		q.sjoin.commitMs = since(ts)
+	}
+	if q.sjoin == nil {
+		b.nextWatermark = b.watermark
+	}
+	if q.sjoin == nil && q.cfg.Shape.Watermark != nil && q.stats.Count > 0 {
 		if w := q.stats.Max/1000 - q.delay.Milliseconds(); w > b.nextWatermark {
 			b.nextWatermark = w
 		}
@@ -369,6 +402,9 @@ func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit i
 	} else {
 		p.StateOperators = []progress.StateOperatorProgress{}
 	}
+	if q.sjoin != nil {
+		p.StateOperators = append(p.StateOperators, q.sjoin.progress())
+	}
 	if d := q.dedupProgress(); d != nil {
 		p.StateOperators = append(d, p.StateOperators...)
 	}
@@ -385,6 +421,10 @@ func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit i
 		NumInputRows: numInput, InputRowsPerSecond: p.InputRowsPerSecond, ProcessedRowsPerSecond: p.ProcessedRowsPerSecond,
 	}
 	p.Sources = []progress.SourceProgress{src}
+	if m, ok := q.src.(*multiSource); ok && q.sjoin != nil {
+		p.Sources = m.sourceProgress(b.start, b.end, b.latest, q.sjoin.rows[:])
+		p.Sources[0].DataLoss = b.loss
+	}
 	if len(metrics) > 0 {
 		p.ObservedMetrics = metrics
 	}

@@ -70,9 +70,12 @@ func isFloatType(t arrow.DataType) bool {
 // sideRows is one side's rows prepared for matching: each row's encoded
 // key and whether it can match at all (no null key, side-only filter true).
 type sideRows struct {
-	rec   arrow.RecordBatch
-	keys  []string
-	ok    []bool
+	rec  arrow.RecordBatch
+	keys []string
+	ok   []bool
+	// pass is the side-only filter's result (true without one): a row
+	// failing it can never match.
+	pass  []bool
 	index map[string][]int32 // built on demand
 }
 
@@ -117,6 +120,10 @@ func (s *joinSpec) prepare(c *expr.Ctx, rec arrow.RecordBatch, left bool) (*side
 			sr.ok[i] = true
 		}
 	}
+	sr.pass = make([]bool, n)
+	for i := range sr.pass {
+		sr.pass[i] = true
+	}
 	if filter != nil {
 		m, err := filter.Eval(c, rec)
 		if err != nil {
@@ -126,7 +133,7 @@ func (s *joinSpec) prepare(c *expr.Ctx, rec arrow.RecordBatch, left bool) (*side
 		b, isBool := m.(*array.Boolean)
 		for i := range sr.ok {
 			if !isBool || b.IsNull(i) || !b.Value(i) {
-				sr.ok[i] = false
+				sr.ok[i], sr.pass[i] = false, false
 			}
 		}
 	}

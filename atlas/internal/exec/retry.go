@@ -79,6 +79,11 @@ func (q *Query) rewindState(ctx context.Context, id int64) error {
 	if err := q.loadDedup(ctx, id-1); err != nil {
 		return err
 	}
+	if q.sjoin != nil {
+		if err := q.sjoin.load(ctx, q, id-1); err != nil {
+			return err
+		}
+	}
 	if q.agg == nil {
 		return nil
 	}

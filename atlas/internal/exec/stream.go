@@ -82,6 +82,8 @@ type Query struct {
 	post  []op
 	stats EventTimeStats
 	agg   state.GroupState
+	// sjoin is the stream-stream join, or nil.
+	sjoin *streamJoin
 	// dedup is the deduplication among ops, or nil (dedup.go).
 	dedup *dedupOp
 	// emptyState is the aggregation state before any batch, for rewinding
@@ -138,11 +140,8 @@ const stateOp = "0/aggregate"
 // own expressions and opens its own source instance: the plan is shared
 // with every other query and batch action built on the same DataFrame.
 func Start(ctx context.Context, cfg Config) (q *Query, err error) {
-	if cfg.Shape.StreamJoin != nil {
-		return nil, fmt.Errorf("%s: stream-stream joins are not supported yet: join each micro-batch with a table in ForeachBatch", cfg.Shape.StreamJoin.Join.Describe())
-	}
 	scan, ok := cfg.Shape.Leaf.(*plan.StreamScan)
-	if !ok {
+	if !ok && cfg.Shape.StreamJoin == nil {
 		return nil, fmt.Errorf("a streaming query needs a streaming source")
 	}
 	if cfg.RetainBatches <= 0 {
@@ -157,6 +156,11 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 	}
 	if err := q.prepareDedup(); err != nil {
 		return nil, err
+	}
+	if sj := cfg.Shape.StreamJoin; sj != nil {
+		if q.sjoin, err = newStreamJoin(sj); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Shape.Watermark != nil {
 		q.delay = cfg.Shape.Watermark.Delay
@@ -192,9 +196,14 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 	if cfg.EventTimeMaxAhead < 0 || (cfg.EventTimeMaxAhead > 0 && cfg.Shape.Watermark == nil) {
 		return nil, fmt.Errorf("eventTimeMaxAheadOfProcessing %s: needs a positive duration and a query with WithWatermark(...); drop the option otherwise", cfg.EventTimeMaxAhead)
 	}
-	src, err := scan.Open()
+	var src source.Source
+	if q.sjoin != nil {
+		src, err = q.sjoin.open()
+	} else if src, err = scan.Open(); err != nil {
+		err = fmt.Errorf("open %s: %w", scan.Source, err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", scan.Source, err)
+		return nil, err
 	}
 	q.src = src
 	defer func() {
@@ -216,6 +225,15 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 	if ls, ok := q.src.(source.LoggingSource); ok {
 		if err := ls.UseMetadataLog(ctx, cfg.Checkpoint.SourceLog(0)); err != nil {
 			return nil, fmt.Errorf("open %s: %w", scan.Source, err)
+		}
+	}
+	if m, ok := q.src.(*multiSource); ok {
+		for i, s := range m.srcs {
+			if ls, ok := s.(source.LoggingSource); ok {
+				if err := ls.UseMetadataLog(ctx, cfg.Checkpoint.SourceLog(i)); err != nil {
+					return nil, fmt.Errorf("open %s: %w", s.Description(), err)
+				}
+			}
 		}
 	}
 	resume, err := q.recover(ctx)
@@ -312,11 +330,15 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 			if err != nil {
 				return rp, err
 			}
-			rp.start = prev.Offsets[0]
+			if rp.start, err = q.logOffset(prev); err != nil {
+				return rp, err
+			}
 		}
 	} else {
 		rp.batchID = last.BatchID + 1
-		rp.start = last.Offsets[0]
+		if rp.start, err = q.logOffset(last); err != nil {
+			return rp, err
+		}
 		rp.watermark = commit.NextBatchWatermarkMs
 	}
 	if q.agg != nil && rp.batchID > 0 {
@@ -334,6 +356,11 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 	if rp.batchID > 0 {
 		if err := q.loadDedup(ctx, rp.batchID-1); err != nil {
 			return rp, err
+		}
+		if q.sjoin != nil {
+			if err := q.sjoin.load(ctx, q, rp.batchID-1); err != nil {
+				return rp, err
+			}
 		}
 	}
 	return rp, nil
@@ -606,4 +633,27 @@ func releaseAll(recs []arrow.RecordBatch) {
 	for _, r := range recs {
 		r.Release()
 	}
+}
+
+// logOffset is the query's offset recorded in an offsets log entry: the
+// one source's, or all sources' combined.
+func (q *Query) logOffset(seq *checkpoint.OffsetSeq) (source.Offset, error) {
+	if m, ok := q.src.(*multiSource); ok {
+		if len(seq.Offsets) != len(m.srcs) {
+			return "", fmt.Errorf("checkpoint %s: batch %d has %d source offsets, the query reads %d sources: use a new checkpointLocation", q.cfg.Checkpoint.Location(), seq.BatchID, len(seq.Offsets), len(m.srcs))
+		}
+		return m.combine(seq.Offsets), nil
+	}
+	if len(seq.Offsets) != 1 {
+		return "", fmt.Errorf("checkpoint %s: batch %d has %d source offsets, the query reads one source: use a new checkpointLocation", q.cfg.Checkpoint.Location(), seq.BatchID, len(seq.Offsets))
+	}
+	return seq.Offsets[0], nil
+}
+
+// logOffsets are the offsets log lines of end, one per source.
+func (q *Query) logOffsets(end source.Offset) ([]source.Offset, error) {
+	if m, ok := q.src.(*multiSource); ok {
+		return m.logOffsets(end)
+	}
+	return []source.Offset{end}, nil
 }

@@ -1,0 +1,551 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/state"
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
+	"github.com/atlas-lakehouse/atlas/atlas/source"
+)
+
+// joinStateOp names the stream-stream join's state versions.
+const joinStateOp = "0/join"
+
+// streamJoin is Spark's StreamingSymmetricHashJoinExec for one execution:
+// each side's rows are kept in state so that later rows of the other side
+// can join them; the watermark and the join condition's time range decide
+// when a kept row can no longer match (its state watermark), and then it
+// is dropped, or, on the outer side of an outer join and never matched,
+// emitted with nulls for the other side.
+type streamJoin struct {
+	node    *plan.StreamStreamJoin
+	spec    *joinSpec
+	sideOps [2][]op
+	stats   [2]EventTimeStats
+	hasWM   [2]bool
+	delay   [2]time.Duration
+	// evictCol is the column (event time, or the event-time join key) whose
+	// value the state watermark is compared with; evictKey is set when it
+	// is the join key (Spark's state key watermark).
+	evictCol [2]int
+	evictKey bool
+	st       *state.JoinState
+	empty    []byte
+	input    [2][]arrow.RecordBatch
+
+	// this batch's figures
+	rows                      [2]int64
+	dropped, updated, removed int64
+	commitMs                  int64
+	stateWatermark            [2]int64
+	hasStateWatermark         [2]bool
+	// metrics are the counters the sides' expressions added (from_json's
+	// numMalformedRows), merged into the batch's once read is over.
+	metrics map[string]int64
+}
+
+func newStreamJoin(sj *plan.StreamStreamJoin) (*streamJoin, error) {
+	j := sj.Join
+	spec, err := bindJoin(j)
+	if err != nil {
+		return nil, err
+	}
+	r := &streamJoin{node: sj, spec: spec, st: state.NewJoinState(j.Left.Schema(), j.Right.Schema())}
+	for i, side := range sj.Sides {
+		if r.sideOps[i], err = compileOps(side.Pre, &r.stats[i]); err != nil {
+			return nil, err
+		}
+		if side.Watermark != nil {
+			r.hasWM[i], r.delay[i] = true, side.Watermark.Delay
+		}
+		r.evictCol[i] = j.WatermarkColumn(i)
+	}
+	if ord, ok := j.KeyWatermarkOrdinal(); ok {
+		r.evictKey = true
+		for i, keys := range [][]expr.Expr{j.LeftKeys, j.RightKeys} {
+			r.evictCol[i] = -1
+			if ref, ok := keys[ord].(*expr.ColumnRef); ok && len(ref.Parts) == 1 {
+				r.evictCol[i] = expr.FieldIndex([]*arrow.Schema{j.Left.Schema(), j.Right.Schema()}[i], ref.Parts[0])
+			}
+		}
+	}
+	if r.empty, err = r.st.Save(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// open opens both sides' sources as one.
+func (r *streamJoin) open() (*multiSource, error) {
+	m := &multiSource{}
+	for _, side := range r.node.Sides {
+		scan := side.Leaf.(*plan.StreamScan)
+		src, err := scan.Open()
+		if err != nil {
+			m.Close()
+			return nil, fmt.Errorf("open %s: %w", scan.Source, err)
+		}
+		m.srcs = append(m.srcs, src)
+	}
+	return m, nil
+}
+
+// load restores the state as it was after batch id (-1: empty).
+func (r *streamJoin) load(ctx context.Context, q *Query, id int64) error {
+	data := r.empty
+	if id >= 0 {
+		d, ok, err := q.cfg.Checkpoint.ReadState(ctx, joinStateOp, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("checkpoint %s: join state version %d is missing; the checkpoint was written by a query without this join: use a new checkpointLocation", q.cfg.Checkpoint.Location(), id)
+		}
+		data = d
+	}
+	if err := r.st.Load(data); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", q.cfg.Checkpoint.Location(), err)
+	}
+	return nil
+}
+
+// read runs the batch's input of both sides through their operators
+// (projections, filters, watermarks) and keeps it for process.
+func (r *streamJoin) read(ctx context.Context, c *expr.Ctx, m *multiSource, start, end source.Offset) (int64, error) {
+	for i := range r.stats {
+		r.stats[i] = EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
+		r.rows[i] = 0
+	}
+	releaseAll(r.input[0])
+	releaseAll(r.input[1])
+	r.input = [2][]arrow.RecordBatch{}
+	var n int64
+	err := m.getSides(ctx, start, end, func(side int, rec arrow.RecordBatch) error {
+		n += rec.NumRows()
+		r.rows[side] += rec.NumRows()
+		out, err := runOps(c, r.sideOps[side], rec)
+		if err != nil {
+			return err
+		}
+		r.input[side] = append(r.input[side], out)
+		return nil
+	})
+	return n, err
+}
+
+// batch reads the batch, joins it and yields the joined rows (read
+// side of overlap). It counts its own metrics: the operators after the
+// join run on another goroutine.
+func (r *streamJoin) batch(ctx context.Context, q *Query, b *batchRun, numInput *int64, yield func(arrow.RecordBatch) error) error {
+	c := expr.NewCtx(ctx)
+	c.Now = time.UnixMilli(b.timestampMs).UTC()
+	r.metrics = c.Metrics
+	n, err := r.read(ctx, c, q.src.(*multiSource), b.start, b.end)
+	*numInput = n
+	if err != nil {
+		return err
+	}
+	out, err := r.process(c, b.lateWatermark, b.watermark)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(out)
+	for _, rec := range out {
+		if err := yield(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergedStats are both sides' event-time statistics, for progress.
+func (r *streamJoin) mergedStats() EventTimeStats {
+	s := EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
+	for _, x := range r.stats {
+		s.Merge(x)
+	}
+	return s
+}
+
+// evicts reports whether a batch without data would evict state.
+func (r *streamJoin) evicts() bool {
+	for i := range r.hasWM {
+		if r.evictKey || r.stateWatermarkOK(i) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *streamJoin) stateWatermarkOK(side int) bool {
+	_, ok := r.node.Join.StateValueWatermark(side, 1000000)
+	return ok && r.evictCol[side] >= 0
+}
+
+// stateWatermarkFor is the event time (ms) at or below which a row of side
+// can never match again, under event-time watermark wm.
+func (r *streamJoin) stateWatermarkFor(side int, wm int64) (int64, bool) {
+	if r.evictCol[side] < 0 {
+		return 0, false
+	}
+	if r.evictKey {
+		return wm, true
+	}
+	return r.node.Join.StateValueWatermark(side, wm)
+}
+
+// nextWatermark is the global watermark after this batch: each side's own
+// watermark (its largest event time minus its delay, never going back; 0
+// before it has seen a row), the minimum over the sides with a watermark
+// (Spark's default spark.sql.streaming.multipleWatermarkPolicy "min"),
+// never below the current one.
+func (r *streamJoin) nextWatermark(current int64) int64 {
+	global := int64(math.MaxInt64)
+	any := false
+	for i := range r.hasWM {
+		if !r.hasWM[i] {
+			continue
+		}
+		if st := r.stats[i]; st.Count > 0 {
+			if w := st.Max/1000 - r.delay[i].Milliseconds(); !r.st.Seen[i] || w > r.st.Watermarks[i] {
+				r.st.Watermarks[i], r.st.Seen[i] = w, true
+			}
+		}
+		w := int64(0)
+		if r.st.Seen[i] {
+			w = r.st.Watermarks[i]
+		}
+		global, any = min(global, w), true
+	}
+	if !any || global < current {
+		return current
+	}
+	return global
+}
+
+// process joins the batch's input with the state, updates and evicts the
+// state and returns the joined rows. lateMs judges late input (the
+// previous batch's watermark, as Spark 3.4+), wmMs evicts state.
+func (r *streamJoin) process(c *expr.Ctx, lateMs, wmMs int64) ([]arrow.RecordBatch, error) {
+	j := r.node.Join
+	r.dropped, r.updated, r.removed = 0, 0, 0
+	var in [2]arrow.RecordBatch
+	for i := range in {
+		rec, err := r.sideInput(c, i, lateMs)
+		if err != nil {
+			releaseAll(in[:i])
+			return nil, err
+		}
+		in[i] = rec
+	}
+	defer releaseAll(in[:])
+	for i := range in {
+		r.stateWatermark[i], r.hasStateWatermark[i] = r.stateWatermarkFor(i, wmMs)
+	}
+	var out []arrow.RecordBatch
+	fail := func(err error) ([]arrow.RecordBatch, error) { releaseAll(out); return nil, err }
+	emit := func(l, rr arrow.RecordBatch, li, ri []int32) error {
+		if len(li) == 0 {
+			return nil
+		}
+		rec, err := assemble(c, j, l, rr, li, ri)
+		if err != nil {
+			return err
+		}
+		out = append(out, rec)
+		return nil
+	}
+	preserve := [2]bool{j.Type == plan.LeftOuterJoin || j.Type == plan.FullOuterJoin, j.Type == plan.RightOuterJoin || j.Type == plan.FullOuterJoin}
+
+	// Left input against the right state, then kept in the left state.
+	leftState, leftMatched := r.stateRows(c, 0)
+	defer leftState.Release()
+	rightState, rightMatched := r.stateRows(c, 1)
+	defer rightState.Release()
+	lin, err := r.spec.prepare(c, in[0], true)
+	if err != nil {
+		return fail(err)
+	}
+	rst, err := r.spec.prepare(c, rightState, false)
+	if err != nil {
+		return fail(err)
+	}
+	li, ri, err := r.spec.match(c, lin, rst)
+	if err != nil {
+		return fail(err)
+	}
+	if err := emit(in[0], rightState, li, ri); err != nil {
+		return fail(err)
+	}
+	linMatched := make([]bool, in[0].NumRows())
+	for k := range li {
+		linMatched[li[k]], rightMatched[ri[k]] = true, true
+	}
+	if err := r.emitFiltered(c, emit, 0, lin, in[0], preserve[0]); err != nil {
+		return fail(err)
+	}
+	keepL, err := r.keep(c, 0, lin, in[0])
+	if err != nil {
+		return fail(err)
+	}
+	newLeft, newLeftMatched, err := appendRows(c, leftState, leftMatched, in[0], keepL, linMatched)
+	if err != nil {
+		return fail(err)
+	}
+	defer newLeft.Release()
+
+	// Right input against the left state (with this batch's left rows).
+	lst, err := r.spec.prepare(c, newLeft, true)
+	if err != nil {
+		return fail(err)
+	}
+	rin, err := r.spec.prepare(c, in[1], false)
+	if err != nil {
+		return fail(err)
+	}
+	li, ri, err = r.spec.match(c, lst, rin)
+	if err != nil {
+		return fail(err)
+	}
+	if err := emit(newLeft, in[1], li, ri); err != nil {
+		return fail(err)
+	}
+	rinMatched := make([]bool, in[1].NumRows())
+	for k := range li {
+		newLeftMatched[li[k]], rinMatched[ri[k]] = true, true
+	}
+	if err := r.emitFiltered(c, emit, 1, rin, in[1], preserve[1]); err != nil {
+		return fail(err)
+	}
+	keepR, err := r.keep(c, 1, rin, in[1])
+	if err != nil {
+		return fail(err)
+	}
+	newRight, newRightMatched, err := appendRows(c, rightState, rightMatched, in[1], keepR, rinMatched)
+	if err != nil {
+		return fail(err)
+	}
+	defer newRight.Release()
+	r.updated = int64(len(keepL) + len(keepR))
+
+	// Evict what can no longer match; unmatched rows of an outer side are
+	// emitted with nulls.
+	for side, rows := range []arrow.RecordBatch{newLeft, newRight} {
+		matched := [][]bool{newLeftMatched, newRightMatched}[side]
+		keep, gone, err := r.evict(c, side, rows)
+		if err != nil {
+			return fail(err)
+		}
+		r.removed += int64(len(gone))
+		if preserve[side] {
+			var idx, none []int32
+			for _, g := range gone {
+				if !matched[g] {
+					idx, none = append(idx, g), append(none, -1)
+				}
+			}
+			empty := emptyRecord(c, r.st.Schema(1-side))
+			if side == 0 {
+				err = emit(rows, empty, idx, none)
+			} else {
+				err = emit(empty, rows, none, idx)
+			}
+			empty.Release()
+			if err != nil {
+				return fail(err)
+			}
+		}
+		kept, err := expr.TakeRows(c, rows, keep)
+		if err != nil {
+			return fail(err)
+		}
+		flags := make([]bool, len(keep))
+		for k, i := range keep {
+			flags[k] = matched[i]
+		}
+		r.st.Replace(side, kept, flags)
+	}
+	return out, nil
+}
+
+// sideInput is the batch's input of side without late rows: rows whose
+// event time is at or below the previous batch's watermark are dropped and
+// counted (numRowsDroppedByWatermark), as Spark's join drops them.
+func (r *streamJoin) sideInput(c *expr.Ctx, side int, lateMs int64) (arrow.RecordBatch, error) {
+	schema := r.st.Schema(side)
+	var rec arrow.RecordBatch
+	if len(r.input[side]) == 0 {
+		rec = emptyRecord(c, schema)
+	} else {
+		all, err := Concat(c, schema, r.input[side])
+		if err != nil {
+			return nil, err
+		}
+		rec = all
+	}
+	releaseAll(r.input[side])
+	r.input[side] = nil
+	col := r.node.Join.WatermarkColumn(side)
+	if col < 0 || !r.hasWM[side] {
+		return rec, nil
+	}
+	ts, ok := rec.Column(col).(*array.Timestamp)
+	if !ok {
+		return rec, nil
+	}
+	var keep []int32
+	for i := 0; i < ts.Len(); i++ {
+		if ts.IsValid(i) && int64(ts.Value(i)) <= lateMs*1000 {
+			r.dropped++
+			continue
+		}
+		keep = append(keep, int32(i))
+	}
+	if len(keep) == ts.Len() {
+		return rec, nil
+	}
+	defer rec.Release()
+	return expr.TakeRows(c, rec, keep)
+}
+
+// stateRows is a side's buffered rows (an empty record when none) and a
+// copy of their matched flags.
+func (r *streamJoin) stateRows(c *expr.Ctx, side int) (arrow.RecordBatch, []bool) {
+	s := r.st.Sides[side]
+	if s.Rows == nil {
+		return emptyRecord(c, r.st.Schema(side)), nil
+	}
+	s.Rows.Retain()
+	return s.Rows, append([]bool(nil), s.Matched...)
+}
+
+// emitFiltered emits, for an outer side, the input rows that fail the
+// condition's conjuncts on that side alone: they can never match, so they
+// are joined with nulls at once and never kept (Spark's preJoinFilter).
+func (r *streamJoin) emitFiltered(c *expr.Ctx, emit func(l, rr arrow.RecordBatch, li, ri []int32) error, side int, rows *sideRows, rec arrow.RecordBatch, preserve bool) error {
+	if !preserve {
+		return nil
+	}
+	var idx, none []int32
+	for i, p := range rows.pass {
+		if !p {
+			idx, none = append(idx, int32(i)), append(none, -1)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	empty := emptyRecord(c, r.st.Schema(1-side))
+	defer empty.Release()
+	if side == 0 {
+		return emit(rec, empty, idx, none)
+	}
+	return emit(empty, rec, none, idx)
+}
+
+// keep lists the input rows of side to buffer: those passing the side's
+// own conjuncts and not already below the side's state watermark.
+func (r *streamJoin) keep(c *expr.Ctx, side int, rows *sideRows, rec arrow.RecordBatch) ([]int32, error) {
+	vals, err := r.evictValues(c, side, rec)
+	if err != nil {
+		return nil, err
+	}
+	var out []int32
+	for i, p := range rows.pass {
+		if !p {
+			continue
+		}
+		if vals != nil && vals.IsValid(i) && r.hasStateWatermark[side] && int64(vals.Value(i)) <= r.stateWatermark[side]*1000 {
+			continue
+		}
+		out = append(out, int32(i))
+	}
+	if vals != nil {
+		vals.Release()
+	}
+	return out, nil
+}
+
+// evict splits a side's rows into those kept and those (indices) whose
+// event time is at or below the side's state watermark.
+func (r *streamJoin) evict(c *expr.Ctx, side int, rows arrow.RecordBatch) (keep, gone []int32, err error) {
+	vals, err := r.evictValues(c, side, rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := 0; i < int(rows.NumRows()); i++ {
+		if vals != nil && vals.IsValid(i) && r.hasStateWatermark[side] && int64(vals.Value(i)) <= r.stateWatermark[side]*1000 {
+			gone = append(gone, int32(i))
+		} else {
+			keep = append(keep, int32(i))
+		}
+	}
+	if vals != nil {
+		vals.Release()
+	}
+	return keep, gone, nil
+}
+
+// evictValues are the event times the state watermark applies to (a
+// window key's end), nil when the side has none.
+func (r *streamJoin) evictValues(_ *expr.Ctx, side int, rec arrow.RecordBatch) (*array.Timestamp, error) {
+	col := r.evictCol[side]
+	if col < 0 {
+		return nil, nil
+	}
+	a := rec.Column(col)
+	if st, ok := a.(*array.Struct); ok && st.NumField() >= 2 {
+		a = st.Field(1) // window.end
+	}
+	ts, ok := a.(*array.Timestamp)
+	if !ok {
+		return nil, fmt.Errorf("the event-time column of the %s side is %s, not a timestamp", [2]string{"left", "right"}[side], a.DataType())
+	}
+	ts.Retain()
+	return ts, nil
+}
+
+// appendRows is state plus the input rows idx, with their matched flags.
+func appendRows(c *expr.Ctx, st arrow.RecordBatch, stMatched []bool, in arrow.RecordBatch, idx []int32, inMatched []bool) (arrow.RecordBatch, []bool, error) {
+	flags := append([]bool(nil), stMatched...)
+	for _, i := range idx {
+		flags = append(flags, inMatched[i])
+	}
+	if len(idx) == 0 {
+		st.Retain()
+		return st, flags, nil
+	}
+	add, err := expr.TakeRows(c, in, idx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer add.Release()
+	out, err := Concat(c, st.Schema(), []arrow.RecordBatch{st, add})
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, flags, nil
+}
+
+// progress is the join's state operator report.
+func (r *streamJoin) progress() progress.StateOperatorProgress {
+	return progress.StateOperatorProgress{
+		OperatorName:              "symmetricHashJoin",
+		NumRowsTotal:              r.st.NumRows(),
+		NumRowsUpdated:            r.updated,
+		NumRowsRemoved:            r.removed,
+		CommitTimeMs:              r.commitMs,
+		MemoryUsedBytes:           r.st.MemoryBytes(),
+		NumRowsDroppedByWatermark: r.dropped,
+		NumShufflePartitions:      1,
+		NumStateStoreInstances:    2,
+	}
+}
