@@ -136,6 +136,7 @@ var sqlAggregates = map[string][2]int{
 	"first": {1, 2}, "last": {1, 2}, "first_value": {1, 2}, "last_value": {1, 2}, "any_value": {1, 2},
 	"stddev": {1, 1}, "stddev_samp": {1, 1}, "stddev_pop": {1, 1}, "std": {1, 1},
 	"variance": {1, 1}, "var_samp": {1, 1}, "var_pop": {1, 1},
+	"percentile_approx": {2, 3}, "approx_percentile": {2, 3},
 }
 
 // isAggregateName reports whether name (lower case) is an aggregate.
@@ -190,6 +191,15 @@ func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
 		return nil, true, err
 	}
 	a.Arg = arg
+	if name == "percentile_approx" || name == "approx_percentile" {
+		if err := percentileArgs(c, a); err != nil {
+			return nil, true, err
+		}
+		if alias == "" {
+			a.As, _ = a.ParamName()
+		}
+		return a, true, nil
+	}
 	if len(c.Args) == 2 {
 		lit, ok := c.Args[1].(*parser.Literal)
 		switch v := literalValue(lit, ok).(type) {

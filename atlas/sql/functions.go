@@ -117,7 +117,7 @@ func intArg(c *parser.Call, i int, what string) (int64, error) {
 // SupportedFunctions lists the SQL functions Atlas knows, sorted: scalar
 // functions, aggregates, window and CAST.
 func SupportedFunctions() []string {
-	names := []string{"window", "CAST", "CASE"}
+	names := []string{"window", "session_window", "CAST", "CASE"}
 	for n := range sqlAggregates {
 		names = append(names, n)
 	}
@@ -136,6 +136,8 @@ func callExpr(x *parser.Call, rw Rewrite) (expr.Expr, error) {
 	switch name {
 	case "window":
 		return windowCall(x, rw)
+	case "session_window":
+		return sessionWindowCall(x, rw)
 	}
 	f, ok := scalarFuncs[name]
 	if !ok {

@@ -306,6 +306,9 @@ func planAggregate(sel *parser.Select, in plan.Node) (plan.Node, error) {
 			return expr.Col(name), true, nil
 		}
 		if c, ok := e.(*parser.ColumnRef); ok {
+			if f, ok := timeWindowField(c, sel.GroupBy, func(i int) string { return fmt.Sprintf("__k%d", i) }); ok {
+				return f, true, nil
+			}
 			return nil, true, errAt(e, "column %s must appear in GROUP BY or be inside an aggregate function such as max(%s)", c.SQL(), c.SQL())
 		}
 		return nil, false, nil

@@ -167,3 +167,7 @@ func keyEncodable(t arrow.DataType) bool {
 // IsDistinct reports whether a is count(DISTINCT ...), which streaming
 // queries refuse as Spark does.
 func (a *AggFunc) IsDistinct() bool { return a.Opts.Distinct }
+
+// ParamName is Spark's column name for the functions whose name shows
+// their parameters (percentile_approx, count(DISTINCT ...)).
+func (a *AggFunc) ParamName() (string, bool) { return a.paramString() }
