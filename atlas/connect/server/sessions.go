@@ -30,6 +30,9 @@ type session struct {
 	conf    map[string]string
 	ops     map[string]*operation
 	queries map[string]*query
+	// busListener forwards query events to the client that added it with
+	// StreamingQueryListenerBusCommand, nil for none.
+	busListener *busListener
 }
 
 // sessionKey identifies a session as Spark does: user id and session id.

@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
@@ -21,6 +24,8 @@ func (s *service) streamingCommand(ctx context.Context, sess *session, out *resp
 			return err
 		}
 		return out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_StreamingQueryCommandResult{StreamingQueryCommandResult: res}})
+	case *pb.Command_StreamingQueryListenerBusCommand:
+		return s.listenerBusCommand(ctx, sess, out, c.StreamingQueryListenerBusCommand)
 	case *pb.Command_StreamingQueryManagerCommand:
 		res, err := managerCommand(ctx, sess, c.StreamingQueryManagerCommand)
 		if err != nil {
@@ -72,18 +77,15 @@ func (s *service) queryCommand(ctx context.Context, sess *session, c *pb.Streami
 		}
 		s.logf("session %s stopped streaming query %s (id %s)", sess.key.id, sq.Name(), sq.ID())
 	case *pb.StreamingQueryCommand_ProcessAllAvailable:
-		done := make(chan error, 1)
-		go func() { done <- sq.ProcessAllAvailable() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				return nil, fmt.Errorf("[STREAM_FAILED] query %s: %w", sq.ID(), err)
+		// Bound to the request: a client that goes away stops the wait.
+		if err := sq.ProcessAllAvailableContext(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
 			}
-		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("[STREAM_FAILED] query %s: %w", sq.ID(), err)
 		}
 	case *pb.StreamingQueryCommand_Explain:
-		res.ResultType = &pb.StreamingQueryCommandResult_Explain{Explain: &pb.StreamingQueryCommandResult_ExplainResult{Result: q.explain}}
+		res.ResultType = &pb.StreamingQueryCommandResult_Explain{Explain: &pb.StreamingQueryCommandResult_ExplainResult{Result: sq.ExplainString(cmd.Explain.GetExtended())}}
 	case *pb.StreamingQueryCommand_Exception:
 		res.ResultType = &pb.StreamingQueryCommandResult_Exception{Exception: planner.QueryException(sq)}
 	case *pb.StreamingQueryCommand_AwaitTermination:
@@ -105,48 +107,61 @@ func (s *service) queryCommand(ctx context.Context, sess *session, c *pb.Streami
 	return res, nil
 }
 
-// managerCommand runs spark.streams: active, get, awaitAnyTermination,
-// resetTerminated. Listeners are not supported.
+// managerCommand runs spark.streams through the session's
+// StreamingQueryManager: active, get, awaitAnyTermination,
+// resetTerminated. Listeners registered with Python code (add_listener) are
+// not supported; PySpark 4's listeners use the listener bus
+// (StreamingQueryListenerBusCommand) instead.
 func managerCommand(ctx context.Context, sess *session, c *pb.StreamingQueryManagerCommand) (*pb.StreamingQueryManagerCommandResult, error) {
 	res := &pb.StreamingQueryManagerCommandResult{}
+	mgr := sess.engine.Streams()
 	switch cmd := c.GetCommand().(type) {
 	case *pb.StreamingQueryManagerCommand_Active:
 		active := &pb.StreamingQueryManagerCommandResult_ActiveResult{}
-		for _, q := range sess.listQueries(true) {
-			active.ActiveQueries = append(active.ActiveQueries, instance(q))
+		for _, sq := range mgr.Active() {
+			active.ActiveQueries = append(active.ActiveQueries, instance(sq))
 		}
 		res.ResultType = &pb.StreamingQueryManagerCommandResult_Active{Active: active}
 	case *pb.StreamingQueryManagerCommand_GetQuery:
 		// Spark answers an unknown id with an empty instance (None in PySpark).
 		inst := &pb.StreamingQueryManagerCommandResult_StreamingQueryInstance{Id: &pb.StreamingQueryInstanceId{}}
-		if q, err := sess.query(cmd.GetQuery, ""); err == nil && q.sq.IsActive() {
-			inst = instance(q)
+		if sq := mgr.Get(cmd.GetQuery); sq != nil {
+			inst = instance(sq)
 		}
 		res.ResultType = &pb.StreamingQueryManagerCommandResult_Query{Query: inst}
 	case *pb.StreamingQueryManagerCommand_AwaitAnyTermination:
-		timeout := time.Duration(-1)
+		wait, cancel := ctx, context.CancelFunc(func() {})
 		if cmd.AwaitAnyTermination.TimeoutMs != nil {
-			timeout = time.Duration(cmd.AwaitAnyTermination.GetTimeoutMs()) * time.Millisecond
+			wait, cancel = context.WithTimeout(ctx, time.Duration(cmd.AwaitAnyTermination.GetTimeoutMs())*time.Millisecond)
 		}
-		ended, err := awaitTermination(ctx, timeout, func() bool {
-			return len(sess.listQueries(false)) > len(sess.listQueries(true))
-		})
-		if err != nil {
-			return nil, err
+		err := mgr.AwaitAnyTerminationContext(wait)
+		cancel()
+		ended := true
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded) && wait.Err() != nil:
+			ended = false
+		case err != nil:
+			// As Spark: awaitAnyTermination raises the query's exception.
+			return nil, fmt.Errorf("[STREAM_FAILED] %w", err)
 		}
 		res.ResultType = &pb.StreamingQueryManagerCommandResult_AwaitAnyTermination{AwaitAnyTermination: &pb.StreamingQueryManagerCommandResult_AwaitAnyTerminationResult{Terminated: ended}}
 	case *pb.StreamingQueryManagerCommand_ResetTerminated:
+		mgr.ResetTerminated()
 		sess.resetTerminated()
 		res.ResultType = &pb.StreamingQueryManagerCommandResult_ResetTerminated{ResetTerminated: true}
+	case *pb.StreamingQueryManagerCommand_AddListener, *pb.StreamingQueryManagerCommand_RemoveListener, *pb.StreamingQueryManagerCommand_ListListeners:
+		return nil, &planner.UnsupportedError{What: "streaming query listeners with Python code (Spark 3.5's add_listener)", Hint: "PySpark 4's spark.streams.addListener uses the listener bus, which Atlas supports; or poll query.lastProgress"}
 	default:
-		return nil, &planner.UnsupportedError{What: "streaming query listeners", Hint: "poll query.lastProgress or query.status"}
+		return nil, &planner.UnsupportedError{What: "this streaming query manager command"}
 	}
 	return res, nil
 }
 
-func instance(q *query) *pb.StreamingQueryManagerCommandResult_StreamingQueryInstance {
-	name := q.sq.Name()
-	inst := &pb.StreamingQueryManagerCommandResult_StreamingQueryInstance{Id: &pb.StreamingQueryInstanceId{Id: q.sq.ID(), RunId: q.sq.RunID()}}
+func instance(sq *atlas.StreamingQuery) *pb.StreamingQueryManagerCommandResult_StreamingQueryInstance {
+	name := sq.Name()
+	inst := &pb.StreamingQueryManagerCommandResult_StreamingQueryInstance{Id: &pb.StreamingQueryInstanceId{Id: sq.ID(), RunId: sq.RunID()}}
 	if name != "" {
 		inst.Name = &name
 	}
