@@ -18,6 +18,9 @@ func (s *Session) Conf() RuntimeConfig { return RuntimeConfig{s} }
 func (c RuntimeConfig) Get(key, def string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
 	defer cancel()
+	if err := c.s.ready(ctx); err != nil { // the builder's settings first
+		return "", fmt.Errorf("conf get %s: %w", key, err)
+	}
 	resp, err := c.s.config(ctx, &pb.ConfigRequest_Operation{OpType: &pb.ConfigRequest_Operation_GetWithDefault{
 		GetWithDefault: &pb.ConfigRequest_GetWithDefault{Pairs: []*pb.KeyValue{{Key: key, Value: ptr(def)}}},
 	}})
@@ -34,6 +37,9 @@ func (c RuntimeConfig) Get(key, def string) (string, error) {
 func (c RuntimeConfig) Set(key, value string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
 	defer cancel()
+	if err := c.s.ready(ctx); err != nil { // the builder's settings first, so this one wins
+		return fmt.Errorf("conf set %s: %w", key, err)
+	}
 	_, err := c.s.config(ctx, &pb.ConfigRequest_Operation{OpType: &pb.ConfigRequest_Operation_Set{
 		Set: &pb.ConfigRequest_Set{Pairs: []*pb.KeyValue{{Key: key, Value: ptr(value)}}},
 	}})

@@ -32,10 +32,16 @@ func (s *Session) ready(ctx context.Context) error {
 	for k, v := range s.conf {
 		pairs = append(pairs, &pb.KeyValue{Key: k, Value: ptr(v)})
 	}
+	s.mu.Unlock()
+	// Sent until it succeeds once (a concurrent first call may send it too:
+	// setting the same values twice is harmless).
+	if _, err := s.config(ctx, &pb.ConfigRequest_Operation{OpType: &pb.ConfigRequest_Operation_Set{Set: &pb.ConfigRequest_Set{Pairs: pairs}}}); err != nil {
+		return fmt.Errorf("send the builder's configuration: %w", err)
+	}
+	s.mu.Lock()
 	s.confSent = true
 	s.mu.Unlock()
-	_, err := s.config(ctx, &pb.ConfigRequest_Operation{OpType: &pb.ConfigRequest_Operation_Set{Set: &pb.ConfigRequest_Set{Pairs: pairs}}})
-	return err
+	return nil
 }
 
 // execute runs plan and hands every response to handle, in order, until

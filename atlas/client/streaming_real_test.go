@@ -162,3 +162,38 @@ func TestLargeResultOverHTTP2(t *testing.T) {
 		seen[v] = true
 	}
 }
+
+// TestAwaitAnyTerminationAndBuilderConfig: the manager sees an
+// AvailableNow query end, forgets it after ResetTerminated, and the
+// builder's Config reaches the server session.
+func TestAwaitAnyTerminationAndBuilderConfig(t *testing.T) {
+	addr, _, changes := kafkaServer(t, 120)
+	spark := atlas.Builder().AppName("any").Config("spark.sql.shuffle.partitions", "7").Remote("sc://" + addr).GetOrCreate()
+	defer spark.Close()
+	if v, err := spark.Conf().Get("spark.sql.shuffle.partitions", "200"); err != nil || v != "7" {
+		t.Fatalf("builder config on the server: %q, %v", v, err)
+	}
+	q, err := changeStream(spark).WriteStream().Format("memory").QueryName("once").Progress(false).
+		Trigger(atlas.AvailableNow()).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended, err := spark.Streams().AwaitAnyTermination(20 * time.Second)
+	if err != nil || !ended {
+		t.Fatalf("AwaitAnyTermination = %v, %v", ended, err)
+	}
+	if q.IsActive() {
+		t.Fatal("the query is active after AwaitAnyTermination reported its end")
+	}
+	n, err := spark.Table("once").Count(context.Background())
+	if err != nil || n != int64(len(changes)) {
+		t.Fatalf("memory table holds %d rows (%v), want %d", n, err, len(changes))
+	}
+	if err := spark.Streams().ResetTerminated(); err != nil {
+		t.Fatal(err)
+	}
+	ended, err = spark.Streams().AwaitAnyTermination(200 * time.Millisecond)
+	if err != nil || ended {
+		t.Fatalf("after ResetTerminated, AwaitAnyTermination = %v, %v; want false (no query ended since)", ended, err)
+	}
+}
