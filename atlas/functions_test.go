@@ -145,7 +145,9 @@ func TestDatetimePatternsParseAndFormat(t *testing.T) {
 	expectRow(t, s, `SELECT date_format('2016-04-08', 'y') AS a,
 		date_format(TIMESTAMP '2024-03-05 07:08:09.123456', "EEEE, MMM d yyyy 'at' hh:mm:ss.SSS a") AS b,
 		date_format(TIMESTAMP '2024-03-05 17:08:09.123456', 'yyyy-MM-dd HH:mm:ss.SSSSSS') AS c,
-		date_format(TIMESTAMP '2024-12-31 00:00:00', "D yy MM/dd EEE 'o''clock'") AS d`, map[string]any{
+		date_format(TIMESTAMP '2024-12-31 00:00:00', "D yy MM/dd EEE 'o''clock'") AS d,
+		CAST(TIMESTAMP '2024-01-01 00:00:00.5' AS string) AS e, concat('t=', TIMESTAMP '2024-01-01 00:00:00') AS f`, map[string]any{
+		"e": "2024-01-01 00:00:00.5", "f": "t=2024-01-01 00:00:00",
 		"a": "2016", "b": "Tuesday, Mar 5 2024 at 07:08:09.123 AM", "c": "2024-03-05 17:08:09.123456", "d": "366 24 12/31 Tue o'clock",
 	})
 	for q, want := range map[string]string{

@@ -44,7 +44,7 @@ func castTo(b Bound, t arrow.DataType) Bound {
 	if arrow.TypeEqual(b.Type(), t) {
 		return b
 	}
-	stringTime := b.Type().ID() == arrow.STRING && t.ID() == arrow.TIMESTAMP
+	stringTime := (b.Type().ID() == arrow.STRING && t.ID() == arrow.TIMESTAMP) || (b.Type().ID() == arrow.TIMESTAMP && t.ID() == arrow.STRING)
 	if lb, ok := b.(*litBound); ok && !isTimeNumber(b.Type(), t) && !stringTime {
 		if lb.lit.Value == nil {
 			return &scalarBound{s: scalar.MakeNullScalar(t)}
@@ -95,6 +95,9 @@ func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
 	}
 	if err := checkCastable(in.DataType(), t); err != nil {
 		return nil, err
+	}
+	if ts, ok := in.(*array.Timestamp); ok && t.ID() == arrow.STRING {
+		return castTimestampToString(c, ts), nil
 	}
 	if sa, ok := in.(*array.String); ok && t.ID() == arrow.TIMESTAMP {
 		out := castStringToTimestamp(c, sa)

@@ -156,3 +156,21 @@ func parseZone(z string) (*time.Location, bool) {
 	}
 	return l, true
 }
+
+// castTimestampToString renders timestamps as Spark's CAST(ts AS STRING):
+// yyyy-MM-dd HH:mm:ss in the session time zone (UTC), with the fraction
+// of a second only when non-zero and without trailing zeros.
+func castTimestampToString(c *Ctx, in *array.Timestamp) arrow.Array {
+	unit := in.DataType().(*arrow.TimestampType).Unit
+	b := array.NewStringBuilder(c.Mem)
+	defer b.Release()
+	b.Reserve(in.Len())
+	for i := 0; i < in.Len(); i++ {
+		if in.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		b.Append(in.Value(i).ToTime(unit).UTC().Format("2006-01-02 15:04:05.999999999"))
+	}
+	return b.NewArray()
+}
