@@ -87,7 +87,9 @@ func TestSparkDocExamplesOfStringAndArrayFunctions(t *testing.T) {
 	expectRow(t, s, `SELECT array(1, 2, 3) AS a, element_at(array(1, 2, 3), 2) AS b, element_at(array(1, 2, 3), -1) AS c,
 		try_element_at(array(1, 2, 3), 5) AS d, try_element_at(array(1, 2, 3), -4) AS e, element_at(array(1, 2), NULL) AS f,
 		size(array('b', 'd', 'c', 'a')) AS g, array(1, 2.5, NULL) AS h, array('a', 1) AS i,
-		element_at(split('a b c', ' '), 3) AS j`, map[string]any{
+		element_at(split('a b c', ' '), 3) AS j, element_at(array('a', 1), 2) AS k, element_at(array('a', NULL), -1) AS l,
+		try_element_at(array('a', 'b'), 3) AS m, element_at(array(1.5, 2), 1) AS n`, map[string]any{
+		"k": "1", "l": nil, "m": nil, "n": 1.5,
 		"a": []any{int64(1), int64(2), int64(3)}, "b": int64(2), "c": int64(3), "d": nil, "e": nil, "f": nil,
 		"g": int64(4), "h": []any{1.0, 2.5, nil}, "i": []any{"a", "1"}, "j": "c",
 	})

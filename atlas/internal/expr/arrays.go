@@ -152,7 +152,104 @@ func (e *ElementAt) Bind(s *arrow.Schema) (Bound, error) {
 	if !isInteger(ix.Type()) && ix.Type().ID() != arrow.NULL {
 		return nil, fmt.Errorf("%s: the index must be an integer, got %s; cast it, e.g. CAST(%s AS INT)", e, types.Name(ix.Type()), e.Index)
 	}
-	return &elementAtBound{x: x, ix: castTo(ix, arrow.PrimitiveTypes.Int64), elem: lt.Elem(), try: e.Try}, nil
+	ixb := castTo(ix, arrow.PrimitiveTypes.Int64)
+	if ab, ok := x.(*arrayBound); ok && len(ab.vals) > 0 {
+		// element_at(array(e1, ..., ek), i): pick row by row from the
+		// arguments, without building the arrays.
+		return &elementOfArrayBound{vals: ab.vals, ix: ixb, elem: lt.Elem(), try: e.Try}, nil
+	}
+	return &elementAtBound{x: x, ix: ixb, elem: lt.Elem(), try: e.Try}, nil
+}
+
+type elementOfArrayBound struct {
+	vals []Bound
+	ix   Bound
+	elem arrow.DataType
+	try  bool
+}
+
+func (b *elementOfArrayBound) Type() arrow.DataType { return b.elem }
+func (b *elementOfArrayBound) Nullable() bool       { return true }
+func (b *elementOfArrayBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	ia, err := b.ix.Eval(c, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer ia.Release()
+	ix := ia.(*array.Int64)
+	size := int64(len(b.vals))
+	choice := make([]int32, ix.Len())
+	for i := range choice {
+		if ix.IsNull(i) {
+			choice[i] = -1
+			continue
+		}
+		k := ix.Value(i)
+		switch {
+		case k == 0:
+			return nil, errIndexZero()
+		case k > size || -k > size:
+			if !b.try {
+				return nil, errElementAt(k, size)
+			}
+			choice[i] = -1
+		case k > 0:
+			choice[i] = int32(k - 1)
+		default:
+			choice[i] = int32(size + k)
+		}
+	}
+	if s, ok := constStrings(b.vals); ok {
+		out := array.NewStringBuilder(c.Mem)
+		defer out.Release()
+		out.Reserve(len(choice))
+		for _, k := range choice {
+			if k < 0 || s[k] == nil {
+				out.AppendNull()
+				continue
+			}
+			out.Append(*s[k])
+		}
+		return out.NewArray(), nil
+	}
+	return pickRows(c, b.vals, choice, rec, b.elem)
+}
+
+// constStrings returns the values of string literals (nil for NULL), or
+// ok=false when any value is not a string constant.
+func constStrings(vals []Bound) ([]*string, bool) {
+	out := make([]*string, len(vals))
+	for i, v := range vals {
+		switch x := v.(type) {
+		case *litBound:
+			switch s := x.lit.Value.(type) {
+			case string:
+				out[i] = &s
+			case nil:
+			default:
+				return nil, false
+			}
+		case *scalarBound:
+			if x.s.DataType().ID() != arrow.STRING {
+				return nil, false
+			}
+			if x.s.IsValid() {
+				str := x.s.String()
+				out[i] = &str
+			}
+		default:
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+func errIndexZero() error {
+	return fmt.Errorf("[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1)")
+}
+
+func errElementAt(k, size int64) error {
+	return fmt.Errorf("[INVALID_ARRAY_INDEX_IN_ELEMENT_AT] The index %d is out of bounds. The array has %d elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead", k, size)
 }
 
 type elementAtBound struct {
@@ -186,13 +283,13 @@ func (b *elementAtBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error
 		size, k := end-start, ix.Value(i)
 		switch {
 		case k == 0:
-			return nil, fmt.Errorf("[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1)")
+			return nil, errIndexZero()
 		case k > size || -k > size:
 			if b.try {
 				ib.AppendNull()
 				continue
 			}
-			return nil, fmt.Errorf("[INVALID_ARRAY_INDEX_IN_ELEMENT_AT] The index %d is out of bounds. The array has %d elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead", k, size)
+			return nil, errElementAt(k, size)
 		case k > 0:
 			ib.Append(int32(start + k - 1))
 		default:

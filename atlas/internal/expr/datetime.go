@@ -146,12 +146,15 @@ func (b *dateFormatBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, erro
 	ts := in.(*array.Timestamp)
 	out := array.NewStringBuilder(c.Mem)
 	defer out.Release()
+	out.Reserve(ts.Len())
+	var buf []byte
 	for i := 0; i < ts.Len(); i++ {
 		if ts.IsNull(i) {
 			out.AppendNull()
 			continue
 		}
-		out.Append(b.pattern.Format(time.UnixMicro(int64(ts.Value(i)))))
+		buf = b.pattern.AppendFormat(buf[:0], time.UnixMicro(int64(ts.Value(i))))
+		out.BinaryBuilder.Append(buf)
 	}
 	return out.NewArray(), nil
 }

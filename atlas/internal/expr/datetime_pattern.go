@@ -106,119 +106,134 @@ func parsePatTokens(p string, i int, inOpt bool) ([]patToken, int, error) {
 
 // Format renders t (in UTC) with the pattern.
 func (p *DatetimePattern) Format(t time.Time) string {
-	var b strings.Builder
-	formatTokens(&b, p.tokens, t.UTC())
-	return b.String()
+	return string(p.AppendFormat(nil, t))
 }
 
-func pad(b *strings.Builder, v, width int) {
-	s := strconv.Itoa(v)
+// AppendFormat appends t (in UTC) rendered with the pattern to buf.
+func (p *DatetimePattern) AppendFormat(buf []byte, t time.Time) []byte {
+	return formatTokens(buf, p.tokens, t.UTC())
+}
+
+func pad(b []byte, v, width int) []byte {
+	var tmp [20]byte
+	s := strconv.AppendInt(tmp[:0], int64(v), 10)
 	for i := len(s); i < width; i++ {
-		b.WriteByte('0')
+		b = append(b, '0')
 	}
-	b.WriteString(s)
+	return append(b, s...)
 }
 
-func formatTokens(b *strings.Builder, toks []patToken, t time.Time) {
+func formatTokens(b []byte, toks []patToken, t time.Time) []byte {
+	year, month, day := t.Date()
+	hour, minute, sec := t.Clock()
 	for _, tk := range toks {
 		switch {
 		case tk.isOpt:
-			formatTokens(b, tk.optional, t)
+			b = formatTokens(b, tk.optional, t)
 			continue
 		case tk.letter == 0:
-			b.WriteString(tk.lit)
+			b = append(b, tk.lit...)
 			continue
 		}
 		n := tk.count
 		switch tk.letter {
 		case 'y':
 			if n == 2 {
-				pad(b, t.Year()%100, 2)
+				b = pad(b, year%100, 2)
 			} else {
-				pad(b, t.Year(), n)
+				b = pad(b, year, n)
 			}
 		case 'M', 'L':
 			switch {
 			case n >= 4:
-				b.WriteString(t.Month().String())
+				b = append(b, month.String()...)
 			case n == 3:
-				b.WriteString(t.Month().String()[:3])
+				b = append(b, month.String()[:3]...)
 			default:
-				pad(b, int(t.Month()), n)
+				b = pad(b, int(month), n)
 			}
 		case 'd':
-			pad(b, t.Day(), n)
+			b = pad(b, day, n)
 		case 'D':
-			pad(b, t.YearDay(), n)
+			b = pad(b, t.YearDay(), n)
 		case 'H':
-			pad(b, t.Hour(), n)
+			b = pad(b, hour, n)
 		case 'k':
-			h := t.Hour()
+			h := hour
 			if h == 0 {
 				h = 24
 			}
-			pad(b, h, n)
+			b = pad(b, h, n)
 		case 'h':
-			h := t.Hour() % 12
+			h := hour % 12
 			if h == 0 {
 				h = 12
 			}
-			pad(b, h, n)
+			b = pad(b, h, n)
 		case 'K':
-			pad(b, t.Hour()%12, n)
+			b = pad(b, hour%12, n)
 		case 'm':
-			pad(b, t.Minute(), n)
+			b = pad(b, minute, n)
 		case 's':
-			pad(b, t.Second(), n)
+			b = pad(b, sec, n)
 		case 'S':
-			frac := fmt.Sprintf("%09d", t.Nanosecond())
+			var frac [9]byte
+			ns := t.Nanosecond()
+			for i := 8; i >= 0; i-- {
+				frac[i] = byte('0' + ns%10)
+				ns /= 10
+			}
 			if n <= 9 {
-				b.WriteString(frac[:n])
+				b = append(b, frac[:n]...)
 			} else {
-				b.WriteString(frac + strings.Repeat("0", n-9))
+				b = append(b, frac[:]...)
+				for i := 9; i < n; i++ {
+					b = append(b, '0')
+				}
 			}
 		case 'a':
-			if t.Hour() < 12 {
-				b.WriteString("AM")
+			if hour < 12 {
+				b = append(b, "AM"...)
 			} else {
-				b.WriteString("PM")
+				b = append(b, "PM"...)
 			}
 		case 'E':
 			if n >= 4 {
-				b.WriteString(t.Weekday().String())
+				b = append(b, t.Weekday().String()...)
 			} else {
-				b.WriteString(t.Weekday().String()[:3])
+				b = append(b, t.Weekday().String()[:3]...)
 			}
 		case 'X':
-			b.WriteString("Z")
+			b = append(b, 'Z')
 		case 'x':
 			switch n {
 			case 1:
-				b.WriteString("+00")
+				b = append(b, "+00"...)
 			case 2, 4:
-				b.WriteString("+0000")
+				b = append(b, "+0000"...)
 			default:
-				b.WriteString("+00:00")
+				b = append(b, "+00:00"...)
 			}
 		case 'Z':
 			switch {
 			case n <= 3:
-				b.WriteString("+0000")
+				b = append(b, "+0000"...)
 			case n == 4:
-				b.WriteString("GMT")
+				b = append(b, "GMT"...)
 			default:
-				b.WriteString("Z")
+				b = append(b, 'Z')
 			}
 		case 'z':
 			if n >= 4 {
-				b.WriteString("Coordinated Universal Time")
+				b = append(b, "Coordinated Universal Time"...)
 			} else {
-				b.WriteString("UTC")
+				b = append(b, "UTC"...)
 			}
 		case 'V':
-			b.WriteString("UTC")
+			b = append(b, "UTC"...)
 		}
 	}
+	return b
 }
 
 // parsed collects the fields read by Parse.
