@@ -276,3 +276,39 @@ func TestStreamStreamInnerJoinGuideExample(t *testing.T) {
 		t.Fatalf("inner join state at the end %+v, want 3 rows kept and 1 late row dropped", last)
 	}
 }
+
+// TestStreamStreamRightAndFullOuterJoins: the same example with the sides
+// swapped (clicks right outer impressions gives the left outer rows), and
+// a full outer join, which also emits the clicks that never matched once
+// the clicks' state watermark passes them: c2 (11:30) leaves in batch 3,
+// c4 (14:00) in batch 4; c8 matched i3 and c9 was late.
+func TestStreamStreamRightAndFullOuterJoins(t *testing.T) {
+	e := newAdsEnv(t)
+	// Swapped: clicks on the left, impressions on the right.
+	read := func(topic, field, idName string, delay string) *atlas.DataFrame {
+		return e.s.ReadStream().Format("kafka").Option("subscribe", topic).
+			Option("startingOffsets", "earliest").Option("maxOffsetsPerTrigger", 2).Load().
+			Select(atlas.FromJSON(atlas.Col("value").Cast("string"), "adId long, "+field+" timestamp").Alias("j")).
+			Select("j.*").WithColumnRenamed("adId", idName).WithWatermark(field, delay)
+	}
+	clicks := read("clicks", "clickTime", "clickAdId", "3 hours")
+	impressions := read("impressions", "impressionTime", "impressionAdId", "2 hours")
+	right := e.run(clicks.Join(impressions, guideCondition(), "right_outer"), "ck-right", -1, map[int64][]string{})
+	if right.err != nil {
+		t.Fatal(right.err)
+	}
+	if got, want := allRows(right.batches), sortedCopy(innerPairs, outerRows); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("right outer join: got %v, want %v", got, want)
+	}
+	full := e.run(e.joined(guideCondition(), "full_outer"), "ck-fullouter", -1, map[int64][]string{})
+	if full.err != nil {
+		t.Fatal(full.err)
+	}
+	want := sortedCopy(innerPairs, outerRows, []string{"null null 2 11:30", "null null 9 14:00"})
+	if got := allRows(full.batches); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("full outer join: got %v, want %v", got, want)
+	}
+	if got := full.batches[3]; !strings.Contains(fmt.Sprint(got), "null null 2 11:30") {
+		t.Fatalf("batch 3 of the full outer join %v should emit the unmatched click c2", got)
+	}
+}
