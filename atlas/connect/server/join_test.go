@@ -8,12 +8,8 @@ import (
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
-func alias(rel *pb.Relation, name string) *pb.Relation {
+func subqueryAlias(rel *pb.Relation, name string) *pb.Relation {
 	return &pb.Relation{RelType: &pb.Relation_SubqueryAlias{SubqueryAlias: &pb.SubqueryAlias{Input: rel, Alias: name}}}
-}
-
-func project(rel *pb.Relation, es ...*pb.Expression) *pb.Relation {
-	return &pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: rel, Expressions: es}}}
 }
 
 // TestJoinRelation sends the Join relations PySpark's Connect client builds
@@ -45,12 +41,12 @@ func TestJoinRelation(t *testing.T) {
 		}
 		want = append(want, fmt.Sprintf("country=%s id=%d n=%s", o.country, o.id, n))
 	}
-	same(t, "join using country, left outer", c.rows(project(using, col("country"), col("id"), col("n"))), want)
+	same(t, "join using country, left outer", c.rows(selectOf(using, col("country"), col("id"), col("n"))), want)
 
 	// a.join(b, (a.id + 1 == b.id) & (b.qty > a.qty)) over aliases a and b.
 	cond := fn("and", fn("==", fn("+", col("a.id"), lit(1)), col("b.id")), fn(">", col("b.qty"), col("a.qty")))
 	onCond := &pb.Relation{RelType: &pb.Relation_Join{Join: &pb.Join{
-		Left: alias(table("lakehouse.silver.orders"), "a"), Right: alias(table("lakehouse.silver.orders"), "b"),
+		Left: subqueryAlias(table("lakehouse.silver.orders"), "a"), Right: subqueryAlias(table("lakehouse.silver.orders"), "b"),
 		JoinType: pb.Join_JOIN_TYPE_INNER, JoinCondition: cond,
 	}}}
 	want = nil
@@ -61,7 +57,7 @@ func TestJoinRelation(t *testing.T) {
 			}
 		}
 	}
-	same(t, "join on a condition", c.rows(project(onCond, col("a.id"), as(col("b.id"), "bid"))), want)
+	same(t, "join on a condition", c.rows(selectOf(onCond, col("a.id"), as(col("b.id"), "bid"))), want)
 
 	// An unspecified join type is refused by name.
 	bad := &pb.Relation{RelType: &pb.Relation_Join{Join: &pb.Join{Left: table("lakehouse.silver.orders"), Right: big, UsingColumns: []string{"country"}}}}
@@ -69,3 +65,5 @@ func TestJoinRelation(t *testing.T) {
 		t.Fatalf("unspecified join type: %v", err)
 	}
 }
+
+func project(rel *pb.Relation, es ...*pb.Expression) *pb.Relation { return selectOf(rel, es...) }
