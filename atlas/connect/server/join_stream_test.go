@@ -74,8 +74,8 @@ func TestStreamStreamJoinOverConnect(t *testing.T) {
 	cond := &pb.Expression{ExprType: &pb.Expression_ExpressionString_{ExpressionString: &pb.Expression_ExpressionString{
 		Expression: "clickAdId = impressionAdId AND clickTime >= impressionTime AND clickTime <= impressionTime + interval 1 hour"}}}
 	joined := &pb.Relation{RelType: &pb.Relation_Join{Join: &pb.Join{
-		Left:  adStream("impressions", "impressionTime", "impressionAdId", "2 hours"),
-		Right: adStream("clicks", "clickTime", "clickAdId", "3 hours"),
+		Left:     adStream("impressions", "impressionTime", "impressionAdId", "2 hours"),
+		Right:    adStream("clicks", "clickTime", "clickAdId", "3 hours"),
 		JoinType: pb.Join_JOIN_TYPE_LEFT_OUTER, JoinCondition: cond,
 	}}}
 	resps, err := c.command(&pb.Command{CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: &pb.WriteStreamOperationStart{
