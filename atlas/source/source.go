@@ -71,16 +71,18 @@ type ProgressOffsets interface {
 }
 
 // MetadataLog is a log a source keeps in the query's checkpoint, under
-// sources/<i>/ (Spark's metadataPath for source i): entries numbered by
-// the source's own batch ids, each written whole and once.
+// sources/<i>/ (Spark's metadataPath for source i): a directory of files
+// named by the source ("0", "1", ..., "9.compact"), each written whole.
 type MetadataLog interface {
-	// Add writes entry id. Writing an entry that exists with other content
+	// Add writes file name. Writing a file that exists with other content
 	// is an error (two writers on one checkpoint).
-	Add(ctx context.Context, id int64, data []byte) error
-	// Get reads entry id, ok=false when it does not exist.
-	Get(ctx context.Context, id int64) (data []byte, ok bool, err error)
-	// Latest returns the highest entry id, ok=false when the log is empty.
-	Latest(ctx context.Context) (id int64, ok bool, err error)
+	Add(ctx context.Context, name string, data []byte) error
+	// Get reads file name, ok=false when it does not exist.
+	Get(ctx context.Context, name string) (data []byte, ok bool, err error)
+	// List returns the names of the files, in no particular order.
+	List(ctx context.Context) ([]string, error)
+	// Delete removes file name; a missing file is not an error.
+	Delete(ctx context.Context, name string) error
 }
 
 // LoggingSource is implemented by sources that keep their own log in the

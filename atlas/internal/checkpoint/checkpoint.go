@@ -416,8 +416,8 @@ type sourceLog struct {
 	prefix string
 }
 
-func (l *sourceLog) Add(ctx context.Context, id int64, data []byte) error {
-	key := l.prefix + strconv.FormatInt(id, 10)
+func (l *sourceLog) Add(ctx context.Context, name string, data []byte) error {
+	key := l.prefix + name
 	old, ok, err := l.c.read(ctx, key)
 	if err != nil {
 		return err
@@ -431,10 +431,35 @@ func (l *sourceLog) Add(ctx context.Context, id int64, data []byte) error {
 	return l.c.write(ctx, key, data)
 }
 
-func (l *sourceLog) Get(ctx context.Context, id int64) ([]byte, bool, error) {
-	return l.c.read(ctx, l.prefix+strconv.FormatInt(id, 10))
+func (l *sourceLog) Get(ctx context.Context, name string) ([]byte, bool, error) {
+	return l.c.read(ctx, l.prefix+name)
 }
 
-func (l *sourceLog) Latest(ctx context.Context) (int64, bool, error) {
-	return l.c.latest(ctx, l.prefix)
+func (l *sourceLog) List(ctx context.Context) ([]string, error) {
+	var out []string
+	it := l.c.bucket.List(&blob.ListOptions{Prefix: l.prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s: list %s: %w", l.c.location, l.prefix, err)
+		}
+		if name := strings.TrimPrefix(obj.Key, l.prefix); name != "" && !strings.Contains(name, "/") {
+			out = append(out, name)
+		}
+	}
+}
+
+func (l *sourceLog) Delete(ctx context.Context, name string) error {
+	if l.c.blease != nil {
+		if err := l.c.blease.check(ctx); err != nil {
+			return err
+		}
+	}
+	if err := l.c.bucket.Delete(ctx, l.prefix+name); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return fmt.Errorf("checkpoint %s: delete %s%s: %w", l.c.location, l.prefix, name, err)
+	}
+	return nil
 }

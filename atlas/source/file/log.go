@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -50,41 +52,68 @@ func decodeEntries(id int64, data []byte) ([]entry, error) {
 	return out, sc.Err()
 }
 
+// compactInterval is how often the log is compacted, Spark's
+// spark.sql.streaming.fileSource.log.compactInterval default: batch N with
+// (N+1) % 10 == 0 is written as "N.compact", holding every entry of
+// batches 0..N, and the files it replaces are deleted.
+const compactInterval = 10
+
+func isCompactionBatch(id int64) bool { return (id+1)%compactInterval == 0 }
+
+func batchName(id int64) string {
+	if isCompactionBatch(id) {
+		return strconv.FormatInt(id, 10) + ".compact"
+	}
+	return strconv.FormatInt(id, 10)
+}
+
+// parseName reads a log file name: "N" or "N.compact".
+func parseName(name string) (id int64, compact, ok bool) {
+	base, compact := strings.CutSuffix(name, ".compact")
+	id, err := strconv.ParseInt(base, 10, 64)
+	return id, compact, err == nil && id >= 0
+}
+
 // memLog is a metadata log in memory, for a source used outside a
 // streaming query (tests); queries give the source their checkpoint's.
 type memLog struct {
 	mu sync.Mutex
-	m  map[int64][]byte
+	m  map[string][]byte
 }
 
-func (l *memLog) Add(_ context.Context, id int64, data []byte) error {
+func (l *memLog) Add(_ context.Context, name string, data []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m == nil {
-		l.m = map[int64][]byte{}
+		l.m = map[string][]byte{}
 	}
-	if old, ok := l.m[id]; ok && !bytes.Equal(old, data) {
-		return fmt.Errorf("log batch %d exists", id)
+	if old, ok := l.m[name]; ok && !bytes.Equal(old, data) {
+		return fmt.Errorf("log file %s exists", name)
 	}
-	l.m[id] = append([]byte(nil), data...)
+	l.m[name] = append([]byte(nil), data...)
 	return nil
 }
 
-func (l *memLog) Get(_ context.Context, id int64) ([]byte, bool, error) {
+func (l *memLog) Get(_ context.Context, name string) ([]byte, bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	d, ok := l.m[id]
+	d, ok := l.m[name]
 	return d, ok, nil
 }
 
-func (l *memLog) Latest(context.Context) (int64, bool, error) {
+func (l *memLog) List(context.Context) ([]string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	best, ok := int64(-1), false
-	for id := range l.m {
-		if id > best {
-			best, ok = id, true
-		}
+	out := make([]string, 0, len(l.m))
+	for k := range l.m {
+		out = append(out, k)
 	}
-	return best, ok, nil
+	return out, nil
+}
+
+func (l *memLog) Delete(_ context.Context, name string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.m, name)
+	return nil
 }

@@ -40,6 +40,10 @@ type Source struct {
 	mu      sync.Mutex
 	log     source.MetadataLog
 	current int64 // the latest log batch id, -1 before the first
+	// lastCompact is the latest compaction batch (-1 for none), compacted
+	// its entries once read.
+	lastCompact int64
+	compacted   []entry
 	seen    *seenFiles
 	// pinned is the listing PrepareForAvailableNow took, nil otherwise.
 	pinned  []status
@@ -92,7 +96,7 @@ func New(format string, opts map[string]string, schema *arrow.Schema) (*Source, 
 	if cfg.latestFirst && cfg.maxFiles > 0 {
 		ageMs = 1<<63 - 1 // Spark ignores maxFileAge then
 	}
-	return &Source{format: format, cfg: cfg, reader: r, log: &memLog{}, current: -1, seen: newSeenFiles(ageMs, cfg.nameOnly)}, nil
+	return &Source{format: format, cfg: cfg, reader: r, log: &memLog{}, current: -1, lastCompact: -1, seen: newSeenFiles(ageMs, cfg.nameOnly)}, nil
 }
 
 // Description names the source as Spark does: FileStreamSource[file:/in].
@@ -106,18 +110,38 @@ func (s *Source) Schema() *arrow.Schema { return s.reader.Schema() }
 // UseMetadataLog restores the seen files from the query's seen-files log:
 // every file a previous run took is never taken again.
 func (s *Source) UseMetadataLog(ctx context.Context, log source.MetadataLog) error {
-	latest, ok, err := log.Latest(ctx)
+	names, err := log.List(ctx)
 	if err != nil {
 		return err
 	}
+	latest, lastCompact := int64(-1), int64(-1)
+	for _, n := range names {
+		if id, compact, ok := parseName(n); ok {
+			latest = max(latest, id)
+			if compact {
+				lastCompact = max(lastCompact, id)
+			}
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.log, s.current = log, -1
+	s.log, s.current, s.lastCompact, s.compacted = log, -1, lastCompact, nil
 	s.seen = newSeenFiles(s.seen.maxAgeMs, s.seen.nameOnly)
-	if !ok {
+	if latest < 0 {
 		return nil
 	}
-	for id := int64(0); id <= latest; id++ {
+	from := int64(0)
+	if lastCompact >= 0 {
+		all, err := s.compactEntries(ctx)
+		if err != nil {
+			return err
+		}
+		for _, e := range all {
+			s.seen.add(e.Path, e.Timestamp)
+		}
+		from = lastCompact + 1
+	}
+	for id := from; id <= latest; id++ {
 		es, err := s.entries(ctx, id)
 		if err != nil {
 			return err
@@ -131,9 +155,45 @@ func (s *Source) UseMetadataLog(ctx context.Context, log source.MetadataLog) err
 	return nil
 }
 
-// entries reads log batch id.
+// compactEntries reads (once) the latest compaction file: every entry of
+// batches 0..lastCompact.
+func (s *Source) compactEntries(ctx context.Context) ([]entry, error) {
+	if s.compacted != nil {
+		return s.compacted, nil
+	}
+	name := batchName(s.lastCompact)
+	data, ok, err := s.log.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s source: the seen-files log has no %s: the checkpoint is damaged; use a new checkpointLocation", s.format, name)
+	}
+	es, err := decodeEntries(s.lastCompact, data)
+	if err != nil {
+		return nil, err
+	}
+	s.compacted = es
+	return es, nil
+}
+
+// entries returns the files of log batch id, from its own file or, once
+// compacted, from the compaction file.
 func (s *Source) entries(ctx context.Context, id int64) ([]entry, error) {
-	data, ok, err := s.log.Get(ctx, id)
+	if id <= s.lastCompact {
+		all, err := s.compactEntries(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var out []entry
+		for _, e := range all {
+			if e.BatchID == id {
+				out = append(out, e)
+			}
+		}
+		return out, nil
+	}
+	data, ok, err := s.log.Get(ctx, batchName(id))
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +201,50 @@ func (s *Source) entries(ctx context.Context, id int64) ([]entry, error) {
 		return nil, fmt.Errorf("%s source: the seen-files log has no batch %d: the checkpoint is damaged; use a new checkpointLocation", s.format, id)
 	}
 	return decodeEntries(id, data)
+}
+
+func (s *Source) lockedEntries(ctx context.Context, id int64) ([]entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.entries(ctx, id)
+}
+
+// addBatch writes log batch id; a compaction batch is written with every
+// earlier entry as "id.compact", and the files it replaces are deleted.
+func (s *Source) addBatch(ctx context.Context, id int64, batch []entry) error {
+	if !isCompactionBatch(id) {
+		return s.log.Add(ctx, batchName(id), encodeEntries(batch))
+	}
+	var all []entry
+	if s.lastCompact >= 0 {
+		es, err := s.compactEntries(ctx)
+		if err != nil {
+			return err
+		}
+		all = append(all, es...)
+	}
+	for k := s.lastCompact + 1; k < id; k++ {
+		es, err := s.entries(ctx, k)
+		if err != nil {
+			return err
+		}
+		all = append(all, es...)
+	}
+	all = append(all, batch...)
+	if err := s.log.Add(ctx, batchName(id), encodeEntries(all)); err != nil {
+		return err
+	}
+	prev := s.lastCompact
+	s.lastCompact, s.compacted = id, all
+	// The compaction holds them all now; a crash before these deletes
+	// only leaves files the next restore ignores.
+	for k := prev + 1; k < id; k++ {
+		_ = s.log.Delete(ctx, batchName(k))
+	}
+	if prev >= 0 {
+		_ = s.log.Delete(ctx, batchName(prev))
+	}
+	return nil
 }
 
 type offset struct {
@@ -195,7 +299,7 @@ func (s *Source) LatestOffset(ctx context.Context, _ source.Offset) (source.Offs
 	if len(batch) == 0 {
 		return formatOffset(s.current), nil
 	}
-	if err := s.log.Add(ctx, s.current+1, encodeEntries(batch)); err != nil {
+	if err := s.addBatch(ctx, s.current+1, batch); err != nil {
 		return "", fmt.Errorf("%s source: writing the seen-files log: %w", s.format, err)
 	}
 	s.current++
@@ -257,7 +361,7 @@ func (s *Source) GetBatch(ctx context.Context, start, end source.Offset, fn func
 	s.mu.Unlock()
 	var malformed int64
 	for id := a + 1; id <= b; id++ {
-		es, err := s.entries(ctx, id)
+		es, err := s.lockedEntries(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -303,7 +407,7 @@ func (s *Source) Commit(ctx context.Context, end source.Offset) error {
 	if err != nil || id < 0 {
 		return err
 	}
-	es, err := s.entries(ctx, id)
+	es, err := s.lockedEntries(ctx, id)
 	if err != nil {
 		return err
 	}

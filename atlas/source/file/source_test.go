@@ -113,3 +113,68 @@ func TestSeenFilesAcrossInstances(t *testing.T) {
 		t.Fatalf("batch 3: %v (h is older than maxFileAge behind e)", got)
 	}
 }
+
+// TestSeenFilesLogCompaction takes one file per batch for 25 batches: the
+// log is compacted as Spark's (9.compact, then 19.compact with every
+// entry, the files they replace deleted), a compacted batch still reads
+// back its own files, and a restored instance takes nothing twice.
+func TestSeenFilesLogCompaction(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	schema, _ := types.ParseDDL("id bigint")
+	opts := map[string]string{"path": dir, "maxFilesPerTrigger": "1"}
+	for i := 0; i < 25; i++ {
+		write(t, dir, fmt.Sprintf("f%02d.json", i), 1_700_000_000+int64(i), i)
+	}
+	log := &memLog{}
+	s, _ := New("json", opts, schema)
+	if err := s.UseMetadataLog(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	var offsets []source.Offset
+	start, _ := s.InitialOffset(ctx)
+	offsets = append(offsets, start)
+	for i := 0; i < 25; i++ {
+		end, err := s.LatestOffset(ctx, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(ids(t, s, start, end)); got != fmt.Sprintf("[%d]", i) {
+			t.Fatalf("batch %d: %s", i, got)
+		}
+		offsets = append(offsets, end)
+		start = end
+	}
+	names, _ := log.List(ctx)
+	sort.Strings(names)
+	if fmt.Sprint(names) != "[19.compact 20 21 22 23 24]" {
+		t.Fatalf("log files %v", names)
+	}
+	data, _, _ := log.Get(ctx, "19.compact")
+	es, err := decodeEntries(19, data)
+	if err != nil || len(es) != 20 || es[0].BatchID != 0 || es[19].BatchID != 19 {
+		t.Fatalf("19.compact: %d entries, %v", len(es), err)
+	}
+	// A replay of a compacted batch reads its own file only.
+	if got := fmt.Sprint(ids(t, s, offsets[4], offsets[6])); got != "[4 5]" {
+		t.Fatalf("replay of batches 4..5: %s", got)
+	}
+	s.Close()
+
+	s2, _ := New("json", opts, schema)
+	defer s2.Close()
+	if err := s2.UseMetadataLog(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s2.LatestOffset(ctx, start); again != start {
+		t.Fatalf("restored instance takes files again: %s", again)
+	}
+	write(t, dir, "new.json", 1_700_000_100, 99)
+	end, _ := s2.LatestOffset(ctx, start)
+	if string(end) != `{"logOffset":25}` || fmt.Sprint(ids(t, s2, start, end)) != "[99]" {
+		t.Fatalf("after restore: %s %v", end, ids(t, s2, start, end))
+	}
+	if got := fmt.Sprint(ids(t, s2, offsets[17], offsets[19])); got != "[17 18]" {
+		t.Fatalf("restored replay of batches 17..18: %s", got)
+	}
+}
