@@ -44,7 +44,7 @@ type Source struct {
 	// its entries once read.
 	lastCompact int64
 	compacted   []entry
-	seen    *seenFiles
+	seen        *seenFiles
 	// pinned is the listing PrepareForAvailableNow took, nil otherwise.
 	pinned  []status
 	metrics map[string]int64
