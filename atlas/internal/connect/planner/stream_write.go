@@ -18,7 +18,7 @@ func (p *Planner) StartStream(ctx context.Context, w *pb.WriteStreamOperationSta
 	case w.GetForeachBatch() != nil:
 		return nil, "", unsupported("foreachBatch with a Python or Scala function", "write to a table, memory or console sink")
 	case w.GetForeachWriter() != nil:
-		return nil, "", unsupported("foreach writers", "write to a table, memory or console sink")
+		return nil, "", unsupported("foreach with a Python or Scala ForeachWriter (its code cannot run in Atlas's Go server)", `write with format("kafka"), a file sink (format("parquet"/"json"/"csv") with a path), a table, memory or console; from Go, the atlas client's Foreach(writer) runs the writer on the client`)
 	case len(w.GetPartitioningColumnNames()) > 0:
 		return nil, "", unsupported("writeStream.partitionBy", "create the table partitioned (CREATE TABLE ... PARTITIONED BY) first")
 	case len(w.GetClusteringColumnNames()) > 0:
