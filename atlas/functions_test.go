@@ -338,3 +338,51 @@ func TestArraysRoundTripThroughIceberg(t *testing.T) {
 		t.Errorf("printSchema:\n%s", schema)
 	}
 }
+
+// A window selected as a column and then grouped by (GroupBy(Col("window")))
+// is evicted by the watermark like a window key: append mode emits each
+// closed window once, the same rows as modes_test's reference for
+// GroupBy(Window(...)).
+func TestGroupBySelectedWindowInAppendMode(t *testing.T) {
+	batches := genBatches(5, 5, 300)
+	wantAppend, _, _ := modeReference(batches)
+	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	t.Cleanup(s.Stop)
+	ms, err := s.MemoryStream("ev", "event string, ts timestamp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := ms.ToDF().WithWatermark("ts", "10 minutes").
+		Select(atlas.Window(atlas.Col("ts"), "5 minutes").Alias("window"), atlas.Col("event")).
+		GroupBy(atlas.Col("window"), "event").Count()
+	var got []map[wkey]int64
+	q, err := counts.WriteStream().OutputMode("append").Progress(false).
+		Option("checkpointLocation", t.TempDir()).
+		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+			rows, err := b.Rows(t.Context())
+			if err != nil {
+				return err
+			}
+			m := map[wkey]int64{}
+			for _, r := range rows {
+				w := r["window"].(atlas.Row)
+				m[wkey{r["event"].(string), w["start"].(time.Time)}] = r["count"].(int64)
+			}
+			got = append(got, m)
+			return nil
+		}).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+	for _, b := range batches {
+		if err := ms.AddRows(b...); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.ProcessAllAvailable(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q.Stop()
+	diffMap(t, "append over a selected window", union(t, got), union(t, wantAppend))
+}

@@ -376,6 +376,20 @@ func (s *Star) Expand(schema *arrow.Schema) ([]Expr, error) {
 // projections), the way Spark tags the attribute with its delay.
 const MetaWatermarkDelay = "spark.watermarkDelayMs"
 
+// MetaEventTimeWindow is the Arrow field metadata key that marks a column
+// holding a tumbling window over the event time, selected by a projection
+// (Select(Window(Col("ts"), "5 minutes").Alias("window"))): grouping by it
+// is evicted by the watermark at each window's end, as grouping by the
+// window itself.
+const MetaEventTimeWindow = "atlas.eventTimeWindow"
+
+// IsEventTimeWindow reports whether b reads a column marked with
+// MetaEventTimeWindow.
+func IsEventTimeWindow(b Bound) bool {
+	f, ok := SourceField(b)
+	return ok && f.HasMetadata() && f.Metadata.FindKey(MetaEventTimeWindow) >= 0
+}
+
 // SourceField returns the input field a bound expression reads unchanged
 // (through a cast or a window's time column), if any.
 func SourceField(b Bound) (arrow.Field, bool) {

@@ -117,6 +117,12 @@ func NewProject(in Node, exprs []expr.Expr) (*Project, error) {
 					f.Metadata = src.Metadata
 				}
 			}
+			if w, ok := expr.AsWindow(b); ok && w.Def.Tumbling() && expr.IsEventTime(b) {
+				// A window over the event time selected as a column keeps
+				// the event-time tag, as Spark's window attribute does, so
+				// GroupBy(Col("window")) is evicted by the watermark.
+				f.Metadata = arrow.NewMetadata([]string{expr.MetaEventTimeWindow}, []string{"true"})
+			}
 			p.Exprs = append(p.Exprs, x)
 			fields = append(fields, f)
 		}
@@ -234,7 +240,7 @@ func NewAggregate(in Node, keys []expr.Expr, aggs []*expr.AggFunc) (*Aggregate, 
 		if err != nil {
 			return nil, err
 		}
-		if expr.IsEventTime(b) && a.EvictKey < 0 {
+		if (expr.IsEventTime(b) || expr.IsEventTimeWindow(b)) && a.EvictKey < 0 {
 			a.EvictKey = i
 		}
 		name := expr.OutputName(k)

@@ -82,7 +82,7 @@ func NewAggregator(cfg Config) (*Aggregator, error) {
 		a.keyTypes = append(a.keyTypes, k.Type())
 		fields = append(fields, arrow.Field{Name: cfg.KeyNames[i], Type: k.Type(), Nullable: k.Nullable()})
 	}
-	if a.evictPos >= 0 && a.evictPos != a.winPos && a.keyTypes[a.evictPos].ID() != arrow.TIMESTAMP {
+	if a.evictPos >= 0 && a.evictPos != a.winPos && a.keyTypes[a.evictPos].ID() != arrow.TIMESTAMP && !isWindowStruct(a.keyTypes[a.evictPos]) {
 		return nil, fmt.Errorf("the watermark key must be a window or a timestamp")
 	}
 	for _, ag := range cfg.Aggs {
@@ -209,7 +209,18 @@ func (a *Aggregator) Update(c *expr.Ctx, rec arrow.RecordBatch, batchID, waterma
 	}
 	var evictCol *array.Timestamp
 	if a.evictPos >= 0 && a.evictPos != a.winPos {
-		evictCol = cols[a.evictPos].(*array.Timestamp)
+		if ts, ok := cols[a.evictPos].(*array.Timestamp); ok {
+			evictCol = ts
+		} else {
+			// A window selected as a column: evicted at its end, as a
+			// window key is; a null window has a null end.
+			end, err := windowEnds(c, cols[a.evictPos])
+			if err != nil {
+				return st, err
+			}
+			defer end.Release()
+			evictCol = end
+		}
 	}
 	a.rows, a.gids = a.rows[:0], a.gids[:0]
 	for i := 0; i < n; i++ {
@@ -417,4 +428,37 @@ func (a *Aggregator) NumUpdated(batchID int64) int64 {
 		}
 	}
 	return n
+}
+
+// isWindowStruct reports whether t is a window struct: a struct with a
+// timestamp field "end".
+func isWindowStruct(t arrow.DataType) bool {
+	st, ok := t.(*arrow.StructType)
+	if !ok {
+		return false
+	}
+	i, ok := st.FieldIdx("end")
+	return ok && st.Field(i).Type.ID() == arrow.TIMESTAMP
+}
+
+// windowEnds returns the end of every window of a window struct column,
+// null where the window is null.
+func windowEnds(c *expr.Ctx, col arrow.Array) (*array.Timestamp, error) {
+	st, ok := col.(*array.Struct)
+	if !ok || !isWindowStruct(col.DataType()) {
+		return nil, fmt.Errorf("the watermark key must be a window or a timestamp, got %s", col.DataType())
+	}
+	i, _ := col.DataType().(*arrow.StructType).FieldIdx("end")
+	end := st.Field(i).(*array.Timestamp)
+	b := array.NewTimestampBuilder(c.Mem, end.DataType().(*arrow.TimestampType))
+	defer b.Release()
+	b.Reserve(st.Len())
+	for r := 0; r < st.Len(); r++ {
+		if st.IsNull(r) || end.IsNull(r) {
+			b.AppendNull()
+			continue
+		}
+		b.Append(end.Value(r))
+	}
+	return b.NewTimestampArray(), nil
 }
