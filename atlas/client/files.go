@@ -1,6 +1,7 @@
 package atlas
 
 import (
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -53,9 +54,10 @@ func (r *DataFrameReader) Options(opts map[string]string) *DataFrameReader {
 // Schema sets the schema as DDL ("district string, province string").
 func (r *DataFrameReader) Schema(ddl string) *DataFrameReader { r.schema = ddl; return r }
 
-// Load reads the files at paths (files, directories or globs).
+// Load reads the files at paths (files, directories or globs); relative
+// paths are made absolute here, against the program's working directory.
 func (r *DataFrameReader) Load(paths ...string) *DataFrame {
-	ds := &pb.Read_DataSource{Options: r.opts, Paths: paths}
+	ds := &pb.Read_DataSource{Options: r.opts, Paths: absPaths(paths)}
 	if r.format != "" {
 		ds.Format = ptr(strings.ToLower(r.format))
 	}
@@ -63,6 +65,22 @@ func (r *DataFrameReader) Load(paths ...string) *DataFrame {
 		ds.Schema = ptr(r.schema)
 	}
 	return r.s.newDF(&pb.Relation{RelType: &pb.Relation_Read{Read: &pb.Read{ReadType: &pb.Read_DataSource_{DataSource: ds}}}})
+}
+
+// absPaths makes local relative paths absolute: the server resolves
+// paths against its own working directory, which is not the notebook's.
+// URLs (s3://...) and absolute paths are kept.
+func absPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if p != "" && !strings.Contains(p, "://") && !filepath.IsAbs(p) {
+			if abs, err := filepath.Abs(p); err == nil {
+				out[i] = abs
+			}
+		}
+	}
+	return out
 }
 
 // JSON reads JSON Lines files, as spark.read.json.

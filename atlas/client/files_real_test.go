@@ -29,8 +29,9 @@ func TestFilesAndAvroThroughTheClient(t *testing.T) {
 
 	in := filepath.Join(dir, "in")
 	os.MkdirAll(in, 0o755)
+	t.Chdir(dir)
 	os.WriteFile(filepath.Join(in, "1.json"), []byte("{\"wiki\":\"rw\",\"bot\":false}\n{\"wiki\":\"sw\",\"bot\":true}\n"), 0o644)
-	q, err := spark.ReadStream().Schema("wiki string, bot boolean").JSON(in).
+	q, err := spark.ReadStream().Schema("wiki string, bot boolean").JSON("in").
 		WriteStream().Format("memory").QueryName("edits").Trigger(atlas.AvailableNow()).Start()
 	if err != nil {
 		t.Fatal(err)
