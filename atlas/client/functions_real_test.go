@@ -58,6 +58,17 @@ func TestExpressionFunctionsOverConnect(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("functions:\ngot  %v\nwant %v", got[:4], want[:4])
 	}
+	// Arrays and intervals come back as []any and time.Duration.
+	row, err := spark.Table("lakehouse.shop.sales").Where(atlas.Col("id").EqualTo(1)).Select(
+		atlas.Split(atlas.Lit("a,b,,c"), ",").Alias("parts"),
+		atlas.ToTimestamp(atlas.Lit("2024-01-01 00:10:00")).Minus(atlas.ToTimestamp(atlas.Lit("2024-01-01 00:00:00"))).Alias("gap"),
+	).Rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(row) != 1 || fmt.Sprint(row[0]["parts"]) != "[a b  c]" || row[0]["gap"] != 10*time.Minute {
+		t.Errorf("array and interval over Connect: %v", row)
+	}
 	if _, err := atlas.Lit(1).Otherwise(2).Expression(); err == nil || !strings.Contains(err.Error(), "otherwise() can only be applied") {
 		t.Errorf("otherwise without when: %v", err)
 	}

@@ -3,11 +3,12 @@ package atlas
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"time"
 )
 
 // Row is one result row by column name. Values are nil, bool, int64,
-// float64, string, []byte, time.Time (UTC), Row for structs, []any for
-// arrays and map[any]any for maps.
+// float64, string, []byte, time.Time (UTC), time.Duration (day-time
+// intervals), Row for structs, []any for arrays and map[any]any for maps.
 type Row map[string]any
 
 // toRows converts records to rows.
@@ -56,6 +57,9 @@ func value(a arrow.Array, i int) any {
 		return c.Value(i).ToTime(unit).UTC()
 	case *array.Date32:
 		return c.Value(i).ToTime().UTC()
+	case *array.Duration:
+		// A day-time interval (DayTimeIntervalType): microseconds.
+		return time.Duration(c.Value(i)) * time.Microsecond
 	case *array.Struct:
 		st := c.DataType().(*arrow.StructType)
 		row := Row{}
