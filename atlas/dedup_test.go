@@ -263,3 +263,40 @@ func TestDropDuplicatesWithinWatermarkNeedsWatermark(t *testing.T) {
 		t.Fatalf("Start: %v", err)
 	}
 }
+
+// TestDropDuplicatesThenAggregate: deduplicating before a streaming
+// aggregation (the course's "count unique events") counts each key once
+// across batches and a restart; progress reports both state operators.
+func TestDropDuplicatesThenAggregate(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	var batches [][][]any
+	distinct := map[string]map[int64]bool{}
+	for range 5 {
+		var rows [][]any
+		for range 300 {
+			id := r.Int64N(250)
+			k := fmt.Sprintf("k%d", id%3)
+			rows = append(rows, []any{id, k})
+			if distinct[k] == nil {
+				distinct[k] = map[int64]bool{}
+			}
+			distinct[k][id] = true
+		}
+		batches = append(batches, rows)
+	}
+	build := func(df *atlas.DataFrame) *atlas.DataFrame { return df.DropDuplicates("id").GroupBy("k").Count() }
+	got := runStream(t, "id bigint, k string", build, "complete", batches, 2)
+	final := map[string]int64{}
+	for _, row := range got.rows[len(got.rows)-3:] {
+		final[row["k"].(string)] = row["count"].(int64)
+	}
+	for k, ids := range distinct {
+		if final[k] != int64(len(ids)) {
+			t.Errorf("%s: counted %d, distinct ids %d", k, final[k], len(ids))
+		}
+	}
+	last := got.progress[len(got.progress)-1]
+	if len(last.StateOperators) != 2 || last.StateOperators[0].OperatorName != "dedupe" || last.StateOperators[1].OperatorName != "stateStoreSave" {
+		t.Errorf("state operators %+v, want dedupe then stateStoreSave", last.StateOperators)
+	}
+}
