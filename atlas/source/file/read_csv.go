@@ -3,7 +3,6 @@ package file
 import (
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +49,10 @@ func (r *Reader) readCSV(ctx context.Context, path string, fn func(arrow.RecordB
 		return err
 	}
 	fields := r.schema.Fields()
+	keys := make([]string, len(fields))
+	for i, fd := range fields {
+		keys[i] = string(appendJSONString(nil, fd.Name)) + ":"
+	}
 	var sb strings.Builder
 	for {
 		rec, err := cr.Read()
@@ -82,9 +85,7 @@ func (r *Reader) readCSV(ctx context.Context, path string, fn func(arrow.RecordB
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			k, _ := json.Marshal(fd.Name)
-			sb.Write(k)
-			sb.WriteByte(':')
+			sb.WriteString(keys[i])
 			if i >= len(rec) {
 				sb.WriteString("null")
 				continue
@@ -117,10 +118,8 @@ func (r *Reader) csvValue(sb *strings.Builder, t arrow.DataType, tok string) {
 		sb.WriteString("null")
 		return
 	}
-	str := func(s string) {
-		b, _ := json.Marshal(s)
-		sb.Write(b)
-	}
+	var scratch [128]byte
+	str := func(s string) { sb.Write(appendJSONString(scratch[:0], s)) }
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
 		if v, err := strconv.ParseInt(tok, 10, 64); err == nil {
@@ -197,4 +196,35 @@ func CSVStringSchema(path string, opts map[string]string) (*arrow.Schema, error)
 		fields[i] = arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: true}
 	}
 	return arrow.NewSchema(fields, nil), nil
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, other bytes as they are (the decoder
+// replaces invalid UTF-8 as Spark does).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
