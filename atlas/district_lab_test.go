@@ -2,6 +2,7 @@ package atlas_test
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -94,4 +95,68 @@ func TestDistrictLabBuildsNamesWithElementAtAndArray(t *testing.T) {
 	}
 	sort.Strings(lines)
 	t.Log(lines)
+}
+
+// The same cell over the real rate source (rowsPerSecond 200): every row
+// the source produced is counted in exactly one (window, district) group,
+// so the last counts emitted in update mode add up to the input rows the
+// query's progress reports, and every district is one of the four names.
+func TestDistrictLabOverTheRateSource(t *testing.T) {
+	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	t.Cleanup(s.Stop)
+	names := []string{"Gasabo", "Huye", "Musanze", "Rubavu"}
+	lits := make([]atlas.Column, len(names))
+	for i, d := range names {
+		lits[i] = atlas.Lit(d)
+	}
+	stream := s.ReadStream().Format("rate").Option("rowsPerSecond", "200").Load()
+	counts := stream.
+		WithColumn("district", atlas.ElementAt(atlas.Array(lits...), atlas.Col("value").Mod(4).Plus(1).Cast("int"))).
+		WithWatermark("timestamp", "30 seconds").
+		GroupBy(atlas.Window(atlas.Col("timestamp"), "10 seconds"), "district").
+		Count()
+	type key struct {
+		start    time.Time
+		district string
+	}
+	latest := map[key]int64{}
+	q, err := counts.WriteStream().OutputMode("update").Progress(false).
+		Option("checkpointLocation", t.TempDir()).
+		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+			rows, err := b.Rows(t.Context())
+			if err != nil {
+				return err
+			}
+			for _, r := range rows {
+				latest[key{r["window"].(atlas.Row)["start"].(time.Time), r["district"].(string)}] = r["count"].(int64)
+			}
+			return nil
+		}).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+	deadline := time.Now().Add(10 * time.Second)
+	var input int64
+	for input < 300 && time.Now().Before(deadline) {
+		time.Sleep(500 * time.Millisecond)
+		if err := q.ProcessAllAvailable(); err != nil {
+			t.Fatal(err)
+		}
+		input = 0
+		for _, p := range q.RecentProgress() {
+			input += p.NumInputRows
+		}
+	}
+	q.Stop()
+	var sum int64
+	for k, n := range latest {
+		if !slices.Contains(names, k.district) {
+			t.Errorf("district %q is not one of %v", k.district, names)
+		}
+		sum += n
+	}
+	if input < 300 || sum != input {
+		t.Fatalf("counts add up to %d, the source produced %d input rows (want >= 300 and equal)", sum, input)
+	}
 }
