@@ -2,9 +2,6 @@ package atlas
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
-	"sync"
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
@@ -134,99 +131,3 @@ func optString(s string) *string {
 
 // formatEventTime formats an event timestamp as Spark does.
 func formatEventTime(t time.Time) string { return progress.FormatTime(t) }
-
-// listenerBus delivers events to listeners, in order, one at a time, on a
-// goroutine that runs only while events are queued.
-type listenerBus struct {
-	mu        sync.Mutex
-	listeners []StreamingQueryListener
-	queue     []busEvent
-	running   bool
-}
-
-type busEvent struct {
-	to      []StreamingQueryListener
-	deliver func(StreamingQueryListener)
-	done    chan struct{} // closed once delivered, or nil
-}
-
-func (b *listenerBus) add(l StreamingQueryListener) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.listeners = append(b.listeners, l)
-}
-
-func (b *listenerBus) remove(l StreamingQueryListener) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for i, x := range b.listeners {
-		if x == l {
-			b.listeners = append(b.listeners[:i:i], b.listeners[i+1:]...)
-			return
-		}
-	}
-}
-
-func (b *listenerBus) list() []StreamingQueryListener {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]StreamingQueryListener(nil), b.listeners...)
-}
-
-// post queues an event for the listeners registered now.
-func (b *listenerBus) post(deliver func(StreamingQueryListener)) { b.enqueue(deliver, nil) }
-
-// postSync queues an event and waits until it has been delivered.
-func (b *listenerBus) postSync(deliver func(StreamingQueryListener)) {
-	done := make(chan struct{})
-	if b.enqueue(deliver, done) {
-		<-done
-	}
-}
-
-// enqueue queues an event; it reports false when no listener is registered.
-func (b *listenerBus) enqueue(deliver func(StreamingQueryListener), done chan struct{}) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.listeners) == 0 {
-		return false
-	}
-	b.queue = append(b.queue, busEvent{to: append([]StreamingQueryListener(nil), b.listeners...), deliver: deliver, done: done})
-	if !b.running {
-		b.running = true
-		go b.drain()
-	}
-	return true
-}
-
-func (b *listenerBus) drain() {
-	for {
-		b.mu.Lock()
-		if len(b.queue) == 0 {
-			b.running = false
-			b.mu.Unlock()
-			return
-		}
-		ev := b.queue[0]
-		b.queue = b.queue[1:]
-		b.mu.Unlock()
-		for _, l := range ev.to {
-			deliverSafely(l, ev.deliver)
-		}
-		if ev.done != nil {
-			close(ev.done)
-		}
-	}
-}
-
-// deliverSafely calls one listener; a listener that panics is reported on
-// stderr and the other listeners and queries go on, as Spark logs a
-// listener's exception.
-func deliverSafely(l StreamingQueryListener, deliver func(StreamingQueryListener)) {
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Fprintf(os.Stderr, "atlas: streaming query listener %T panicked: %v\n", l, r)
-		}
-	}()
-	deliver(l)
-}

@@ -251,7 +251,7 @@ func (sq *StreamingQuery) onProgress(p *progress.StreamingQueryProgress) {
 	if sq.mgr != nil {
 		<-sq.started
 		ev := &QueryProgressEvent{Progress: *p}
-		sq.mgr.bus.post(func(l StreamingQueryListener) { l.OnQueryProgress(ev) })
+		sq.mgr.bus.Post(func(l StreamingQueryListener) { l.OnQueryProgress(ev) })
 	}
 }
 
@@ -260,6 +260,6 @@ func (sq *StreamingQuery) onIdle(trigger time.Time) {
 	if sq.mgr != nil {
 		<-sq.started
 		ev := &QueryIdleEvent{ID: sq.q.ID(), RunID: sq.q.RunID(), Timestamp: formatEventTime(trigger)}
-		sq.mgr.bus.post(func(l StreamingQueryListener) { l.OnQueryIdle(ev) })
+		sq.mgr.bus.Post(func(l StreamingQueryListener) { l.OnQueryIdle(ev) })
 	}
 }

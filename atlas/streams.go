@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/eventbus"
 )
 
 // ConfNoDataProgressEventInterval is Spark's
@@ -31,7 +33,7 @@ type StreamingQueryManager struct {
 	lastTerminated *StreamingQuery
 	changed        chan struct{}
 	seq            int64 // queries started so far, to order Active
-	bus            listenerBus
+	bus            eventbus.Bus[StreamingQueryListener]
 }
 
 // Streams returns the session's streaming query manager, as spark.streams.
@@ -125,14 +127,14 @@ func (m *StreamingQueryManager) ResetTerminated() {
 
 // AddListener registers a listener for the lifecycle events of every
 // query of the session, as spark.streams.addListener.
-func (m *StreamingQueryManager) AddListener(l StreamingQueryListener) { m.bus.add(l) }
+func (m *StreamingQueryManager) AddListener(l StreamingQueryListener) { m.bus.Add(l) }
 
 // RemoveListener unregisters a listener; events already queued for it may
 // still be delivered.
-func (m *StreamingQueryManager) RemoveListener(l StreamingQueryListener) { m.bus.remove(l) }
+func (m *StreamingQueryManager) RemoveListener(l StreamingQueryListener) { m.bus.Remove(l) }
 
 // ListListeners returns the registered listeners, as spark.streams.listListeners.
-func (m *StreamingQueryManager) ListListeners() []StreamingQueryListener { return m.bus.list() }
+func (m *StreamingQueryManager) ListListeners() []StreamingQueryListener { return m.bus.List() }
 
 // checkStart refuses a query whose name is already taken by an active
 // query of the session, as Spark does.
@@ -159,7 +161,7 @@ func (m *StreamingQueryManager) register(sq *StreamingQuery) error {
 	m.active[sq.ID()] = sq
 	m.mu.Unlock()
 	ev := &QueryStartedEvent{ID: sq.ID(), RunID: sq.RunID(), Name: sq.name, Timestamp: formatEventTime(time.Now())}
-	m.bus.postSync(func(l StreamingQueryListener) { l.OnQueryStarted(ev) })
+	m.bus.PostSync(func(l StreamingQueryListener) { l.OnQueryStarted(ev) })
 	return nil
 }
 
@@ -173,7 +175,7 @@ func (m *StreamingQueryManager) terminated(sq *StreamingQuery) {
 			ev.ErrorClassOnException = &c
 		}
 	}
-	m.bus.post(func(l StreamingQueryListener) { l.OnQueryTerminated(ev) })
+	m.bus.Post(func(l StreamingQueryListener) { l.OnQueryTerminated(ev) })
 	m.mu.Lock()
 	if m.active[sq.ID()] == sq {
 		delete(m.active, sq.ID())

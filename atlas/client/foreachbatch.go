@@ -66,6 +66,7 @@ func (w *DataStreamWriter) startForeachBatch(op *pb.WriteStreamOperationStart) (
 	q.checkpoint = op.GetOptions()["checkpointLocation"]
 	run := &foreachBatchRun{cancel: cancel, done: make(chan struct{})}
 	q.fb = run
+	s.postStarted(q)
 	go run.pump(ctx, stream, q, w.fn)
 	return q, nil
 }

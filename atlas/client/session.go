@@ -50,6 +50,9 @@ type Session struct {
 	confSent     bool
 
 	mergeMu sync.Mutex // MergeBuilder.Execute calls take turns on the source view
+
+	// listeners are spark.streams' listeners and their server stream.
+	listeners listenerBus
 }
 
 // SessionBuilder configures a Session, as SparkSession.builder.

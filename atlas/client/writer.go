@@ -64,6 +64,51 @@ func (w *DataStreamWriter) ForeachBatch(fn func(batch *DataFrame, batchID int64)
 	return w
 }
 
+// ForeachWriter writes a query's output one row at a time, as Spark's
+// ForeachWriter: for every micro-batch, Open(partitionID, epochID) with
+// partition 0 and the batch id as epoch; when it returns true, Process for
+// every row; then Close with the error that stopped the batch (nil when it
+// went through), even when Open declined or failed. An error fails the
+// query; a replayed batch comes again with the same epoch id.
+type ForeachWriter interface {
+	// Open prepares to write a batch; false skips its rows.
+	Open(partitionID, epochID int64) (bool, error)
+	// Process writes one row.
+	Process(row Row) error
+	// Close ends the batch; err is what stopped it, nil on success.
+	Close(err error) error
+}
+
+// Foreach writes the output one row at a time through writer, as
+// foreach(ForeachWriter). The writer runs in this process (a Go writer
+// cannot travel to the server): each micro-batch reaches it through
+// ForeachBatch, whose rules (the batch is committed once Close returns
+// nil; the query stops when this process exits) apply.
+func (w *DataStreamWriter) Foreach(writer ForeachWriter) *DataStreamWriter {
+	w.fn = func(batch *DataFrame, batchID int64) error {
+		ok, err := writer.Open(0, batchID)
+		if err != nil {
+			return errors.Join(fmt.Errorf("foreach writer: open of batch %d: %w", batchID, err), writer.Close(err))
+		}
+		if ok {
+			rows, err := batch.Rows(context.Background())
+			if err != nil {
+				return errors.Join(fmt.Errorf("foreach writer: rows of batch %d: %w", batchID, err), writer.Close(err))
+			}
+			for _, row := range rows {
+				if err := writer.Process(row); err != nil {
+					return errors.Join(fmt.Errorf("foreach writer: batch %d: %w", batchID, err), writer.Close(err))
+				}
+			}
+		}
+		if err := writer.Close(nil); err != nil {
+			return fmt.Errorf("foreach writer: close of batch %d: %w", batchID, err)
+		}
+		return nil
+	}
+	return w
+}
+
 // ToTable starts the query writing to a table, as toTable(name).
 func (w *DataStreamWriter) ToTable(name string) (*StreamingQuery, error) {
 	return w.start(context.Background(), name)
@@ -123,6 +168,7 @@ func (w *DataStreamWriter) start(ctx context.Context, table string) (*StreamingQ
 			q := w.df.s.query(res.GetQueryId(), res.GetName())
 			q.progress = w.progress
 			q.checkpoint = w.opts["checkpointLocation"]
+			w.df.s.postStarted(q)
 			return q, nil
 		}
 	}

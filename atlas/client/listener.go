@@ -1,0 +1,248 @@
+package atlas
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/eventbus"
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
+)
+
+// StreamingQueryListener receives the lifecycle events of the session's
+// streaming queries, as Spark's StreamingQueryListener; register it with
+// spark.Streams().AddListener. As with PySpark 4's Connect client, the
+// server streams progress, idle and terminated events of every query of
+// the session; started events are posted by this process for the queries
+// it starts. Events are delivered one at a time, in order, on a goroutine
+// of the session: keep the methods quick. Use StreamingQueryListenerFuncs
+// to implement only some.
+type StreamingQueryListener interface {
+	// OnQueryStarted is called when this process starts a query, before
+	// Start returns.
+	OnQueryStarted(e *QueryStartedEvent)
+	// OnQueryProgress is called after every micro-batch that ran.
+	OnQueryProgress(e *QueryProgressEvent)
+	// OnQueryIdle is called when a trigger found no data, at most once per
+	// spark.sql.streaming.noDataProgressEventInterval.
+	OnQueryIdle(e *QueryIdleEvent)
+	// OnQueryTerminated is called when a query ends, stopped or failed.
+	OnQueryTerminated(e *QueryTerminatedEvent)
+}
+
+// StreamingQueryListenerFuncs is a StreamingQueryListener made of
+// functions; a nil function ignores its event. Register a pointer to it.
+type StreamingQueryListenerFuncs struct {
+	Started    func(*QueryStartedEvent)
+	Progress   func(*QueryProgressEvent)
+	Idle       func(*QueryIdleEvent)
+	Terminated func(*QueryTerminatedEvent)
+}
+
+// OnQueryStarted calls Started.
+func (f *StreamingQueryListenerFuncs) OnQueryStarted(e *QueryStartedEvent) {
+	if f.Started != nil {
+		f.Started(e)
+	}
+}
+
+// OnQueryProgress calls Progress.
+func (f *StreamingQueryListenerFuncs) OnQueryProgress(e *QueryProgressEvent) {
+	if f.Progress != nil {
+		f.Progress(e)
+	}
+}
+
+// OnQueryIdle calls Idle.
+func (f *StreamingQueryListenerFuncs) OnQueryIdle(e *QueryIdleEvent) {
+	if f.Idle != nil {
+		f.Idle(e)
+	}
+}
+
+// OnQueryTerminated calls Terminated.
+func (f *StreamingQueryListenerFuncs) OnQueryTerminated(e *QueryTerminatedEvent) {
+	if f.Terminated != nil {
+		f.Terminated(e)
+	}
+}
+
+// QueryStartedEvent says a query started, with Spark's fields.
+type QueryStartedEvent struct {
+	ID        string   `json:"id"`
+	RunID     string   `json:"runId"`
+	Name      string   `json:"name"`
+	Timestamp string   `json:"timestamp"`
+	JobTags   []string `json:"jobTags"`
+}
+
+// QueryProgressEvent carries a micro-batch's progress report.
+type QueryProgressEvent struct {
+	Progress StreamingQueryProgress `json:"progress"`
+}
+
+// QueryIdleEvent says a query's trigger found no new data.
+type QueryIdleEvent struct {
+	ID        string `json:"id"`
+	RunID     string `json:"runId"`
+	Timestamp string `json:"timestamp"`
+}
+
+// QueryTerminatedEvent says a query ended; Exception is set when it failed.
+type QueryTerminatedEvent struct {
+	ID                    string  `json:"id"`
+	RunID                 string  `json:"runId"`
+	Exception             *string `json:"exception"`
+	ErrorClassOnException *string `json:"errorClassOnException"`
+}
+
+// listenerBus is a session's listeners and the server stream that feeds
+// them (open while at least one listener is registered).
+type listenerBus struct {
+	bus eventbus.Bus[StreamingQueryListener]
+
+	mu     sync.Mutex // AddListener and RemoveListener take turns
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func busPlan(add bool) *pb.Plan {
+	c := &pb.StreamingQueryListenerBusCommand{Command: &pb.StreamingQueryListenerBusCommand_RemoveListenerBusListener{RemoveListenerBusListener: true}}
+	if add {
+		c.Command = &pb.StreamingQueryListenerBusCommand_AddListenerBusListener{AddListenerBusListener: true}
+	}
+	return &pb.Plan{OpType: &pb.Plan_Command{Command: &pb.Command{CommandType: &pb.Command_StreamingQueryListenerBusCommand{StreamingQueryListenerBusCommand: c}}}}
+}
+
+// AddListener registers a listener; the first one opens the server's
+// listener bus (add_listener_bus_listener) and returns once the server has
+// confirmed it, so no later event is missed.
+func (m *StreamingQueryManager) AddListener(l StreamingQueryListener) error {
+	b := &m.s.listeners
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.bus.Add(l) {
+		return nil
+	}
+	if err := b.open(m.s); err != nil {
+		b.bus.Remove(l)
+		return fmt.Errorf("streams: add listener: %w", err)
+	}
+	return nil
+}
+
+// RemoveListener unregisters a listener; the last one closes the server's
+// listener bus (remove_listener_bus_listener).
+func (m *StreamingQueryManager) RemoveListener(l StreamingQueryListener) error {
+	b := &m.s.listeners
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.bus.Remove(l) || b.cancel == nil {
+		return nil
+	}
+	ctx, cancel := shortCtx()
+	defer cancel()
+	_, err := m.s.command(ctx, busPlan(false).GetCommand())
+	select {
+	case <-b.done:
+	case <-time.After(10 * time.Second):
+	}
+	b.cancel()
+	b.cancel, b.done = nil, nil
+	if err != nil {
+		return fmt.Errorf("streams: remove listener: %w", err)
+	}
+	return nil
+}
+
+// ListListeners returns the registered listeners.
+func (m *StreamingQueryManager) ListListeners() []StreamingQueryListener {
+	return m.s.listeners.bus.List()
+}
+
+// open starts the add_listener_bus_listener stream and waits for the
+// server's confirmation.
+func (b *listenerBus) open(s *Session) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	added := make(chan error, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		err := s.execute(ctx, busPlan(true), func(r *pb.ExecutePlanResponse) error {
+			res := r.GetStreamingQueryListenerEventsResult()
+			if res == nil {
+				return nil
+			}
+			if res.GetListenerBusListenerAdded() {
+				select {
+				case added <- nil:
+				default:
+				}
+			}
+			for _, e := range res.GetEvents() {
+				b.dispatch(e)
+			}
+			return nil
+		})
+		if err == nil {
+			err = errors.New("the server ended the listener bus without confirming it (another client of this session already listens?)")
+		}
+		select {
+		case added <- err:
+		default:
+		}
+	}()
+	select {
+	case err := <-added:
+		if err != nil {
+			cancel()
+			<-done
+			return err
+		}
+	case <-time.After(rpcTimeout):
+		cancel()
+		<-done
+		return errors.New("the server did not confirm the listener bus in time")
+	}
+	b.cancel, b.done = cancel, done
+	return nil
+}
+
+// dispatch decodes one server event and posts it to the listeners.
+func (b *listenerBus) dispatch(e *pb.StreamingQueryListenerEvent) {
+	var err error
+	switch e.GetEventType() {
+	case pb.StreamingQueryEventType_QUERY_PROGRESS_EVENT:
+		ev := &QueryProgressEvent{}
+		if err = json.Unmarshal([]byte(e.GetEventJson()), ev); err == nil {
+			b.bus.Post(func(l StreamingQueryListener) { l.OnQueryProgress(ev) })
+		}
+	case pb.StreamingQueryEventType_QUERY_IDLE_EVENT:
+		ev := &QueryIdleEvent{}
+		if err = json.Unmarshal([]byte(e.GetEventJson()), ev); err == nil {
+			b.bus.Post(func(l StreamingQueryListener) { l.OnQueryIdle(ev) })
+		}
+	case pb.StreamingQueryEventType_QUERY_TERMINATED_EVENT:
+		ev := &QueryTerminatedEvent{}
+		if err = json.Unmarshal([]byte(e.GetEventJson()), ev); err == nil {
+			b.bus.Post(func(l StreamingQueryListener) { l.OnQueryTerminated(ev) })
+		}
+	default:
+		err = fmt.Errorf("unknown event type %v", e.GetEventType())
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "atlas: streaming query listener event %s: %v\n", e.GetEventJson(), err)
+	}
+}
+
+// postStarted delivers a QueryStartedEvent for a query this process
+// started, before Start returns, as PySpark's Connect client does.
+func (s *Session) postStarted(q *StreamingQuery) {
+	ev := &QueryStartedEvent{ID: q.ID(), RunID: q.RunID(), Name: q.Name(), Timestamp: progress.FormatTime(time.Now()), JobTags: []string{}}
+	s.listeners.bus.PostSync(func(l StreamingQueryListener) { l.OnQueryStarted(ev) })
+}
