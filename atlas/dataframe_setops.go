@@ -34,11 +34,15 @@ func (df *DataFrame) Union(other *DataFrame) *DataFrame {
 // UnionAll is Union, as DataFrame.unionAll.
 func (df *DataFrame) UnionAll(other *DataFrame) *DataFrame { return df.Union(other) }
 
-// Distinct keeps one of each set of identical rows, as DataFrame.distinct
-// (batch DataFrames).
+// Distinct keeps one of each set of identical rows, as DataFrame.distinct.
+// On a stream it is DropDuplicates() over every column, as Spark's
+// Dataset.distinct is, so it runs in append mode without a watermark.
 func (df *DataFrame) Distinct() *DataFrame {
 	if df.failed() {
 		return df
+	}
+	if df.IsStreaming() {
+		return df.DropDuplicates()
 	}
 	n := df.node
 	if plan.NeedsSubquery(n) {

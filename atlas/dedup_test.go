@@ -300,3 +300,21 @@ func TestDropDuplicatesThenAggregate(t *testing.T) {
 		t.Errorf("state operators %+v, want dedupe then stateStoreSave", last.StateOperators)
 	}
 }
+
+// TestStreamingDistinctIsDropDuplicates: Spark's Dataset.distinct is
+// dropDuplicates() over every column, so a stream's Distinct runs in
+// append mode without a watermark and emits each distinct row once.
+func TestStreamingDistinctIsDropDuplicates(t *testing.T) {
+	batches := [][][]any{
+		{{int64(1), "a"}, {int64(1), "a"}, {int64(2), "a"}},
+		{{int64(1), "a"}, {int64(1), "b"}, {int64(2), "a"}},
+	}
+	got := runStream(t, "id bigint, s string", func(df *atlas.DataFrame) *atlas.DataFrame { return df.Distinct() }, "append", batches, -1)
+	var lines []string
+	for _, r := range got.rows {
+		lines = append(lines, fmt.Sprintf("%v%v", r["id"], r["s"]))
+	}
+	if fmt.Sprint(lines) != "[1a 2a 1b]" {
+		t.Fatalf("distinct rows %v, want [1a 2a 1b]", lines)
+	}
+}
