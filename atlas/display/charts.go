@@ -7,6 +7,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/render"
+
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -31,7 +35,7 @@ const emptyValue = "-"
 // watermark, (d) rows in state and rows dropped by the watermark
 // (cumulative), each over the batches of ps.
 func progressCharts(ps []progress.StreamingQueryProgress) ([]chartSpec, error) {
-	builders := []func([]progress.StreamingQueryProgress, []string) (*echartsOption, bool){
+	builders := []func([]progress.StreamingQueryProgress, []string) (render.Renderer, bool){
 		ratesChart, durationChart, eventTimeChart, stateChart,
 	}
 	batches := make([]string, len(ps))
@@ -40,12 +44,8 @@ func progressCharts(ps []progress.StreamingQueryProgress) ([]chartSpec, error) {
 	}
 	specs := make([]chartSpec, 0, len(builders))
 	for _, build := range builders {
-		o, timeY := build(ps, batches)
-		raw, err := json.Marshal(o)
-		if err != nil {
-			return nil, fmt.Errorf("display: encoding chart option: %w", err)
-		}
-		opt, err := finishOption(string(raw), timeY)
+		r, timeY := build(ps, batches)
+		opt, err := finishOption(r.RenderSnippet().Option, timeY)
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +54,7 @@ func progressCharts(ps []progress.StreamingQueryProgress) ([]chartSpec, error) {
 	return specs, nil
 }
 
-// finishOption turns an option's JSON into the option the page sets:
+// finishOption turns go-echarts' option JSON into the option the page sets:
 // animation off, and echarts told that times are UTC for time axes. The
 // result is plain JSON (no functions) with "</" escaped so it can sit inside
 // a <script> element.
@@ -63,7 +63,7 @@ func finishOption(option string, timeY bool) (string, error) {
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil {
-		return "", fmt.Errorf("display: decoding chart option: %w", err)
+		return "", fmt.Errorf("display: decoding go-echarts option: %w", err)
 	}
 	m["animation"] = false
 	if timeY {
@@ -79,114 +79,27 @@ func finishOption(option string, timeY bool) (string, error) {
 	return string(bytes.ReplaceAll(out, []byte("</"), []byte(`<\/`))), nil
 }
 
-// echartsOption is the part of an Apache ECharts option the progress charts
-// set (https://echarts.apache.org/en/option.html), written as plain JSON:
-// cells that draw charts link no chart library, only encoding/json.
-type echartsOption struct {
-	Animation bool            `json:"animation"`
-	Color     []string        `json:"color"`
-	Grid      []echartsGrid   `json:"grid"`
-	Legend    echartsLegend   `json:"legend"`
-	Series    []echartsSeries `json:"series"`
-	Title     echartsTitle    `json:"title"`
-	Toolbox   struct{}        `json:"toolbox"`
-	Tooltip   echartsTooltip  `json:"tooltip"`
-	XAxis     []echartsAxis   `json:"xAxis"`
-	YAxis     []echartsAxis   `json:"yAxis"`
-}
+// commonOpts are the options every progress chart shares: compact grid,
+// small title, axis tooltip, one-line legend at the bottom, no animation,
+// x axis of batch ids.
+func commonOpts(title string) []charts.GlobalOpts { return notedOpts(title, "") }
 
-type echartsGrid struct {
-	Bottom       string `json:"bottom"`
-	ContainLabel bool   `json:"containLabel"`
-	Left         string `json:"left"`
-	Right        string `json:"right"`
-	Top          string `json:"top"`
-}
-
-type echartsLegend struct {
-	Bottom string `json:"bottom"`
-	Show   bool   `json:"show"`
-	Type   string `json:"type"`
-}
-
-type echartsTitle struct {
-	Left      string           `json:"left"`
-	Text      string           `json:"text"`
-	Subtext   string           `json:"subtext,omitempty"`
-	TextStyle echartsTextStyle `json:"textStyle"`
-}
-
-type echartsTextStyle struct {
-	FontSize   int    `json:"fontSize"`
-	FontWeight string `json:"fontWeight"`
-}
-
-type echartsTooltip struct {
-	Show    bool   `json:"show"`
-	Trigger string `json:"trigger"`
-}
-
-type echartsAxis struct {
-	Data        *[]string `json:"data,omitempty"` // category axes only; [] when there are no batches yet
-	Position    string    `json:"position,omitempty"`
-	Scale       bool      `json:"scale,omitempty"`
-	SplitNumber int       `json:"splitNumber,omitempty"`
-	Type        string    `json:"type"`
-}
-
-// echartsSeries is one line or bar series. Animation is a pointer: line
-// series say false, bar series leave it to the chart.
-type echartsSeries struct {
-	Animation  *bool          `json:"animation,omitempty"`
-	Data       []echartsValue `json:"data"`
-	Name       string         `json:"name"`
-	Stack      string         `json:"stack,omitempty"`
-	Step       string         `json:"step,omitempty"`
-	Type       string         `json:"type"`
-	YAxisIndex int            `json:"yAxisIndex,omitempty"`
-}
-
-// echartsValue is one data point: a number, or emptyValue when missing.
-type echartsValue struct {
-	Value any `json:"value"`
-}
-
-// chartPalette is ECharts' default palette, set explicitly so every
-// frame draws its series in the same colours.
-var chartPalette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
-
-// newChart returns the options every progress chart shares: compact grid,
-// small title (with a note under it saying why a chart stays flat, when
-// note is set), axis tooltip, one-line legend at the bottom, no animation,
-// x axis of batch ids, one y axis of yType.
-func newChart(title, note string, batches []string, yAxis echartsAxis) *echartsOption {
+// notedOpts is commonOpts with a note under the title, saying why a chart
+// stays flat (a query without a watermark has no event time to draw).
+func notedOpts(title, note string) []charts.GlobalOpts {
 	top := "34"
 	if note != "" {
 		top = "52"
 	}
-	return &echartsOption{
-		Color:   chartPalette,
-		Grid:    []echartsGrid{{Bottom: "30", ContainLabel: true, Left: "8", Right: "12", Top: top}},
-		Legend:  echartsLegend{Bottom: "0", Show: true, Type: "scroll"},
-		Title:   echartsTitle{Left: "center", Text: title, Subtext: note, TextStyle: echartsTextStyle{FontSize: 13, FontWeight: "normal"}},
-		Tooltip: echartsTooltip{Show: true, Trigger: "axis"},
-		XAxis:   []echartsAxis{{Data: &batches, Type: "category"}},
-		YAxis:   []echartsAxis{yAxis},
-		Series:  []echartsSeries{},
+	return []charts.GlobalOpts{
+		charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: note, Left: "center",
+			TitleStyle: &opts.TextStyle{FontSize: 13, FontWeight: "normal"}}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "12", Top: top, Bottom: "30", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
 	}
-}
-
-var noAnimation = false
-
-// line adds a line series.
-func (o *echartsOption) line(name string, data []echartsValue) *echartsSeries {
-	o.Series = append(o.Series, echartsSeries{Animation: &noAnimation, Data: data, Name: name, Type: "line"})
-	return &o.Series[len(o.Series)-1]
-}
-
-// bar adds a bar series to the stack "ms".
-func (o *echartsOption) bar(name string, data []echartsValue) {
-	o.Series = append(o.Series, echartsSeries{Data: data, Name: name, Stack: "ms", Type: "bar"})
 }
 
 // Notes for charts a query has nothing to draw in.
@@ -195,16 +108,19 @@ const (
 	noStateNote     = "no state: the query has no stateful operator"
 )
 
-func ratesChart(ps []progress.StreamingQueryProgress, batches []string) (*echartsOption, bool) {
-	in := make([]echartsValue, len(ps))
-	proc := make([]echartsValue, len(ps))
+func ratesChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
+	in := make([]opts.LineData, len(ps))
+	proc := make([]opts.LineData, len(ps))
 	for i := range ps {
-		in[i] = echartsValue{ps[i].InputRowsPerSecond}
-		proc[i] = echartsValue{ps[i].ProcessedRowsPerSecond}
+		in[i] = opts.LineData{Value: ps[i].InputRowsPerSecond}
+		proc[i] = opts.LineData{Value: ps[i].ProcessedRowsPerSecond}
 	}
-	c := newChart("rows / second", "", batches, echartsAxis{Type: "value"})
-	c.line("input rows/s", in)
-	c.line("processed rows/s", proc)
+	c := charts.NewLine()
+	c.SetGlobalOptions(append(commonOpts("rows / second"),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
+	c.SetXAxis(batches).
+		AddSeries("input rows/s", in).
+		AddSeries("processed rows/s", proc)
 	return c, false
 }
 
@@ -217,7 +133,7 @@ func triggerMs(p *progress.StreamingQueryProgress) int64 {
 	return p.BatchDuration
 }
 
-func durationChart(ps []progress.StreamingQueryProgress, batches []string) (*echartsOption, bool) {
+func durationChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
 	var present []string
 	for _, phase := range durationPhases {
 		for i := range ps {
@@ -227,31 +143,35 @@ func durationChart(ps []progress.StreamingQueryProgress, batches []string) (*ech
 			}
 		}
 	}
-	c := newChart("trigger duration (ms)", "", batches, echartsAxis{Type: "value"})
+	c := charts.NewBar()
+	c.SetGlobalOptions(append(commonOpts("trigger duration (ms)"),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
+	c.SetXAxis(batches)
+	stack := charts.WithBarChartOpts(opts.BarChart{Stack: "ms"})
 	if len(present) == 0 {
-		total := make([]echartsValue, len(ps))
+		total := make([]opts.BarData, len(ps))
 		for i := range ps {
-			total[i] = echartsValue{triggerMs(&ps[i])}
+			total[i] = opts.BarData{Value: triggerMs(&ps[i])}
 		}
-		c.bar("triggerExecution", total)
+		c.AddSeries("triggerExecution", total, stack)
 		return c, false
 	}
-	other := make([]echartsValue, len(ps))
+	other := make([]opts.BarData, len(ps))
 	for i := range ps {
 		rest := triggerMs(&ps[i])
 		for _, phase := range present {
 			rest -= ps[i].DurationMs[phase]
 		}
-		other[i] = echartsValue{max(rest, 0)}
+		other[i] = opts.BarData{Value: max(rest, 0)}
 	}
 	for _, phase := range present {
-		data := make([]echartsValue, len(ps))
+		data := make([]opts.BarData, len(ps))
 		for i := range ps {
-			data[i] = echartsValue{ps[i].DurationMs[phase]}
+			data[i] = opts.BarData{Value: ps[i].DurationMs[phase]}
 		}
-		c.bar(phase, data)
+		c.AddSeries(phase, data, stack)
 	}
-	c.bar("other", other)
+	c.AddSeries("other", other, stack)
 	return c, false
 }
 
@@ -270,20 +190,23 @@ func eventMillis(t time.Time) any {
 // timestamp (year 294247) is drawn as missing; the headline names it.
 const maxJSMillis = 8_640_000_000_000_000
 
-func eventTimeChart(ps []progress.StreamingQueryProgress, batches []string) (*echartsOption, bool) {
-	maxT := make([]echartsValue, len(ps))
-	wm := make([]echartsValue, len(ps))
+func eventTimeChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
+	maxT := make([]opts.LineData, len(ps))
+	wm := make([]opts.LineData, len(ps))
 	note := noEventTimeNote
 	for i := range ps {
-		maxT[i] = echartsValue{eventMillis(ps[i].MaxEventTime())}
-		wm[i] = echartsValue{eventMillis(ps[i].Watermark())}
+		maxT[i] = opts.LineData{Value: eventMillis(ps[i].MaxEventTime())}
+		wm[i] = opts.LineData{Value: eventMillis(ps[i].Watermark())}
 		if !ps[i].MaxEventTime().IsZero() {
 			note = ""
 		}
 	}
-	c := newChart("event time (UTC)", note, batches, echartsAxis{Type: "time", Scale: true, SplitNumber: 4})
-	c.line("max event time", maxT)
-	c.line("watermark", wm).Step = "end"
+	c := charts.NewLine()
+	c.SetGlobalOptions(append(notedOpts("event time (UTC)", note),
+		charts.WithYAxisOpts(opts.YAxis{Type: "time", Scale: opts.Bool(true), SplitNumber: 4}))...)
+	c.SetXAxis(batches).
+		AddSeries("max event time", maxT).
+		AddSeries("watermark", wm, charts.WithLineChartOpts(opts.LineChart{Step: "end"}))
 	return c, true
 }
 
@@ -304,36 +227,39 @@ func stateTotals(p *progress.StreamingQueryProgress) (rows, dropped int64) {
 	return rows, dropped
 }
 
-func stateChart(ps []progress.StreamingQueryProgress, batches []string) (*echartsOption, bool) {
-	rows := make([]echartsValue, len(ps))
-	dropped := make([]echartsValue, len(ps))
-	nulls := make([]echartsValue, len(ps))
-	futures := make([]echartsValue, len(ps))
+func stateChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
+	rows := make([]opts.LineData, len(ps))
+	dropped := make([]opts.LineData, len(ps))
+	nulls := make([]opts.LineData, len(ps))
+	futures := make([]opts.LineData, len(ps))
 	var cum, cumNull, cumFuture int64
 	note := noStateNote
 	for i := range ps {
 		r, d := stateTotals(&ps[i])
 		n, f := eventTimeCounts(&ps[i])
 		cum, cumNull, cumFuture = cum+d, cumNull+n, cumFuture+f
-		rows[i] = echartsValue{r}
-		dropped[i] = echartsValue{cum}
-		nulls[i] = echartsValue{cumNull}
-		futures[i] = echartsValue{cumFuture}
+		rows[i] = opts.LineData{Value: r}
+		dropped[i] = opts.LineData{Value: cum}
+		nulls[i] = opts.LineData{Value: cumNull}
+		futures[i] = opts.LineData{Value: cumFuture}
 		if len(ps[i].StateOperators) > 0 {
 			note = ""
 		}
 	}
-	c := newChart("state rows / late rows dropped", note, batches, echartsAxis{Type: "value"})
-	c.YAxis = append(c.YAxis, echartsAxis{Type: "value", Position: "right"})
-	c.line("rows in state", rows)
-	c.line("dropped by watermark (cum.)", dropped).YAxisIndex = 1
+	c := charts.NewLine()
+	c.SetGlobalOptions(append(notedOpts("state rows / late rows dropped", note),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
+	c.ExtendYAxis(opts.YAxis{Type: "value", Position: "right"})
+	c.SetXAxis(batches).
+		AddSeries("rows in state", rows).
+		AddSeries("dropped by watermark (cum.)", dropped, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
 	// Rows that joined no window for want of a usable event time: shown
 	// only once there are some, so ordinary queries keep two lines.
 	if cumNull > 0 {
-		c.line("null event time (cum.)", nulls).YAxisIndex = 1
+		c.AddSeries("null event time (cum.)", nulls, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
 	}
 	if cumFuture > 0 {
-		c.line("future event time (cum.)", futures).YAxisIndex = 1
+		c.AddSeries("future event time (cum.)", futures, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
 	}
 	return c, false
 }

@@ -22,10 +22,9 @@
 // [ProgressCharts] draws a query's progress as four small echarts charts
 // (rates, trigger duration by phase, event time vs watermark, state rows
 // and late rows dropped) under a one-line headline. Chart options are
-// plain ECharts option JSON (encoding/json, no chart library: every
-// notebook cell that shows a chart links this package) set by a script of
-// Atlas's own: each chart's script runs in its own function scope (a
-// top-level `let` would throw when a frame is re-run in the same page),
+// built with go-echarts and set by a script of Atlas's own: each chart's
+// script runs in its own function scope (go-echarts' snippet declares a
+// top-level `let`, which throws when a frame is re-run in the same page),
 // disposes the chart an earlier frame drew in the same place, and draws
 // with animation off.
 //
