@@ -312,3 +312,32 @@ func TestStreamStreamRightAndFullOuterJoins(t *testing.T) {
 		t.Fatalf("batch 3 of the full outer join %v should emit the unmatched click c2", got)
 	}
 }
+
+// TestStreamStreamJoinQualifiedBetween writes the condition as the issue
+// does, over two streams with the same column names told apart by their
+// aliases: clicks.ts BETWEEN impressions.ts AND impressions.ts + INTERVAL
+// 1 HOUR. The state watermarks come out as with distinct names: the same
+// rows, the same eviction.
+func TestStreamStreamJoinQualifiedBetween(t *testing.T) {
+	e := newAdsEnv(t)
+	read := func(topic, field, delay string) *atlas.DataFrame {
+		return e.s.ReadStream().Format("kafka").Option("subscribe", topic).
+			Option("startingOffsets", "earliest").Option("maxOffsetsPerTrigger", 2).Load().
+			Select(atlas.FromJSON(atlas.Col("value").Cast("string"), "adId long, "+field+" timestamp").Alias("j")).
+			Select(atlas.Col("j.adId"), atlas.Col("j."+field).Alias("ts")).WithWatermark("ts", delay).Alias(topic)
+	}
+	cond := atlas.Expr("clicks.adId = impressions.adId AND clicks.ts BETWEEN impressions.ts AND impressions.ts + INTERVAL 1 HOUR")
+	df := read("impressions", "impressionTime", "2 hours").Join(read("clicks", "clickTime", "3 hours"), cond, "left").
+		Select(atlas.Col("impressions.adId").Alias("impressionAdId"), atlas.Col("impressions.ts").Alias("impressionTime"),
+			atlas.Col("clicks.adId").Alias("clickAdId"), atlas.Col("clicks.ts").Alias("clickTime"))
+	run := e.run(df, "ck-qualified", -1, map[int64][]string{})
+	if run.err != nil {
+		t.Fatal(run.err)
+	}
+	if got, want := allRows(run.batches), sortedCopy(innerPairs, outerRows); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("qualified BETWEEN join: got %v, want %v", got, want)
+	}
+	if got := run.batches[4]; fmt.Sprint(got) != "[6 16:00 null null]" {
+		t.Fatalf("batch 4 emitted %v, want the unmatched impression ad 6", got)
+	}
+}
