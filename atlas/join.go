@@ -26,6 +26,9 @@ func (df *DataFrame) Join(other *DataFrame, on any, how ...string) *DataFrame {
 	if df.failed() {
 		return df
 	}
+	if other == nil {
+		return df.with(nil, fmt.Errorf("join: the other DataFrame is nil"))
+	}
 	if err := other.Err(); err != nil {
 		return df.with(nil, fmt.Errorf("join: the other DataFrame: %w", err))
 	}

@@ -14,8 +14,11 @@ import (
 // left_semi / semi, left_anti / anti, or cross.
 func (df *DataFrame) Join(other *DataFrame, on any, how ...string) *DataFrame {
 	return df.derive(func(in *pb.Relation) (*pb.Relation, error) {
-		if other == nil || other.err != nil {
-			return nil, fmt.Errorf("join: the other DataFrame: %w", other.Err())
+		if other == nil {
+			return nil, fmt.Errorf("join: the other DataFrame is nil")
+		}
+		if other.err != nil {
+			return nil, fmt.Errorf("join: the other DataFrame: %w", other.err)
 		}
 		h := ""
 		if len(how) > 0 {
