@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 )
 
@@ -44,5 +46,16 @@ func (s *Session) table(ctx context.Context, name string) (*DataFrame, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DataFrame{s: s, node: &plan.LocalScan{Name: t.Name(), Out: t.Schema(), Records: recs}}, nil
+	schema := t.Schema()
+	refresh := func(ctx context.Context) ([]arrow.RecordBatch, error) {
+		cur, err := lh.LoadTable(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", name, err)
+		}
+		if !sameColumns(cur.Schema(), schema) {
+			return nil, fmt.Errorf("table %s changed its columns since the DataFrame was made (now %s): restart the query", name, cur.Schema())
+		}
+		return cur.ReadAll(ctx)
+	}
+	return &DataFrame{s: s, node: &plan.LocalScan{Name: t.Name(), Out: schema, Records: recs, Refresh: refresh}}, nil
 }

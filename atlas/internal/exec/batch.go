@@ -27,6 +27,12 @@ func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.Record
 	switch leaf := shape.Leaf.(type) {
 	case *plan.LocalScan:
 		input = leaf.Records
+		if leaf.Refresh != nil && refreshTables(ctx) {
+			if input, err = leaf.Refresh(ctx); err != nil {
+				return nil, nil, err
+			}
+			defer releaseAll(input)
+		}
 	case *plan.Join:
 		if input, err = collectJoin(ctx, leaf); err != nil {
 			return nil, nil, err

@@ -422,14 +422,19 @@ func emptyRecord(c *expr.Ctx, s *arrow.Schema) arrow.RecordBatch {
 
 // streamStaticOp joins each micro-batch of a stream with a static
 // DataFrame (Spark's stream-static join: a batch join per micro-batch).
-// The static side is collected once per execution, when the first batch
-// needs it: Atlas's static DataFrames hold their rows (a LocalRelation, a
-// table read as of Session.Table), as a LocalRelation in Spark is fixed.
+// As Spark plans every micro-batch afresh, a static side that reads a
+// catalog table is read again at each micro-batch, so rows committed to
+// the table meanwhile join; rows held in memory (a LocalRelation) are
+// collected once.
 type streamStaticOp struct {
 	spec        *joinSpec
 	streamRight bool
+	refresh     bool
 	static      arrow.RecordBatch
 	prepared    *sideRows
+	// batch is the evaluation context of the micro-batch the static rows
+	// were read for: each micro-batch evaluates with a Ctx of its own.
+	batch *expr.Ctx
 }
 
 func newStreamStaticOp(j *plan.Join) (*streamStaticOp, error) {
@@ -437,25 +442,57 @@ func newStreamStaticOp(j *plan.Join) (*streamStaticOp, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &streamStaticOp{spec: spec, streamRight: j.Right.IsStreaming()}, nil
+	o := &streamStaticOp{spec: spec, streamRight: j.Right.IsStreaming()}
+	o.refresh = hasRefresh(o.staticNode())
+	return o, nil
 }
+
+func (o *streamStaticOp) staticNode() plan.Node {
+	if o.streamRight {
+		return o.spec.j.Left
+	}
+	return o.spec.j.Right
+}
+
+// hasRefresh reports whether a batch plan reads a catalog table.
+func hasRefresh(n plan.Node) bool {
+	for ; n != nil; n = n.Input() {
+		switch x := n.(type) {
+		case *plan.LocalScan:
+			return x.Refresh != nil
+		case *plan.Join:
+			return hasRefresh(x.Left) || hasRefresh(x.Right)
+		}
+	}
+	return false
+}
+
+type refreshKey struct{}
+
+// refreshTables reports whether ctx asks table scans for their current
+// snapshot.
+func refreshTables(ctx context.Context) bool { return ctx.Value(refreshKey{}) != nil }
 
 func (o *streamStaticOp) apply(c *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	j := o.spec.j
-	if o.static == nil {
-		node := j.Right
-		if o.streamRight {
-			node = j.Left
+	if o.static == nil || (o.refresh && c != o.batch) {
+		ctx := c.Context
+		if o.refresh {
+			ctx = context.WithValue(ctx, refreshKey{}, true)
 		}
-		st, err := collectOne(c.Context, node)
+		st, err := collectOne(ctx, o.staticNode())
 		if err != nil {
 			return nil, fmt.Errorf("the static side of %s: %w", j.Describe(), err)
 		}
-		if o.prepared, err = o.spec.prepare(c, st, o.streamRight); err != nil {
+		prepared, err := o.spec.prepare(c, st, o.streamRight)
+		if err != nil {
 			st.Release()
 			return nil, err
 		}
-		o.static = st
+		if o.static != nil {
+			o.static.Release()
+		}
+		o.static, o.prepared, o.batch = st, prepared, c
 	}
 	in, err := o.spec.prepare(c, rec, !o.streamRight)
 	if err != nil {

@@ -15,6 +15,7 @@
 package plan
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -77,6 +78,11 @@ type LocalScan struct {
 	Name    string
 	Out     *arrow.Schema
 	Records []arrow.RecordBatch
+	// Refresh, set for a catalog table, reads the table's current snapshot
+	// (with Out's columns). The static side of a stream-static join reads
+	// it each micro-batch, as Spark plans each batch afresh; nil for rows
+	// that never change (a LocalRelation).
+	Refresh func(ctx context.Context) ([]arrow.RecordBatch, error)
 }
 
 func (s *LocalScan) Schema() *arrow.Schema { return s.Out }
