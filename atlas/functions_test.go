@@ -73,7 +73,9 @@ func TestSparkDocExamplesOfStringAndArrayFunctions(t *testing.T) {
 		concat_ws(' ', 'Spark', 'SQL') AS c, concat_ws('s') AS d, concat_ws('/', 'foo', null, 'bar') AS e,
 		concat_ws(NULL, 'a', 'b') AS f,
 		upper('SparkSql') AS g, lower('SparkSql') AS h, ucase('é') AS i,
-		coalesce(NULL, 1, NULL) AS j, coalesce(NULL, NULL) AS k, nvl(NULL, 'x') AS l`, map[string]any{
+		coalesce(NULL, 1, NULL) AS j, coalesce(NULL, NULL) AS k, nvl(NULL, 'x') AS l,
+		concat_ws(',', 'a', array('b', NULL, 'c'), NULL, split('d e', ' ')) AS m`, map[string]any{
+		"m": "a,b,c,d,e",
 		"a": "SparkSQL", "b": nil, "c": "Spark SQL", "d": "", "e": "foo/bar", "f": nil,
 		"g": "SPARKSQL", "h": "sparksql", "i": "É", "j": int64(1), "k": nil, "l": "x",
 	})

@@ -27,7 +27,8 @@ func (e *Concat) Bind(s *arrow.Schema) (Bound, error) {
 }
 
 // ConcatWs is Spark's concat_ws(sep, s1, s2, ...): the non-null arguments
-// joined by sep, skipping NULLs (NULL only when sep is NULL).
+// joined by sep, skipping NULLs (NULL only when sep is NULL). An argument
+// that is an array of strings contributes its non-null elements.
 type ConcatWs struct {
 	Sep  Expr
 	Args []Expr
@@ -39,11 +40,30 @@ func (e *ConcatWs) String() string {
 
 // Bind resolves the separator and arguments as strings.
 func (e *ConcatWs) Bind(s *arrow.Schema) (Bound, error) {
-	args, err := bindStrings(append([]Expr{e.Sep}, e.Args...), s, "concat_ws")
+	sep, err := bindStrings([]Expr{e.Sep}, s, "concat_ws")
 	if err != nil {
 		return nil, err
 	}
-	return &concatBound{args: args[1:], sep: args[0]}, nil
+	out := &concatBound{sep: sep[0]}
+	for _, a := range e.Args {
+		b, err := a.Bind(s)
+		if err != nil {
+			return nil, err
+		}
+		if lt, ok := b.Type().(*arrow.ListType); ok {
+			if lt.Elem().ID() != arrow.STRING && lt.Elem().ID() != arrow.NULL {
+				return nil, fmt.Errorf("concat_ws: %s is array<%s>; concat_ws takes strings and arrays of strings", a, types.Name(lt.Elem()))
+			}
+			out.args = append(out.args, castTo(b, StringListType))
+			continue
+		}
+		one, err := bindStrings([]Expr{a}, s, "concat_ws")
+		if err != nil {
+			return nil, err
+		}
+		out.args = append(out.args, one[0])
+	}
+	return out, nil
 }
 
 func bindStrings(es []Expr, s *arrow.Schema, fn string) ([]Bound, error) {
@@ -72,11 +92,22 @@ type concatBound struct {
 func (b *concatBound) Type() arrow.DataType { return arrow.BinaryTypes.String }
 func (b *concatBound) Nullable() bool       { return true }
 func (b *concatBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
-	cols, err := evalStrings(c, rec, b.args)
-	if err != nil {
-		return nil, err
+	cols := make([]strCol, len(b.args))
+	for i, a := range b.args {
+		v, err := a.Eval(c, rec)
+		if err != nil {
+			for _, p := range cols[:i] {
+				p.arr.Release()
+			}
+			return nil, err
+		}
+		cols[i] = newStrCol(v)
 	}
-	defer releaseStrings(cols)
+	defer func() {
+		for _, p := range cols {
+			p.arr.Release()
+		}
+	}()
 	var sep *array.String
 	if b.sep != nil {
 		a, err := b.sep.Eval(c, rec)
@@ -95,11 +126,11 @@ func (b *concatBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 		if sep == nil {
 			null := false
 			for _, col := range cols {
-				if col.IsNull(i) {
+				if col.arr.IsNull(i) {
 					null = true
 					break
 				}
-				sb.WriteString(col.Value(i))
+				sb.WriteString(col.str.Value(i))
 			}
 			if null {
 				out.AppendNull()
@@ -113,38 +144,47 @@ func (b *concatBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 			continue
 		}
 		first := true
-		for _, col := range cols {
-			if col.IsNull(i) {
-				continue
-			}
+		write := func(v string) {
 			if !first {
 				sb.WriteString(sep.Value(i))
 			}
 			first = false
-			sb.WriteString(col.Value(i))
+			sb.WriteString(v)
+		}
+		for _, col := range cols {
+			if col.arr.IsNull(i) {
+				continue
+			}
+			if col.list == nil {
+				write(col.str.Value(i))
+				continue
+			}
+			start, end := col.list.ValueOffsets(i)
+			for j := start; j < end; j++ {
+				if col.elems.IsValid(int(j)) {
+					write(col.elems.Value(int(j)))
+				}
+			}
 		}
 		out.Append(sb.String())
 	}
 	return out.NewArray(), nil
 }
 
-func evalStrings(c *Ctx, rec arrow.RecordBatch, bs []Bound) ([]*array.String, error) {
-	out := make([]*array.String, 0, len(bs))
-	for _, b := range bs {
-		a, err := b.Eval(c, rec)
-		if err != nil {
-			releaseStrings(out)
-			return nil, err
-		}
-		out = append(out, a.(*array.String))
-	}
-	return out, nil
+// strCol is an evaluated argument of concat/concat_ws: a string column, or
+// (concat_ws) an array<string> column.
+type strCol struct {
+	arr   arrow.Array
+	str   *array.String
+	list  *array.List
+	elems *array.String
 }
 
-func releaseStrings(cols []*array.String) {
-	for _, c := range cols {
-		c.Release()
+func newStrCol(a arrow.Array) strCol {
+	if l, ok := a.(*array.List); ok {
+		return strCol{arr: a, list: l, elems: l.ListValues().(*array.String)}
 	}
+	return strCol{arr: a, str: a.(*array.String)}
 }
 
 // StringFunc is a one-argument string function: upper, lower (Unicode case
