@@ -110,7 +110,9 @@ func TestApproxCountDistinctError(t *testing.T) {
 		for k, set := range exact {
 			want := float64(len(set))
 			approx := float64(got[k]["approx"].(int64))
-			if rel := math.Abs(approx-want) / want; rel > 3*rsd {
+			rel := math.Abs(approx-want) / want
+			t.Logf("rsd %v key %s: exact %v, approx_count_distinct %v, relative error %.4f", rsd, k, want, approx, rel)
+			if rel > 3*rsd {
 				t.Errorf("rsd %v key %s: approx_count_distinct %v, exact %v: relative error %.4f > 3*rsd", rsd, k, approx, want, rel)
 			}
 			if got[k]["exact"].(int64) != int64(len(set)) {
