@@ -63,6 +63,11 @@ func TestSQLUnionAllUnionAndDistinct(t *testing.T) {
 	sameLines(t, "union all", lines(t, mustSQL(t, s, `SELECT id AS k FROM lakehouse.silver.orders WHERE country = 'RW'
 		UNION ALL SELECT qty FROM lakehouse.silver.orders WHERE qty > 4`), "k"), want)
 
+	explain := mustSQL(t, s, "SELECT id AS k FROM lakehouse.silver.orders UNION ALL SELECT qty FROM lakehouse.silver.orders").ExplainString()
+	if !strings.Contains(explain, "Union [k]\n:- Project [id AS k]") || !strings.Contains(explain, "\n+- Project [qty]") {
+		t.Errorf("explain of a union:\n%s", explain)
+	}
+
 	// UNION (= UNION DISTINCT) and SELECT DISTINCT drop duplicate rows.
 	set := map[string]bool{}
 	for _, r := range orderRows {

@@ -370,6 +370,16 @@ func explainTree(n Node, first, rest string, lines *[]string) {
 			explainTree(j.Right, rest+"+- ", rest+"   ", lines)
 			return
 		}
+		if u, ok := n.(*Union); ok {
+			for i, in := range u.Inputs {
+				if i < len(u.Inputs)-1 {
+					explainTree(in, rest+":- ", rest+":  ", lines)
+				} else {
+					explainTree(in, rest+"+- ", rest+"   ", lines)
+				}
+			}
+			return
+		}
 		first, rest = rest+"+- ", rest+"   "
 		n = n.Input()
 	}

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -127,11 +126,7 @@ func (u *Union) Describe() string {
 	if u.Subquery {
 		return "Subquery [" + fieldNames(u.Out) + "]"
 	}
-	parts := make([]string, len(u.Inputs))
-	for i, in := range u.Inputs {
-		parts[i] = strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(Explain(in), "== Logical Plan ==\n"), "\n"), "\n", "; ")
-	}
-	return "Union [" + strings.Join(parts, " | ") + "]"
+	return "Union [" + fieldNames(u.Out) + "]"
 }
 
 // NeedsSubquery reports whether a batch plan must be materialised before
