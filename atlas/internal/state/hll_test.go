@@ -12,7 +12,7 @@ import (
 
 // TestHLLErrorMeetsRSD: at the precision Spark derives from rsd
 // (p = ceil(2*log2(1.106/rsd))), the root-mean-square relative error of
-// the sketch over 300 disjoint sets of 10000 values (each encoded as the
+// the sketch over 200 disjoint sets of 8000 values (each encoded as the
 // state encodes a bigint) is at most rsd and the estimates are unbiased.
 func TestHLLErrorMeetsRSD(t *testing.T) {
 	for _, c := range []struct {
@@ -23,7 +23,7 @@ func TestHLLErrorMeetsRSD(t *testing.T) {
 		if p != c.p {
 			t.Fatalf("rsd %v: precision %d, Spark's formula gives %d", c.rsd, p, c.p)
 		}
-		const trials, n = 300, 10000
+		const trials, n = 200, 8000
 		var sq, sum float64
 		buf := make([]byte, 9)
 		buf[0] = 1
