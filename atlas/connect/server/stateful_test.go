@@ -100,10 +100,16 @@ func TestSessionWindowOverConnect(t *testing.T) {
 	dyn := groupBy(localRelation(t, sparkDocRows), []*pb.Expression{col("a"), fn("session_window", col("b"),
 		exprString("CASE WHEN a = 'A1' THEN '5 minutes' WHEN a = 'A2' THEN '1 minute' ELSE '10 minutes' END"))},
 		as(fn("count", lit(1)), "cnt"))
-	same(t, "session_window(b, CASE ...)", sessions(sel(dyn)), []string{
+	dynWant := []string{
 		render("A1", "00:00:00", "00:09:30", 2), render("A1", "00:10:00", "00:15:00", 1),
 		render("A2", "00:01:00", "00:02:00", 1), render("A2", "00:04:30", "00:05:30", 1),
-	})
+	}
+	same(t, "session_window(b, CASE ...)", sessions(sel(dyn)), dynWant)
+	// PySpark's session_window(b, when(a == "A1", "5 minutes").when(a ==
+	// "A2", "1 minute").otherwise("10 minutes")).
+	gap := fn("when", fn("==", col("a"), strLit("A1")), strLit("5 minutes"), fn("==", col("a"), strLit("A2")), strLit("1 minute"), strLit("10 minutes"))
+	dynWhen := groupBy(localRelation(t, sparkDocRows), []*pb.Expression{col("a"), fn("session_window", col("b"), gap)}, as(fn("count", lit(1)), "cnt"))
+	same(t, "session_window(b, when(...).otherwise(...))", sessions(sel(dynWhen)), dynWant)
 }
 
 // TestDeduplicateOverConnect: Deduplicate with column_names and with
