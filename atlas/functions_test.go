@@ -195,6 +195,13 @@ func TestIntervalArithmetic(t *testing.T) {
 			t.Errorf("show lacks %q:\n%s", want, out)
 		}
 	}
+	// The DataFrame API: a time.Duration is an interval literal.
+	two := mustSQL(t, s, "SELECT TIMESTAMP '2024-01-01 00:00:00' AS a, TIMESTAMP '2024-01-01 00:45:30' AS b")
+	row := rowsOf(t, two.Select(atlas.Col("a").Plus(10*time.Minute).Alias("later"), atlas.Col("b").Minus(atlas.Col("a")).Alias("gap"),
+		atlas.Col("b").Minus(atlas.Col("a")).Gt(45*time.Minute).Alias("long")))[0]
+	if !row["later"].(time.Time).Equal(base.Add(10*time.Minute)) || row["gap"] != 45*time.Minute+30*time.Second || row["long"] != true {
+		t.Errorf("DataFrame interval arithmetic: %v", row)
+	}
 	if got := runErr(t, s, "SELECT TIMESTAMP '2024-01-01 00:00:00' + TIMESTAMP '2024-01-01 00:00:00'"); !strings.Contains(got, "timestamp - timestamp") {
 		t.Errorf("ts + ts: %s", got)
 	}
