@@ -12,9 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	engine "github.com/atlas-lakehouse/atlas/atlas"
 	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // change is one produced record: key k gets value v at time ts.

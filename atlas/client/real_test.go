@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	engine "github.com/atlas-lakehouse/atlas/atlas"
 	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // realServer starts the Atlas Connect server over a private home and

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
 	"github.com/atlas-lakehouse/atlas/atlas/source/kafka"

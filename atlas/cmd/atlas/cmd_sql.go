@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/display"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 func init() {

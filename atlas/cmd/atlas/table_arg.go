@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 

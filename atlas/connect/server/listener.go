@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // busListener forwards the session's query events to a client over the

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // query is a streaming query the server runs for a session, kept after it

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // session is one client session: an engine session of its own (temp views,

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"

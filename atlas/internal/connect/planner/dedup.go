@@ -3,8 +3,8 @@ package planner
 import (
 	"context"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // deduplicate is df.dropDuplicates(subset) and

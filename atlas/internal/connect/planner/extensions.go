@@ -6,8 +6,8 @@ import (
 
 	"google.golang.org/protobuf/types/known/anypb"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // extension plans an Atlas extension relation (Relation.extension holding

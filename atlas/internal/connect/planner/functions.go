@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // binaryOps maps Spark's operator and function names (as the clients send

@@ -3,8 +3,8 @@ package planner
 import (
 	"fmt"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // statefulFunctionNames are the aggregate and session functions

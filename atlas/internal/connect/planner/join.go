@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // joinTypes maps Spark Connect's Join.JoinType to DataFrame.Join's how.

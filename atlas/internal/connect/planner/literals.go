@@ -3,8 +3,8 @@ package planner
 import (
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // literal translates a Spark literal into a constant Column: integers keep

@@ -12,8 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 

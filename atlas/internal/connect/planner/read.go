@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // read plans spark.table(name) and spark.read...; streaming reads come

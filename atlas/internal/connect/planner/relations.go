@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // Planner turns Spark Connect relations into DataFrames of one session.

@@ -3,8 +3,8 @@ package planner
 import (
 	"context"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // setOperation is df.union(other) / unionAll: a SetOperation of type UNION

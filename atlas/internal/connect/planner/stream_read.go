@@ -1,8 +1,8 @@
 package planner
 
 import (
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // readStream plans spark.readStream.format(...).options(...).load([path]);

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // StartStream starts df.writeStream as WriteStreamOperationStart describes

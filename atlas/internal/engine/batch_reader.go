@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+	"github.com/atlas-lakehouse/atlas/atlas/source/file"
+)
+
+// DataFrameReader reads files into a batch DataFrame, as spark.read.
+type DataFrameReader struct {
+	s      *Session
+	format string
+	opts   map[string]string
+	schema string
+}
+
+// Read starts describing a batch read of files.
+func (s *Session) Read() *DataFrameReader {
+	return &DataFrameReader{s: s, opts: map[string]string{}}
+}
+
+// Format picks the file format: "json", "csv" or "parquet".
+func (r *DataFrameReader) Format(name string) *DataFrameReader {
+	r.format = strings.ToLower(name)
+	return r
+}
+
+// Option sets a reader option, spelled as in Spark ("header", "sep",
+// "mode", ...).
+func (r *DataFrameReader) Option(key string, value any) *DataFrameReader {
+	r.opts[key] = fmt.Sprint(value)
+	return r
+}
+
+// Options sets several options.
+func (r *DataFrameReader) Options(opts map[string]string) *DataFrameReader {
+	for k, v := range opts {
+		r.opts[k] = v
+	}
+	return r
+}
+
+// Schema sets the schema as a DDL string ("district string, province
+// string"). Without one, CSV columns are strings named by the header (or
+// _c0, _c1, ...) and Parquet takes the first file's schema, as in Spark;
+// JSON needs one.
+func (r *DataFrameReader) Schema(ddl string) *DataFrameReader {
+	r.schema = ddl
+	return r
+}
+
+// JSON reads JSON Lines files, as spark.read.json.
+func (r *DataFrameReader) JSON(paths ...string) *DataFrame { return r.Format("json").Load(paths...) }
+
+// CSV reads CSV files, as spark.read.csv.
+func (r *DataFrameReader) CSV(paths ...string) *DataFrame { return r.Format("csv").Load(paths...) }
+
+// Parquet reads Parquet files, as spark.read.parquet.
+func (r *DataFrameReader) Parquet(paths ...string) *DataFrame {
+	return r.Format("parquet").Load(paths...)
+}
+
+// Load reads the files at paths (files, directories or globs) now and
+// returns them as a batch DataFrame. Errors are kept in the DataFrame.
+// Malformed JSON or CSV lines follow the option mode (PERMISSIVE by
+// default: unparsable fields are null).
+func (r *DataFrameReader) Load(paths ...string) *DataFrame {
+	df, err := r.load(paths)
+	if err != nil {
+		return &DataFrame{s: r.s, err: fmt.Errorf("read.format(%q).load(%s): %w", r.format, strings.Join(paths, ", "), err)}
+	}
+	return df
+}
+
+func (r *DataFrameReader) load(paths []string) (*DataFrame, error) {
+	if p, ok := r.opts["path"]; ok {
+		paths = append(paths, p)
+		delete(r.opts, "path")
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no path: give the files to read, as Load(\"data/x.csv\")")
+	}
+	files, err := file.ListFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	var schema *arrow.Schema
+	switch {
+	case r.schema != "":
+		if schema, err = types.ParseDDL(r.schema); err != nil {
+			return nil, err
+		}
+	case len(files) == 0:
+		return nil, fmt.Errorf("no file to read and no schema: give the schema with Schema(\"a string, b int\")")
+	case r.format == "csv":
+		schema, err = file.CSVStringSchema(files[0], r.opts)
+	case r.format == "parquet":
+		schema, err = file.ParquetSchema(files[0])
+	default:
+		return nil, fmt.Errorf("a schema is required to read %s: call Schema(\"a string, b int\") before Load", r.format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rd, err := file.NewReader(r.format, schema, r.opts)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}()
+	for _, f := range files {
+		_, err := rd.ReadFile(context.Background(), f, func(rec arrow.RecordBatch) error {
+			rec.Retain()
+			recs = append(recs, rec)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return r.s.CreateDataFrame(schema, recs), nil
+}

@@ -1,0 +1,313 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/stack"
+)
+
+// Environment of the notebook tests (see TestNotebooks).
+const (
+	// envNotebookTest set to 1 runs the notebook tests; they then fail,
+	// never skip, when the kernel is missing.
+	envNotebookTest = "ATLAS_NOTEBOOK_TEST"
+	// envNotebookArtifacts is where executed notebooks, screenshots and logs
+	// are kept (default: a temporary directory removed after the test).
+	envNotebookArtifacts = "ATLAS_NOTEBOOK_ARTIFACTS"
+)
+
+// systemPython is Debian's Python, the one with jupyter_client and nbclient.
+const systemPython = "/usr/bin/python3"
+
+// kernelName is the kernel spec kernel/install.sh installs.
+const kernelName = "atlas"
+
+// notebookHarness is what every notebook test needs: the repository, the
+// harness scripts and where artifacts go.
+type notebookHarness struct {
+	repo      string // repository root, absolute
+	scripts   string // kernel/test
+	artifacts string
+}
+
+// newNotebookHarness skips unless $ATLAS_NOTEBOOK_TEST=1, then fails unless
+// the "atlas" kernel is installed from this checkout and leaves ATLAS_HOME to
+// the caller (so a test can give each notebook a private stack).
+func newNotebookHarness(t *testing.T) *notebookHarness {
+	t.Helper()
+	if os.Getenv(envNotebookTest) != "1" {
+		t.Skipf("set %s=1 to execute the notebooks through the installed kernel (make notebook-test)", envNotebookTest)
+	}
+	repo, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if repo, err = filepath.EvalSymlinks(repo); err != nil {
+		t.Fatal(err)
+	}
+	h := &notebookHarness{repo: repo, scripts: filepath.Join(repo, "kernel", "test"), artifacts: os.Getenv(envNotebookArtifacts)}
+	if h.artifacts == "" {
+		h.artifacts = t.TempDir()
+	} else if h.artifacts, err = filepath.Abs(h.artifacts); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(systemPython, "-c", `import json
+from jupyter_client.kernelspec import KernelSpecManager
+s = KernelSpecManager().get_kernel_spec("`+kernelName+`")
+print(json.dumps({"dir": s.resource_dir, "env": s.env, "metadata": s.metadata}))`).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s=1 but the Jupyter kernel %q is not usable (install it: make kernel, or bash kernel/install.sh): %v\n%s",
+			envNotebookTest, kernelName, err, out)
+	}
+	var spec struct {
+		Dir      string            `json:"dir"`
+		Env      map[string]string `json:"env"`
+		Metadata map[string]any    `json:"metadata"`
+	}
+	if err := json.Unmarshal(out, &spec); err != nil {
+		t.Fatalf("kernel spec %q: %v\n%s", kernelName, err, out)
+	}
+	if got, _ := spec.Metadata["atlas_repo"].(string); got != repo {
+		t.Fatalf("the kernel spec %s runs the checkout %q, not this one (%s): install it from here (bash kernel/install.sh; JUPYTER_DATA_DIR=<dir> for a private one)", spec.Dir, got, repo)
+	}
+	if home, ok := spec.Env["ATLAS_HOME"]; ok {
+		t.Fatalf("the kernel spec %s sets ATLAS_HOME=%s: every notebook would share that home; reinstall it with kernel/install.sh", spec.Dir, home)
+	}
+	return h
+}
+
+// artifactDir returns a fresh directory for one test's artifacts.
+func (h *notebookHarness) artifactDir(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(h.artifacts, name)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// privateStack is a notebook's own Atlas home and broker port: the kernel
+// started for it inherits them, so the notebook's Setup cell starts a
+// broker nobody else uses.
+type privateStack struct {
+	home, addr string
+	env        []string
+}
+
+// newPrivateStack returns a private home and a free loopback port, and
+// stops the broker the notebook starts there when the test ends.
+func newPrivateStack(t *testing.T) *privateStack {
+	t.Helper()
+	home := t.TempDir()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := stack.Down(ctx, home); err != nil {
+			t.Errorf("stopping the notebook's broker in %s: %v", home, err)
+		}
+	})
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "ATLAS_") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "ATLAS_HOME="+home, stack.EnvKafkaAddr+"="+addr)
+	return &privateStack{home: home, addr: addr, env: env}
+}
+
+// session returns a session on the stack's catalog and broker.
+func (st *privateStack) session(t *testing.T) *atlas.Session {
+	t.Helper()
+	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, st.home).Config(atlas.ConfKafkaBrokers, st.addr).GetOrCreate()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// kafka returns the test env the scenario tests read raw records with.
+func (st *privateStack) kafka(t *testing.T) *env {
+	return &env{t: t, brokers: st.addr, home: st.home, session: st.session(t)}
+}
+
+// python runs one harness script with the stack's environment, keeps its
+// output in log, and returns stdout and the exit code.
+func (h *notebookHarness) python(t *testing.T, st *privateStack, log string, script string, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, systemPython, append([]string{filepath.Join(h.scripts, script)}, args...)...)
+	cmd.Dir = h.repo
+	cmd.Env = st.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", script, err)
+	}
+	os.WriteFile(log, append(stdout.Bytes(), stderr.Bytes()...), 0o644)
+	t.Logf("%s %s: exit %d in %s (log %s)", script, strings.Join(args, " "), code, time.Since(start).Round(100*time.Millisecond), log)
+	return stdout.String(), code
+}
+
+// executedCell is one cell of an executed notebook, as nbformat 4 stores it.
+type executedCell struct {
+	CellType string `json:"cell_type"`
+	Metadata struct {
+		Tags []string `json:"tags"`
+	} `json:"metadata"`
+	Outputs []struct {
+		OutputType string                     `json:"output_type"`
+		Name       string                     `json:"name"`
+		Text       json.RawMessage            `json:"text"`
+		Data       map[string]json.RawMessage `json:"data"`
+	} `json:"outputs"`
+}
+
+// readExecuted reads an executed notebook's cells.
+func readExecuted(t *testing.T, path string) []executedCell {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb struct {
+		Cells []executedCell `json:"cells"`
+	}
+	if err := json.Unmarshal(data, &nb); err != nil {
+		t.Fatalf("executed notebook %s: %v", path, err)
+	}
+	return nb.Cells
+}
+
+// taggedCell returns the only cell tagged tag.
+func taggedCell(t *testing.T, cells []executedCell, tag string) executedCell {
+	t.Helper()
+	var found []executedCell
+	for _, c := range cells {
+		for _, got := range c.Metadata.Tags {
+			if got == tag {
+				found = append(found, c)
+			}
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d cells tagged %q, want 1", len(found), tag)
+	}
+	return found[0]
+}
+
+// multiline decodes nbformat's text, a string or a list of strings.
+func multiline(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var lines []string
+	json.Unmarshal(raw, &lines)
+	return strings.Join(lines, "")
+}
+
+// stdout returns everything the cell printed on stdout.
+func (c executedCell) stdout() string {
+	var b strings.Builder
+	for _, o := range c.Outputs {
+		if o.OutputType == "stream" && o.Name == "stdout" {
+			b.WriteString(multiline(o.Text))
+		}
+	}
+	return b.String()
+}
+
+// html returns the cell's HTML displays.
+func (c executedCell) html() []string {
+	var out []string
+	for _, o := range c.Outputs {
+		if h, ok := o.Data["text/html"]; ok {
+			out = append(out, multiline(h))
+		}
+	}
+	return out
+}
+
+// chartContainer is how a progress chart starts in the HTML (kernel/test/browser_test.py looks for it).
+var chartContainer = regexp.MustCompile(`class="atlas-chart"`)
+
+// echartsInlined is a line of the echarts bundle's licence header: the
+// final frame must carry the bundle to draw in a saved notebook.
+const echartsInlined = "Licensed to the Apache Software Foundation"
+
+// checkProgressCharts checks that the Write cell's saved output is a final
+// progress frame with at least minCharts charts and the echarts bundle.
+func checkProgressCharts(t *testing.T, write executedCell, minCharts int) {
+	t.Helper()
+	frames := write.html()
+	if len(frames) != 1 {
+		t.Fatalf("the Write cell saved %d HTML outputs, want 1 (the live progress, updated in place)", len(frames))
+	}
+	if n := len(chartContainer.FindAllString(frames[0], -1)); n < minCharts {
+		t.Errorf("the saved progress frame has %d charts, want at least %d", n, minCharts)
+	}
+	if !strings.Contains(frames[0], echartsInlined) {
+		t.Errorf("the saved progress frame does not inline the echarts bundle (%d bytes)", len(frames[0]))
+	}
+	if n := strings.Count(frames[0], echartsInlined); n > 1 {
+		t.Errorf("the saved progress frame inlines the echarts bundle %d times", n)
+	}
+}
+
+// verifyLine matches the fingerprint line a Verify cell prints last.
+var verifyLine = regexp.MustCompile(`(?m)^fingerprint (sha256:[0-9a-f]{64}) \((\d+) rows of `)
+
+// printedFingerprint returns the fingerprint and row count the Verify cell printed.
+func printedFingerprint(t *testing.T, verify executedCell) (string, int) {
+	t.Helper()
+	m := verifyLine.FindStringSubmatch(verify.stdout())
+	if m == nil {
+		t.Fatalf("the Verify cell printed no fingerprint line; stdout:\n%s", verify.stdout())
+	}
+	var n int
+	fmt.Sscan(m[2], &n)
+	return m[1], n
+}
+
+// writeTotals matches the Write cell's summary line.
+var writeTotals = regexp.MustCompile(`(\d+) batches in \S+: (\d+) (?:rows|changes) read`)
+
+// rowsRead returns how many records the Write cell's query read.
+func rowsRead(t *testing.T, write executedCell) int64 {
+	t.Helper()
+	m := writeTotals.FindStringSubmatch(write.stdout())
+	if m == nil {
+		t.Fatalf("the Write cell printed no totals line; stdout:\n%s", write.stdout())
+	}
+	var n int64
+	fmt.Sscan(m[2], &n)
+	return n
+}

@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Row is one result row by column name. Values are nil, bool, int64,
+// float64, string, []byte, time.Time (UTC), time.Duration (day-time
+// intervals), []any (arrays) or Row for structs.
+type Row map[string]any
+
+// toRows converts records to rows.
+func toRows(schema *arrow.Schema, recs []arrow.RecordBatch) []Row {
+	var out []Row
+	for _, r := range recs {
+		for i := 0; i < int(r.NumRows()); i++ {
+			row := Row{}
+			for c, f := range schema.Fields() {
+				row[f.Name] = value(r.Column(c), i)
+			}
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// value reads one cell as a Go value.
+func value(a arrow.Array, i int) any {
+	if a.IsNull(i) || a.DataType().ID() == arrow.NULL {
+		return nil
+	}
+	switch c := a.(type) {
+	case *array.String:
+		return c.Value(i)
+	case *array.Binary:
+		return append([]byte(nil), c.Value(i)...)
+	case *array.Int64:
+		return c.Value(i)
+	case *array.Int32:
+		return int64(c.Value(i))
+	case *array.Int16:
+		return int64(c.Value(i))
+	case *array.Int8:
+		return int64(c.Value(i))
+	case *array.Float64:
+		return c.Value(i)
+	case *array.Float32:
+		return float64(c.Value(i))
+	case *array.Boolean:
+		return c.Value(i)
+	case *array.Timestamp:
+		unit := c.DataType().(*arrow.TimestampType).Unit
+		return c.Value(i).ToTime(unit).UTC()
+	case *array.Date32:
+		return c.Value(i).ToTime().UTC()
+	case *array.Duration:
+		// A day-time interval: microseconds.
+		return time.Duration(c.Value(i)) * time.Microsecond
+	case *array.List:
+		start, end := c.ValueOffsets(i)
+		out := make([]any, 0, end-start)
+		for j := start; j < end; j++ {
+			out = append(out, value(c.ListValues(), int(j)))
+		}
+		return out
+	case *array.Struct:
+		st := c.DataType().(*arrow.StructType)
+		row := Row{}
+		for j, f := range st.Fields() {
+			row[f.Name] = value(c.Field(j), i)
+		}
+		return row
+	}
+	return a.ValueStr(i)
+}
+
+// appendValue appends a Go value to a builder.
+func appendValue(b array.Builder, v any) error {
+	if v == nil {
+		b.AppendNull()
+		return nil
+	}
+	switch x := b.(type) {
+	case *array.StringBuilder:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("want string, got %T", v)
+		}
+		x.Append(s)
+	case *array.Int64Builder:
+		n, ok := toInt(v)
+		if !ok {
+			return fmt.Errorf("want an integer, got %T", v)
+		}
+		x.Append(n)
+	case *array.Int32Builder:
+		n, ok := toInt(v)
+		if !ok {
+			return fmt.Errorf("want an integer, got %T", v)
+		}
+		x.Append(int32(n))
+	case *array.Float64Builder:
+		switch f := v.(type) {
+		case float64:
+			x.Append(f)
+		default:
+			n, ok := toInt(v)
+			if !ok {
+				return fmt.Errorf("want a number, got %T", v)
+			}
+			x.Append(float64(n))
+		}
+	case *array.BooleanBuilder:
+		t, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("want bool, got %T", v)
+		}
+		x.Append(t)
+	case *array.TimestampBuilder:
+		t, ok := v.(time.Time)
+		if !ok {
+			return fmt.Errorf("want time.Time, got %T", v)
+		}
+		x.Append(arrow.Timestamp(t.UnixMicro()))
+	case *array.BinaryBuilder:
+		switch d := v.(type) {
+		case []byte:
+			x.Append(d)
+		case string:
+			x.Append([]byte(d))
+		default:
+			return fmt.Errorf("want []byte, got %T", v)
+		}
+	default:
+		return fmt.Errorf("unsupported column type %s", b.Type())
+	}
+	return nil
+}
+
+func toInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case int32:
+		return int64(n), true
+	}
+	return 0, false
+}

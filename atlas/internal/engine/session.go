@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	mem "github.com/atlas-lakehouse/atlas/atlas/source/memory"
+	"github.com/atlas-lakehouse/atlas/atlas/stack"
+)
+
+// Session is the entry point, as SparkSession: it reads streams, runs SQL
+// and knows the lakehouse catalog. Configuration comes from Config calls,
+// then the ATLAS_* environment, then the embedded defaults (broker on
+// 127.0.0.1:9092, sqlite catalog and warehouse under $ATLAS_HOME).
+type Session struct {
+	appName string
+	conf    map[string]string
+
+	mu      sync.Mutex
+	lh      *lakehouse.Lakehouse
+	views   map[string]*DataFrame
+	streams map[string]*mem.Stream
+	tables  map[string]*memoryTable
+	batch   *batchContext
+	// streamsMgr is spark.streams, made on first use.
+	streamsMgr *StreamingQueryManager
+	// keyIndexes caches the key indexes of merge-on-read MERGEs.
+	keyIndexes *keyIndexCache
+	// callbackMu runs one foreachBatch callback at a time per session, so
+	// batch (which keys the callback's table writes for exactly-once) is
+	// never shared by two queries' callbacks.
+	callbackMu sync.Mutex
+}
+
+// Session configuration keys.
+const (
+	// ConfHome is the Atlas home directory (default $ATLAS_HOME or ~/.atlas).
+	ConfHome = "atlas.home"
+	// ConfKafkaBrokers is the default kafka.bootstrap.servers.
+	ConfKafkaBrokers = "atlas.kafka.brokers"
+	// ConfCatalogURI is the Iceberg catalog URI.
+	ConfCatalogURI = "atlas.catalog.uri"
+	// ConfCatalogType is the Iceberg catalog type (sql, rest, ...).
+	ConfCatalogType = "atlas.catalog.type"
+	// ConfWarehouse is the warehouse location.
+	ConfWarehouse = "atlas.warehouse"
+	// ConfCheckpointRoot is where queries named with QueryName keep their
+	// checkpoints: a directory or s3://bucket/prefix (default
+	// $ATLAS_CHECKPOINT_ROOT, else $ATLAS_HOME/checkpoints). An s3:// root
+	// is reached with the catalog's S3 settings (ATLAS_CATALOG_PROPS).
+	ConfCheckpointRoot = "atlas.checkpoint.root"
+)
+
+// EnvCheckpointRoot is the environment variable behind ConfCheckpointRoot.
+const EnvCheckpointRoot = "ATLAS_CHECKPOINT_ROOT"
+
+// SessionBuilder configures a Session, as SparkSession.builder.
+type SessionBuilder struct {
+	appName string
+	conf    map[string]string
+}
+
+// Builder starts configuring a session.
+func Builder() *SessionBuilder { return &SessionBuilder{conf: map[string]string{}} }
+
+// AppName names the application (shown in progress and logs).
+func (b *SessionBuilder) AppName(name string) *SessionBuilder { b.appName = name; return b }
+
+// Config sets a configuration key (see the Conf* constants).
+func (b *SessionBuilder) Config(key, value string) *SessionBuilder {
+	b.conf[key] = value
+	return b
+}
+
+// Master is accepted for familiarity with PySpark and ignored: Atlas runs
+// in the calling process.
+func (b *SessionBuilder) Master(string) *SessionBuilder { return b }
+
+// GetOrCreate returns a new session. Nothing is contacted until used.
+func (b *SessionBuilder) GetOrCreate() *Session {
+	conf := map[string]string{}
+	for k, v := range b.conf {
+		conf[k] = v
+	}
+	return &Session{appName: b.appName, conf: conf, views: map[string]*DataFrame{}}
+}
+
+// NewSession returns a session with the default configuration.
+func NewSession() *Session { return Builder().GetOrCreate() }
+
+// AppName returns the application name.
+func (s *Session) AppName() string { return s.appName }
+
+// Home returns the Atlas home directory.
+func (s *Session) Home() string {
+	if h := s.conf[ConfHome]; h != "" {
+		abs, _ := filepath.Abs(h)
+		return abs
+	}
+	return lakehouse.Home()
+}
+
+// Brokers returns the Kafka bootstrap servers used when a reader names none.
+func (s *Session) Brokers() string {
+	if b := s.conf[ConfKafkaBrokers]; b != "" {
+		return b
+	}
+	return strings.Join(stack.Brokers(), ",")
+}
+
+// LakehouseConfig returns the catalog configuration.
+func (s *Session) LakehouseConfig() lakehouse.Config {
+	c := lakehouse.ConfigFromEnv(s.Home())
+	if v := s.conf[ConfCatalogURI]; v != "" {
+		c.URI = v
+	}
+	if v := s.conf[ConfCatalogType]; v != "" {
+		c.Type = v
+	}
+	if v := s.conf[ConfWarehouse]; v != "" {
+		c.Warehouse = v
+	}
+	return c
+}
+
+// Lakehouse opens (once) and returns the Iceberg catalog.
+func (s *Session) Lakehouse(ctx context.Context) (*lakehouse.Lakehouse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lh != nil {
+		return s.lh, nil
+	}
+	lh, err := lakehouse.Open(ctx, s.LakehouseConfig())
+	if err != nil {
+		return nil, err
+	}
+	s.lh = lh
+	return lh, nil
+}
+
+// Stop releases the catalog.
+func (s *Session) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lh != nil {
+		s.lh.Close()
+		s.lh = nil
+	}
+}
+
+// ReadStream starts describing a streaming source.
+func (s *Session) ReadStream() *DataStreamReader {
+	return &DataStreamReader{s: s, opts: map[string]string{}}
+}
+
+// CheckpointRoot returns where queries named with QueryName keep their
+// checkpoints: ConfCheckpointRoot, else $ATLAS_CHECKPOINT_ROOT, else
+// $ATLAS_HOME/checkpoints.
+func (s *Session) CheckpointRoot() string {
+	if root := s.conf[ConfCheckpointRoot]; root != "" {
+		return root
+	}
+	if root := os.Getenv(EnvCheckpointRoot); root != "" {
+		return root
+	}
+	return filepath.Join(s.Home(), "checkpoints")
+}
+
+// CheckpointDir returns the default checkpoint location for a query name,
+// under CheckpointRoot.
+func (s *Session) CheckpointDir(name string) string {
+	root := s.CheckpointRoot()
+	if strings.Contains(root, "://") && !strings.HasPrefix(root, "file://") {
+		return strings.TrimSuffix(root, "/") + "/" + sanitize(name)
+	}
+	return filepath.Join(strings.TrimPrefix(root, "file://"), sanitize(name))
+}
+
+// checkpointOptions are the options the session's queries open their
+// checkpoints with: the catalog's S3 settings for s3:// locations.
+func (s *Session) checkpointOptions() checkpoint.Options {
+	return checkpoint.Options{S3: s.checkpointS3()}
+}
+
+// checkpointS3 returns the catalog's S3 settings (ATLAS_CATALOG_PROPS), by
+// which an s3:// checkpoint location without URL parameters is reached.
+func (s *Session) checkpointS3() *checkpoint.S3Settings {
+	return checkpoint.S3SettingsFromProps(s.LakehouseConfig().Properties)
+}
+
+func sanitize(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+// registerView names a DataFrame for SQL (CreateOrReplaceTempView).
+func (s *Session) registerView(name string, df *DataFrame) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.views[strings.ToLower(name)] = df
+}
+
+func (s *Session) view(name string) (*DataFrame, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	df, ok := s.views[strings.ToLower(name)]
+	return df, ok
+}
+
+// CreateOrReplaceTempView names the DataFrame so SQL can read it
+// (a micro-batch as the source of MERGE INTO, for example). Views live in
+// the session only.
+func (df *DataFrame) CreateOrReplaceTempView(name string) error {
+	if err := df.Err(); err != nil {
+		return err
+	}
+	if df.IsStreaming() {
+		return fmt.Errorf("createOrReplaceTempView(%q): streaming views are not supported; use it on the batch inside ForeachBatch", name)
+	}
+	df.s.registerView(name, df)
+	return nil
+}

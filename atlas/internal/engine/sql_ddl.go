@@ -1,0 +1,339 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
+)
+
+func errAtNode(n parser.Node, format string, args ...any) error {
+	p := n.Pos()
+	return &sql.Error{Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (s *Session) sqlCreateTable(ctx context.Context, st *parser.CreateTable) (*DataFrame, error) {
+	if st.Provider != "" && !strings.EqualFold(st.Provider, "iceberg") {
+		return nil, errAtNode(st, "USING %s is not supported: Atlas tables are Apache Iceberg tables; write USING iceberg or leave USING out", st.Provider)
+	}
+	name := sql.TableName(st.Name)
+	var schema *arrow.Schema
+	var rows []arrow.RecordBatch
+	if st.AsSelect != nil {
+		n, err := sql.PlanSelect(st.AsSelect, s.relations(ctx))
+		if err != nil {
+			return nil, err
+		}
+		if schema, rows, err = (&DataFrame{s: s, node: n}).Collect(ctx); err != nil {
+			return nil, fmt.Errorf("create table %s as select: %w", name, err)
+		}
+		defer releaseAll(rows)
+	} else {
+		var err error
+		if schema, err = sql.TableSchema(st.Columns); err != nil {
+			return nil, err
+		}
+	}
+	parts, err := sql.PartitionBy(st.Partitioning, schema)
+	if err != nil {
+		return nil, err
+	}
+	props := map[string]string{}
+	for _, p := range st.Properties {
+		props[p.Key] = p.Value
+	}
+	if st.Comment != "" {
+		props["comment"] = st.Comment
+	}
+	lh, err := s.Lakehouse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if st.OrReplace {
+		if err := lh.DropTable(ctx, name, false); err != nil && !errors.Is(err, lakehouse.ErrNoSuchTable) {
+			return nil, err
+		}
+	}
+	opts := lakehouse.CreateOptions{IfNotExists: st.IfNotExists, PartitionBy: parts, Properties: props, Location: st.Location}
+	tbl, err := lh.CreateTable(ctx, name, schema, opts)
+	if err != nil {
+		if errors.Is(err, lakehouse.ErrTableExists) {
+			return nil, errAtNode(st.Name, "table %s already exists; write CREATE TABLE IF NOT EXISTS to keep it, or CREATE OR REPLACE TABLE to replace it", name)
+		}
+		return nil, atName(st.Name, name, err)
+	}
+	if st.AsSelect != nil && len(rows) > 0 {
+		if _, err := tbl.AppendBatch(ctx, rows, s.nextWrite("create table as select")); err != nil {
+			return nil, err
+		}
+	}
+	return s.emptyFrame("create table"), nil
+}
+
+func (s *Session) sqlDropTable(ctx context.Context, st *parser.DropTable) (*DataFrame, error) {
+	lh, err := s.Lakehouse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := sql.TableName(st.Name)
+	if err := lh.DropTable(ctx, name, st.Purge); err != nil {
+		if errors.Is(err, lakehouse.ErrNoSuchTable) {
+			if st.IfExists {
+				return s.emptyFrame("drop table"), nil
+			}
+			return nil, errAtNode(st.Name, "table %s does not exist (write DROP TABLE IF EXISTS to ignore that)", name)
+		}
+		return nil, atName(st.Name, name, err)
+	}
+	return s.emptyFrame("drop table"), nil
+}
+
+// namespaceOf returns the namespace a parsed name designates, without the
+// catalog name when it leads (lakehouse.silver -> silver).
+func namespaceOf(lh *lakehouse.Lakehouse, n *parser.Name) string {
+	parts := n.Parts
+	if len(parts) > 1 && strings.EqualFold(parts[0], lh.Config().Name) {
+		parts = parts[1:]
+	}
+	return strings.Join(parts, ".")
+}
+
+func (s *Session) sqlCreateNamespace(ctx context.Context, st *parser.CreateNamespace) (*DataFrame, error) {
+	lh, err := s.Lakehouse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ns := namespaceOf(lh, st.Name)
+	existing, err := lh.ListNamespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(existing, ns) && !st.IfNotExists {
+		return nil, errAtNode(st.Name, "namespace %s already exists (write CREATE NAMESPACE IF NOT EXISTS to ignore that)", ns)
+	}
+	if err := lh.EnsureNamespaces(ctx, ns); err != nil {
+		return nil, err
+	}
+	return s.emptyFrame("create namespace"), nil
+}
+
+func (s *Session) sqlDropNamespace(ctx context.Context, st *parser.DropNamespace) (*DataFrame, error) {
+	lh, err := s.Lakehouse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ns := namespaceOf(lh, st.Name)
+	existing, err := lh.ListNamespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(existing, ns) {
+		if st.IfExists {
+			return s.emptyFrame("drop namespace"), nil
+		}
+		return nil, errAtNode(st.Name, "namespace %s does not exist", ns)
+	}
+	tables, err := lh.ListTables(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	if len(tables) > 0 && !st.Cascade {
+		return nil, errAtNode(st.Name, "namespace %s holds %d tables (%s); drop them first or write DROP NAMESPACE %s CASCADE", ns, len(tables), strings.Join(tables, ", "), ns)
+	}
+	for _, t := range tables {
+		if err := lh.DropTable(ctx, t, false); err != nil {
+			return nil, err
+		}
+	}
+	if err := lh.Catalog().DropNamespace(ctx, table.Identifier(strings.Split(ns, "."))); err != nil {
+		return nil, fmt.Errorf("drop namespace %s: %w", ns, err)
+	}
+	return s.emptyFrame("drop namespace"), nil
+}
+
+// likePattern compiles Spark's SHOW ... LIKE pattern: * matches anything,
+// | separates alternatives, case-insensitive.
+func likePattern(p string) *regexp.Regexp {
+	if p == "" {
+		return nil
+	}
+	alts := strings.Split(p, "|")
+	for i, a := range alts {
+		alts[i] = strings.ReplaceAll(regexp.QuoteMeta(strings.TrimSpace(a)), `\*`, ".*")
+	}
+	return regexp.MustCompile("(?i)^(" + strings.Join(alts, "|") + ")$")
+}
+
+func (s *Session) sqlShowTables(ctx context.Context, st *parser.ShowTables) (*DataFrame, error) {
+	lh, err := s.Lakehouse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var namespaces []string
+	if st.Namespace != nil {
+		namespaces = []string{namespaceOf(lh, st.Namespace)}
+	} else if namespaces, err = lh.ListNamespaces(ctx); err != nil {
+		return nil, err
+	}
+	like := likePattern(st.Pattern)
+	var rows [][]any
+	for _, ns := range namespaces {
+		tables, err := lh.ListTables(ctx, ns)
+		if err != nil {
+			if errors.Is(err, catalog.ErrNoSuchNamespace) {
+				return nil, errAtNode(st, "%v", err)
+			}
+			return nil, fmt.Errorf("namespace %s: %w", ns, err)
+		}
+		for _, t := range tables {
+			name := t[strings.LastIndexByte(t, '.')+1:]
+			if like == nil || like.MatchString(name) {
+				rows = append(rows, []any{ns, name, false})
+			}
+		}
+	}
+	s.mu.Lock()
+	var views []string
+	for v := range s.views {
+		views = append(views, v)
+	}
+	s.mu.Unlock()
+	slices.Sort(views)
+	for _, v := range views {
+		if like == nil || like.MatchString(v) {
+			rows = append(rows, []any{"", v, true})
+		}
+	}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "namespace", Type: arrow.BinaryTypes.String},
+		{Name: "tableName", Type: arrow.BinaryTypes.String},
+		{Name: "isTemporary", Type: arrow.FixedWidthTypes.Boolean},
+	}, nil)
+	return s.rowsFrame("show tables", schema, rows)
+}
+
+func (s *Session) sqlShowNamespaces(ctx context.Context, st *parser.ShowNamespaces) (*DataFrame, error) {
+	lh, err := s.Lakehouse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := lh.ListNamespaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	like := likePattern(st.Pattern)
+	var rows [][]any
+	for _, ns := range all {
+		if like == nil || like.MatchString(ns) {
+			rows = append(rows, []any{ns})
+		}
+	}
+	schema := arrow.NewSchema([]arrow.Field{{Name: "namespace", Type: arrow.BinaryTypes.String}}, nil)
+	return s.rowsFrame("show namespaces", schema, rows)
+}
+
+func (s *Session) sqlDescribe(ctx context.Context, st *parser.Describe) (*DataFrame, error) {
+	name := sql.TableName(st.Name)
+	if st.Kind == parser.DescribeHistory {
+		return s.describeHistory(ctx, st, name)
+	}
+	df, err := s.table(ctx, name)
+	if err != nil {
+		return nil, atName(st.Name, name, err)
+	}
+	var rows [][]any
+	for _, f := range df.Schema().Fields() {
+		var comment any
+		if f.HasMetadata() {
+			if i := f.Metadata.FindKey("comment"); i >= 0 {
+				comment = f.Metadata.Values()[i]
+			}
+		}
+		rows = append(rows, []any{f.Name, types.SQLName(f.Type), comment})
+	}
+	if strings.Contains(name, ".") {
+		if lh, err := s.Lakehouse(ctx); err == nil {
+			if tbl, err := lh.LoadTable(ctx, name); err == nil {
+				spec := tbl.Iceberg().Spec()
+				if spec.NumFields() > 0 {
+					rows = append(rows, []any{"", "", nil}, []any{"# Partitioning", "", nil})
+					for i := range spec.NumFields() {
+						f := spec.Field(i)
+						col := f.Name
+						if sc, ok := tbl.Iceberg().Schema().FindColumnName(f.SourceID()); ok {
+							col = sc
+						}
+						rows = append(rows, []any{fmt.Sprintf("Part %d", i), partitionText(f.Transform.String(), col), nil})
+					}
+				}
+			}
+		}
+	}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "col_name", Type: arrow.BinaryTypes.String},
+		{Name: "data_type", Type: arrow.BinaryTypes.String},
+		{Name: "comment", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	return s.rowsFrame("describe", schema, rows)
+}
+
+func (s *Session) describeHistory(ctx context.Context, st *parser.Describe, name string) (*DataFrame, error) {
+	lh, err := s.Lakehouse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tbl, err := lh.LoadTable(ctx, name)
+	if err != nil {
+		return nil, atName(st.Name, name, err)
+	}
+	var rows [][]any
+	for _, sn := range tbl.Snapshots() {
+		var parent, batch any
+		if sn.ParentID != 0 {
+			parent = sn.ParentID
+		}
+		if b, ok := sn.BatchID(); ok {
+			batch = b
+		}
+		var q any
+		if sn.QueryID() != "" {
+			q = sn.QueryID()
+		}
+		rows = append(rows, []any{sn.ID, parent, time.UnixMilli(sn.TimestampMs).UTC(), sn.Operation, q, batch, sn.Current})
+	}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "snapshot_id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "parent_id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "committed_at", Type: types.Timestamp},
+		{Name: "operation", Type: arrow.BinaryTypes.String},
+		{Name: "query_id", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "batch_id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "is_current", Type: arrow.FixedWidthTypes.Boolean},
+	}, nil)
+	return s.rowsFrame("describe history", schema, rows)
+}
+
+// partitionText renders a partition field as Spark's DESCRIBE does:
+// col for identity, days(col), bucket(16, col).
+func partitionText(transform, col string) string {
+	switch {
+	case transform == "identity":
+		return col
+	case strings.HasPrefix(transform, "bucket[") || strings.HasPrefix(transform, "truncate["):
+		open := strings.IndexByte(transform, '[')
+		return transform[:open] + "(" + strings.TrimSuffix(transform[open+1:], "]") + ", " + col + ")"
+	}
+	return transform + "(" + col + ")"
+}
