@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # cellbuild-bench.sh: what one notebook cell costs to build (issue 9, item 2).
 #
-# Builds three cell-like `main` packages the way GoNB builds a cell (go build
+# Builds two cell-like `main` packages the way GoNB builds a cell (go build
 # -ldflags='-s -w', warm build cache, new cell code and a fresh output binary
 # every time) and prints, per run, the wall time of `go build`, the binary's
 # size and the linker's peak memory (max RSS of the `link` tool, measured by
 # /usr/bin/time through -toolexec):
 #   baseline  imports net/http, encoding/json and gonbui only;
-#   client    imports the Atlas Connect client (atlas/client);
-#   engine    imports today's in-process engine (atlas), for comparison.
+#   client    imports the Atlas Connect client (package atlas).
+# (The in-process engine, atlas/internal/engine, is internal since the layout
+# swap: a cell cannot import it, so there is no engine variant any more.)
 # Acceptance: client time <= 1.5 x baseline time, client binary <= 25 MB.
 #
-# Usage: kernel/cellbuild-bench.sh [runs (default 3)] [variants (default "baseline client engine")]
+# Usage: kernel/cellbuild-bench.sh [runs (default 3)] [variants (default "baseline client")]
 set -euo pipefail
 runs=${1:-3}
-variants=${2:-baseline client engine}
+variants=${2:-baseline client}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work="$root/build/cellbench"
 mkdir -p "$work"
@@ -55,27 +56,6 @@ func main() {
 GO
 	;;
 	client) cat >"$dir/main.go" <<GO
-package main
-
-import (
-	"context"
-	"fmt"
-
-	"github.com/atlas-lakehouse/atlas/atlas/client"
-)
-
-const cell = $2
-
-func main() {
-	spark := atlas.NewSession()
-	df := spark.Table("lakehouse.gold.event_windows").Where(atlas.Col("count").Gt(cell)).OrderBy("window_start")
-	rows, err := df.Rows(context.Background())
-	fmt.Println(len(rows), err)
-	_ = df.Show(5)
-}
-GO
-	;;
-	engine) cat >"$dir/main.go" <<GO
 package main
 
 import (

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas"
 )
 
 // TestJoinOverConnect joins through the client: a left join on a column

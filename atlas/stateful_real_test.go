@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas"
 )
 
 // TestStatefulFunctionsOverConnect builds the new aggregates and

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas"
 )
 
 // envCrashChild makes the test binary play a notebook cell that runs a

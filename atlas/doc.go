@@ -21,9 +21,10 @@
 //
 // The package links protobuf, Arrow's IPC reader, net/http (it speaks
 // gRPC over HTTP/2 itself: see transport.go) and the live-chart renderer
-// only: no engine, no Iceberg, no Kafka client, no SQLite, no grpc-go. A
-// cell importing it builds into a binary of about 12.5 MB
-// (kernel/cellbuild-bench.sh measures it).
+// only: no engine (that is atlas/internal/engine, which the server runs),
+// no Iceberg, no Kafka client, no SQLite, no grpc-go. A cell importing it
+// builds into a binary of about 12.5 MB (kernel/cellbuild-bench.sh
+// measures it).
 //
 // Sessions: NewSession connects to $ATLAS_CONNECT_ADDR (or $SPARK_REMOTE,
 // else sc://127.0.0.1:15002). The session id is $ATLAS_SESSION_ID, or in a

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas"
 )
 
 // TestQueryOutlivesItsCell starts a query in one client (a notebook cell

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/anypb"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/atlas-lakehouse/atlas/atlas"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // calls records listener events and foreach writer calls, in order.

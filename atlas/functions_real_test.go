@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas"
 )
 
 // TestExpressionFunctionsOverConnect builds the course's expressions with

@@ -9,7 +9,7 @@ import (
 
 	"github.com/twmb/avro"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas"
 )
 
 // TestFilesAndAvroThroughTheClient: spark.read.csv with a header, a JSON

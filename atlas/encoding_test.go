@@ -18,7 +18,7 @@ import (
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/client"
+	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
