@@ -58,7 +58,11 @@ func TestListenerAndForeachThroughClient(t *testing.T) {
 		for _, v := range vs {
 			fmt.Fprintf(&b, "{\"v\":%d}\n", v)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+		tmp := filepath.Join(dir, "."+name) // hidden until whole
+		if err := os.WriteFile(tmp, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
 		}
 	}

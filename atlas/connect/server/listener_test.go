@@ -110,23 +110,32 @@ func TestListenerBusOverConnect(t *testing.T) {
 		t.Fatalf("first event %v %s, want the idle event of query %s", e.typ, e.js, id)
 	}
 	counts := map[string]int{}
+	batch := int64(0)
 	for i, n := range []int{50, 30} {
 		produceWords(t, b.Addr(), "words", n, i, counts)
 		starter.queryCmd(id, &pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_ProcessAllAvailable{ProcessAllAvailable: true}})
-		e := next()
-		var p struct {
-			Progress struct {
-				ID           string `json:"id"`
-				RunID        string `json:"runId"`
-				BatchID      int64  `json:"batchId"`
-				NumInputRows int64  `json:"numInputRows"`
-			} `json:"progress"`
-		}
-		if e.typ != pb.StreamingQueryEventType_QUERY_PROGRESS_EVENT || json.Unmarshal([]byte(e.js), &p) != nil {
-			t.Fatalf("event %v %s, want a progress event", e.typ, e.js)
-		}
-		if p.Progress.ID != id.GetId() || p.Progress.RunID != id.GetRunId() || p.Progress.BatchID != int64(i) || p.Progress.NumInputRows != int64(n) {
-			t.Fatalf("progress event %s, want batch %d with %d rows of query %s", e.js, i, n, id)
+		// One progress event per batch, in batch order, until the batches
+		// hold the n rows produced (a produce may land in one batch or two).
+		for rows := int64(0); rows < int64(n); batch++ {
+			e := next()
+			var p struct {
+				Progress struct {
+					ID           string `json:"id"`
+					RunID        string `json:"runId"`
+					BatchID      int64  `json:"batchId"`
+					NumInputRows int64  `json:"numInputRows"`
+				} `json:"progress"`
+			}
+			if e.typ != pb.StreamingQueryEventType_QUERY_PROGRESS_EVENT || json.Unmarshal([]byte(e.js), &p) != nil {
+				t.Fatalf("event %v %s, want a progress event", e.typ, e.js)
+			}
+			if p.Progress.ID != id.GetId() || p.Progress.RunID != id.GetRunId() || p.Progress.BatchID != batch || p.Progress.NumInputRows == 0 {
+				t.Fatalf("progress event %s, want batch %d with rows of query %s", e.js, batch, id)
+			}
+			rows += p.Progress.NumInputRows
+			if rows > int64(n) {
+				t.Fatalf("progress events count %d rows, produced %d", rows, n)
+			}
 		}
 	}
 	if a := starter.managerCmd(&pb.StreamingQueryManagerCommand{Command: &pb.StreamingQueryManagerCommand_Active{Active: true}}).GetActive().GetActiveQueries(); len(a) != 1 || a[0].GetId().GetRunId() != id.GetRunId() {

@@ -27,12 +27,14 @@ func TestFileSinkQueryCrashBeforeLog(t *testing.T) {
 	}
 	out, ck := filepath.Join(home, "out"), filepath.Join(home, "ck")
 	var want []string
-	add := func(from, n int) {
+	add := func(from, n int) { // one AddRows: the rows arrive together, in one batch
+		var rows [][]any
 		for i := from; i < from+n; i++ {
-			if err := ms.AddRows([]any{int64(i), fmt.Sprintf("n%d", i)}); err != nil {
-				t.Fatal(err)
-			}
+			rows = append(rows, []any{int64(i), fmt.Sprintf("n%d", i)})
 			want = append(want, fmt.Sprintf("%d:n%d", i, i))
+		}
+		if err := ms.AddRows(rows...); err != nil {
+			t.Fatal(err)
 		}
 	}
 	start := func() *atlas.StreamingQuery {

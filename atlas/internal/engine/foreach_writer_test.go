@@ -63,10 +63,12 @@ func TestForeachWriterCalls(t *testing.T) {
 	batches := [][]int64{{1, 2, 3}, {4, 5}, {6}}
 	var want []string
 	for id, b := range batches {
+		var rows [][]any // one AddRows: the batch's rows arrive together
 		for _, v := range b {
-			if err := ms.AddRows([]any{v}); err != nil {
-				t.Fatal(err)
-			}
+			rows = append(rows, []any{v})
+		}
+		if err := ms.AddRows(rows...); err != nil {
+			t.Fatal(err)
 		}
 		if err := q.ProcessAllAvailable(); err != nil {
 			t.Fatal(err)

@@ -161,7 +161,16 @@ func (sq *StreamingQuery) close() {
 			sq.view.close(sq)
 		}
 		if c, ok := sq.tap.inner.(interface{ Close() error }); ok {
-			_ = c.Close()
+			// A sink (a Kafka producer) is closed once no batch can use it:
+			// after a Stop that timed out, when the batch in flight ends.
+			if sq.q == nil {
+				_ = c.Close()
+			} else {
+				go func() {
+					<-sq.q.Done()
+					_ = c.Close()
+				}()
+			}
 		}
 		sq.checkpoint.Close()
 		if sq.tempCheckpoint {

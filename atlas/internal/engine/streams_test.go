@@ -123,10 +123,12 @@ func TestStreamsManagerAndListenerEvents(t *testing.T) {
 	}
 	batches := [][]int64{{1, 2, 3}, {4, 5}}
 	for _, b := range batches {
+		var rows [][]any // one AddRows: the batch's rows arrive together
 		for _, v := range b {
-			if err := ms.AddRows([]any{v}); err != nil {
-				t.Fatal(err)
-			}
+			rows = append(rows, []any{v})
+		}
+		if err := ms.AddRows(rows...); err != nil {
+			t.Fatal(err)
 		}
 		if err := q.ProcessAllAvailable(); err != nil {
 			t.Fatal(err)

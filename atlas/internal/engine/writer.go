@@ -39,9 +39,22 @@ func (df *DataFrame) WriteStream() *DataStreamWriter {
 // OutputMode sets "append" (default), "update" or "complete".
 func (w *DataStreamWriter) OutputMode(mode string) *DataStreamWriter { w.mode = mode; return w }
 
-// Format picks the sink: "iceberg", "console", "memory" (or use
-// ForeachBatch). Spark sinks Atlas does not have ("delta", "orc", ...) are
-// refused at Start, with what to use instead.
+// Format picks the sink: "iceberg", "kafka", "parquet", "json", "csv",
+// "console", "memory" (or use Foreach / ForeachBatch). Spark sinks Atlas
+// does not have ("delta", "orc", ...) are refused at Start, with what to
+// use instead.
+//
+// "kafka" takes Spark's columns (value, and optional key, topic,
+// partition, headers) and options (topic, kafka.bootstrap.servers, default
+// the session's brokers) and is exactly-once, unlike Spark's: each batch is
+// one Kafka transaction under a transactional.id derived from the query id,
+// committed before the commit log, and a replayed batch that already
+// committed is skipped (see package sink/kafka). Read it with
+// isolation.level=read_committed.
+//
+// "parquet", "json" and "csv" write files to Option("path", dir), in
+// append mode only, exactly-once through Spark's _spark_metadata log, which
+// Spark and Atlas's readers use to list only committed files.
 //
 // As in Spark, the memory and console sinks run from a temporary
 // checkpoint unless Option("checkpointLocation", dir) is given: each Start
