@@ -1,11 +1,11 @@
-package atlas_test
+package engine_test
 
 import (
 	"context"
 	"math/rand"
 	"testing"
 
-	"github.com/atlas-lakehouse/atlas/atlas"
+	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // BenchmarkBatchJoin joins 200,000 rows with 50,000 on an int key (with a
