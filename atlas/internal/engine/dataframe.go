@@ -173,13 +173,13 @@ func (df *DataFrame) WithColumn(name string, c Column) *DataFrame {
 	}
 	var items []any
 	replaced := false
-	for _, f := range df.node.Schema().Fields() {
+	for i, f := range df.node.Schema().Fields() {
 		if f.Name == name {
 			items = append(items, c.Alias(name))
 			replaced = true
 			continue
 		}
-		items = append(items, Col("`"+f.Name+"`"))
+		items = append(items, colAt(f.Name, i))
 	}
 	if !replaced {
 		items = append(items, c.Alias(name))
@@ -193,8 +193,8 @@ func (df *DataFrame) WithColumnRenamed(existing, name string) *DataFrame {
 		return df
 	}
 	var items []any
-	for _, f := range df.node.Schema().Fields() {
-		c := Col("`" + f.Name + "`")
+	for i, f := range df.node.Schema().Fields() {
+		c := colAt(f.Name, i)
 		if f.Name == existing {
 			c = c.Alias(name)
 		}
@@ -213,12 +213,18 @@ func (df *DataFrame) Drop(names ...string) *DataFrame {
 		drop[n] = true
 	}
 	var items []any
-	for _, f := range df.node.Schema().Fields() {
+	for i, f := range df.node.Schema().Fields() {
 		if !drop[f.Name] {
-			items = append(items, Col("`"+f.Name+"`"))
+			items = append(items, colAt(f.Name, i))
 		}
 	}
 	return df.Select(items...)
+}
+
+// colAt refers to column i, named name, of the DataFrame's own schema: it
+// stays unambiguous when a join gave two columns that name.
+func colAt(name string, i int) Column {
+	return newCol(&expr.ColumnRef{Parts: []string{name}, Ordinal: i + 1})
 }
 
 // WithWatermark declares eventTime as the event-time column and how late

@@ -329,3 +329,20 @@ func TestSQLJoinsMatchNestedLoop(t *testing.T) {
 		t.Fatalf("unknown column in ON: %v", err)
 	}
 }
+
+// TestDropAndRenameAfterJoinWithDuplicateNames: Drop removes every column
+// of the name, as Spark's drop; WithColumnRenamed and WithColumn keep the
+// other columns apart by position.
+func TestDropAndRenameAfterJoinWithDuplicateNames(t *testing.T) {
+	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	k1 := int64(1)
+	a := joinFrame(t, s, [3]string{"k", "s", "v"}, []joinRow{{k: &k1, val: 10}})
+	b := joinFrame(t, s, [3]string{"k", "s", "v"}, []joinRow{{k: &k1, val: 100}})
+	j := a.Alias("a").Join(b.Alias("b"), atlas.Col("a.k").Eq(atlas.Col("b.k")))
+	if got := strings.Join(j.Drop("s").Columns(), ","); got != "k,v,k,v" {
+		t.Fatalf("drop s: columns %s, want k,v,k,v", got)
+	}
+	if got := collectLines(t, j.Drop("s").WithColumn("w", atlas.Col("a.v").Plus(1))); strings.Join(got, ",") != "1|10|1|100|11" {
+		t.Fatalf("withColumn after a join: %v", got)
+	}
+}
