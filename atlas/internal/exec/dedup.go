@@ -35,7 +35,6 @@ type dedupOp struct {
 	stats   state.DedupStats
 	removed int64
 	commit  int64
-	empty   []byte
 }
 
 func newDedupOp(d *plan.Deduplicate) *dedupOp {
@@ -89,18 +88,24 @@ func findDedup(ops []op) *dedupOp {
 	return nil
 }
 
-// prepareDedup finds the query's deduplication and keeps its empty state
-// for rewinding batch 0.
+// dedupSnapshotEvery is how often (in batches) the deduplication state
+// version holds every key; the versions between hold the keys added and
+// removed, so a large state does not cost a full copy each batch.
+const dedupSnapshotEvery = 10
+
+// prepareDedup finds the query's deduplication. Full versions come every
+// dedupSnapshotEvery batches, or every batch when fewer batches are
+// retained, so the chain a restart reads is never purged.
 func (q *Query) prepareDedup() error {
 	q.dedup = findDedup(q.ops)
 	if q.dedup == nil {
 		return nil
 	}
-	data, err := q.dedup.st.Save()
-	if err != nil {
-		return err
+	every := int64(dedupSnapshotEvery)
+	if q.cfg.RetainBatches < every {
+		every = 1
 	}
-	q.dedup.empty = data
+	q.dedup.st.SetSnapshotEvery(every)
 	return nil
 }
 
@@ -110,18 +115,17 @@ func (q *Query) loadDedup(ctx context.Context, id int64) error {
 	if q.dedup == nil {
 		return nil
 	}
-	data := q.dedup.empty
-	if id >= 0 {
-		d, ok, err := q.cfg.Checkpoint.ReadState(ctx, dedupStateOp, id)
+	read := func(v int64) ([]byte, error) {
+		d, ok, err := q.cfg.Checkpoint.ReadState(ctx, dedupStateOp, v)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !ok {
-			return fmt.Errorf("checkpoint %s: deduplication state version %d is missing; the checkpoint was written by a query without dropDuplicates: use a new checkpointLocation", q.cfg.Checkpoint.Location(), id)
+			return nil, fmt.Errorf("checkpoint %s: deduplication state version %d is missing; the checkpoint was written by a query without dropDuplicates: use a new checkpointLocation", q.cfg.Checkpoint.Location(), v)
 		}
-		data = d
+		return d, nil
 	}
-	if err := q.dedup.st.Load(data); err != nil {
+	if err := q.dedup.st.Load(id, read); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", q.cfg.Checkpoint.Location(), err)
 	}
 	return nil
@@ -153,7 +157,7 @@ func (q *Query) finishDedup(ctx context.Context, b *batchRun) error {
 		d.removed = d.st.Evict(b.watermark * 1000)
 	}
 	t := time.Now()
-	data, err := d.st.Save()
+	data, err := d.st.Save(b.id)
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,6 @@
 package state
 
 import (
-	"bytes"
-	"encoding/gob"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -39,6 +37,10 @@ type DedupConfig struct {
 	DelayMicros int64
 	// Shape names the keys, to refuse a checkpoint of another query.
 	Shape string
+	// SnapshotEvery is how often (in versions) Save writes every key;
+	// the versions between hold only the keys added and removed since the
+	// previous version. 0 or 1 writes every key each time.
+	SnapshotEvery int64
 }
 
 // Deduper is the state of a streaming deduplication: the keys seen, each
@@ -50,11 +52,14 @@ type Deduper struct {
 	buf     []byte
 	encs    []keyEncoder
 	updated int64
+	// added and removed are the changes since the last Save or Load.
+	added   map[string]int64
+	removed map[string]struct{}
 }
 
 // NewDeduper prepares an empty state.
 func NewDeduper(cfg DedupConfig) *Deduper {
-	return &Deduper{cfg: cfg, seen: map[string]int64{}}
+	return &Deduper{cfg: cfg, seen: map[string]int64{}, added: map[string]int64{}, removed: map[string]struct{}{}}
 }
 
 // DedupStats reports one Filter call.
@@ -119,6 +124,7 @@ func (d *Deduper) Filter(rec arrow.RecordBatch, lateWatermark *int64) ([]int32, 
 		}
 		k := string(d.buf)
 		d.seen[k] = evict
+		d.added[k] = evict
 		d.keyMem += int64(len(k))
 		d.updated++
 		keep = append(keep, int32(i))
@@ -136,6 +142,11 @@ func (d *Deduper) Evict(watermark int64) int64 {
 	for k, at := range d.seen {
 		if at != NoEviction && at <= watermark {
 			delete(d.seen, k)
+			if _, fresh := d.added[k]; fresh {
+				delete(d.added, k)
+			} else {
+				d.removed[k] = struct{}{}
+			}
 			d.keyMem -= int64(len(k))
 			n++
 		}
@@ -159,44 +170,93 @@ func (d *Deduper) TakeUpdated() int64 {
 // MemoryBytes estimates the memory the state holds.
 func (d *Deduper) MemoryBytes() int64 { return d.keyMem + 48*int64(len(d.seen)) }
 
+// dedupSnapshot is one saved version: every key (Delta false), or the
+// keys added (Keys, EvictAt) and removed since the previous version.
 type dedupSnapshot struct {
 	Shape   string
+	Delta   bool
 	Keys    []string
 	EvictAt []int64
+	Removed []string
 }
 
-// Save serialises the keys.
-func (d *Deduper) Save() ([]byte, error) {
-	s := dedupSnapshot{Shape: d.cfg.Shape, Keys: make([]string, 0, len(d.seen)), EvictAt: make([]int64, 0, len(d.seen))}
-	for k, at := range d.seen {
+// Save serialises version: every key when version is a multiple of
+// SnapshotEvery, otherwise the changes since the previous version, which
+// the caller must have saved (or loaded) last.
+func (d *Deduper) Save(version int64) ([]byte, error) {
+	s := dedupSnapshot{Shape: d.cfg.Shape}
+	from := d.seen
+	if every := d.cfg.SnapshotEvery; every > 1 && version%every != 0 {
+		s.Delta, from = true, d.added
+		for k := range d.removed {
+			s.Removed = append(s.Removed, k)
+		}
+	}
+	s.Keys, s.EvictAt = make([]string, 0, len(from)), make([]int64, 0, len(from))
+	for k, at := range from {
 		s.Keys = append(s.Keys, k)
 		s.EvictAt = append(s.EvictAt, at)
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&s); err != nil {
+	data, err := encodeGob(&s)
+	if err != nil {
 		return nil, fmt.Errorf("state: encode deduplication keys: %w", err)
 	}
-	return buf.Bytes(), nil
+	clear(d.added)
+	clear(d.removed)
+	return data, nil
 }
 
-// Load replaces the keys with a saved version.
-func (d *Deduper) Load(data []byte) error {
-	var s dedupSnapshot
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
-		return fmt.Errorf("state: decode deduplication keys: %w", err)
+// Load restores version: read returns a saved version's bytes; the
+// versions back to the last full one are read and applied in order. A nil
+// read, or a negative version, restores the empty state.
+func (d *Deduper) Load(version int64, read func(v int64) ([]byte, error)) error {
+	var chain []dedupSnapshot
+	for v := version; v >= 0 && read != nil; v-- {
+		data, err := read(v)
+		if err != nil {
+			return err
+		}
+		var s dedupSnapshot
+		if err := decodeGob(data, &s); err != nil {
+			return fmt.Errorf("state: decode deduplication keys of version %d: %w", v, err)
+		}
+		if s.Shape != d.cfg.Shape {
+			return fmt.Errorf("state: the checkpoint holds the keys of another deduplication (%s, this query: %s); the query changed since it was checkpointed: use a new checkpointLocation", s.Shape, d.cfg.Shape)
+		}
+		if len(s.EvictAt) != len(s.Keys) {
+			return fmt.Errorf("state: corrupt deduplication keys in version %d", v)
+		}
+		chain = append(chain, s)
+		if !s.Delta {
+			break
+		}
+		if v == 0 {
+			return fmt.Errorf("state: deduplication version 0 holds changes only")
+		}
 	}
-	if s.Shape != d.cfg.Shape {
-		return fmt.Errorf("state: the checkpoint holds the keys of another deduplication (%s, this query: %s); the query changed since it was checkpointed: use a new checkpointLocation", s.Shape, d.cfg.Shape)
-	}
-	if len(s.EvictAt) != len(s.Keys) {
-		return fmt.Errorf("state: corrupt deduplication keys")
-	}
-	d.seen = make(map[string]int64, len(s.Keys))
+	d.seen = map[string]int64{}
 	d.keyMem = 0
-	for i, k := range s.Keys {
-		d.seen[k] = s.EvictAt[i]
-		d.keyMem += int64(len(k))
+	for i := len(chain) - 1; i >= 0; i-- {
+		s := chain[i]
+		for _, k := range s.Removed {
+			if _, ok := d.seen[k]; ok {
+				delete(d.seen, k)
+				d.keyMem -= int64(len(k))
+			}
+		}
+		for j, k := range s.Keys {
+			if _, ok := d.seen[k]; !ok {
+				d.keyMem += int64(len(k))
+			}
+			d.seen[k] = s.EvictAt[j]
+		}
 	}
 	d.updated = 0
+	clear(d.added)
+	clear(d.removed)
 	return nil
 }
+
+// SetSnapshotEvery sets how often Save writes every key (see
+// DedupConfig.SnapshotEvery).
+func (d *Deduper) SetSnapshotEvery(n int64) { d.cfg.SnapshotEvery = n }
