@@ -248,6 +248,27 @@ func (c *deleteCache) positions(ctx context.Context, fs iceio.IO, path string) (
 	return m, nil
 }
 
+// seed caches the position delete files a commit just wrote (v2), by
+// path, from the deletes they were written from, so that the next merge
+// does not read them back.
+func (c *deleteCache) seed(groups map[string][]*deltaDeletes) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for path, group := range groups {
+		if _, ok := c.pos[path]; ok {
+			continue
+		}
+		m := make(map[string][]int64, len(group))
+		var n int64
+		for _, d := range group {
+			m[d.file.Path] = d.pos
+			n += int64(len(d.pos))
+		}
+		c.pos[path] = m
+		c.put(path, n)
+	}
+}
+
 // readPositionDeletes reads the (file_path, pos) rows of a Parquet
 // position delete file.
 func readPositionDeletes(ctx context.Context, fs iceio.IO, path string) (map[string][]int64, int64, error) {

@@ -34,6 +34,8 @@ type RowDelta struct {
 	filter   iceberg.BooleanExpression
 	done     bool
 	written  int // delete files written by Commit
+	// groups are the deletes each position delete file holds, by path.
+	groups map[string][]*deltaDeletes
 }
 
 // deltaDeletes are the positions a RowDelta deletes from one data file.
@@ -216,7 +218,7 @@ func (r *RowDelta) Commit(ctx context.Context, c Commit) (committed bool, err er
 
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
-	return t.commit(ctx, "merge-on-read into", c, written, func(ctx context.Context, tx *table.Transaction, cur *table.Table, props iceberg.Properties) error {
+	ok, err := t.commit(ctx, "merge-on-read into", c, written, func(ctx context.Context, tx *table.Transaction, cur *table.Table, props iceberg.Properties) error {
 		if err := checkLive(ctx, cur, touched); err != nil {
 			return err
 		}
@@ -238,6 +240,14 @@ func (r *RowDelta) Commit(ctx context.Context, c Commit) (committed bool, err er
 		}
 		return rd.Commit(ctx)
 	})
+	if ok && len(delFiles) > 0 && r.base.Metadata().Version() < 3 {
+		// The next merge reads these deletes: remember what they hold.
+		r.mu.Lock()
+		groups := r.groups
+		r.mu.Unlock()
+		t.lh.deletes.seed(groups)
+	}
+	return ok, err
 }
 
 // snapshotSeq returns the sequence number of t's current snapshot, 0 when

@@ -78,6 +78,12 @@ func (r *RowDelta) writeDeletes(ctx context.Context, dels []*deltaDeletes) (file
 		r.t.removeFiles(slices.DeleteFunc(files, func(f iceberg.DataFile) bool { return f == nil }))
 		return nil, nil, err
 	}
+	r.mu.Lock()
+	r.groups = make(map[string][]*deltaDeletes, len(files))
+	for i, f := range files {
+		r.groups[f.FilePath()] = groups[i]
+	}
+	r.mu.Unlock()
 	return files, nil, nil
 }
 

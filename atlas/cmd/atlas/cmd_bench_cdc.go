@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -166,6 +167,7 @@ func runBenchCDC(ctx context.Context, s *atlas.Session, o cdcBenchOptions) (floa
 		defer stop()
 	}
 	next := o.rows
+	cpu0 := processCPU()
 	var lat []time.Duration
 	var total time.Duration
 	var changes, rewritten, withDeletes, deleteFiles, scanned int64
@@ -215,6 +217,7 @@ func runBenchCDC(ctx context.Context, s *atlas.Session, o cdcBenchOptions) (floa
 				b, res.NumUpdatedRows, res.NumInsertedRows, res.FilesScanned, res.FilesRewritten, res.FilesWithDeletes, res.Duration.Round(time.Millisecond))
 		}
 	}
+	cpu := processCPU() - cpu0
 	n, err := s.Table(o.name).Count(ctx)
 	if err != nil {
 		return 0, err
@@ -231,6 +234,11 @@ func runBenchCDC(ctx context.Context, s *atlas.Session, o cdcBenchOptions) (floa
 	fmt.Printf("files per batch: %.1f scanned, %.1f rewritten, %.1f given deletes (%.1f delete files written)\n",
 		float64(scanned)/fb, float64(rewritten)/fb, float64(withDeletes)/fb, float64(deleteFiles)/fb)
 	fmt.Printf("merge latency: p50 %s, p99 %s, max %s\n", pct(0.50).Round(time.Millisecond), pct(0.99).Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+	if cpu > 0 {
+		// CPU time is what a loaded machine does not distort: the rate an
+		// idle core would reach, whatever else runs.
+		fmt.Printf("process CPU: %s per batch, %.0f changes per CPU-second\n", (cpu / time.Duration(o.batches)).Round(time.Millisecond), float64(changes)/cpu.Seconds())
+	}
 	fmt.Printf("final rows: %d (checked)\n", n)
 	if o.read {
 		if err := benchCDCRead(ctx, s, tbl, o, ref); err != nil {
@@ -349,4 +357,14 @@ func cdcRows(keys []int64, rng *rand.Rand, version int) arrow.RecordBatch {
 		country.Append(countries[rng.IntN(len(countries))])
 	}
 	return b.NewRecordBatch()
+}
+
+// processCPU returns the user and system CPU time of this process so far
+// (0 where getrusage is not available).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
