@@ -3,8 +3,10 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -126,14 +128,14 @@ func diffMor(t *testing.T, what string, got, want map[int64]morRow) {
 
 // createMorTable creates a target with props and loads rows as files of
 // `per` ids each.
-func createMorTable(t *testing.T, s *atlas.Session, name string, props map[string]string, rows map[int64]morRow, per int) *lakehouse.Table {
+func createMorTable(t *testing.T, s *atlas.Session, name string, props map[string]string, rows map[int64]morRow, per int, partitionBy ...string) *lakehouse.Table {
 	t.Helper()
 	ctx := context.Background()
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := lh.CreateTable(ctx, name, morSchema, lakehouse.CreateOptions{Properties: props})
+	tbl, err := lh.CreateTable(ctx, name, morSchema, lakehouse.CreateOptions{Properties: props, PartitionBy: partitionBy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,14 +261,19 @@ func TestMergeOnReadEqualsCopyOnWriteAndReplay(t *testing.T) {
 		{"v2-keys-only", "2", lakehouse.DeleteGranularityPartition, false},
 		{"v2-target-values-file-granularity", "2", lakehouse.DeleteGranularityFile, true},
 		{"v3-deletion-vectors", "3", "", true},
+		{"v2-partitioned", "2", lakehouse.DeleteGranularityPartition, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
 			t.Cleanup(s.Stop)
 			ref := initialMor(1000)
-			mor := createMorTable(t, s, "lakehouse.t.mor", map[string]string{lakehouse.PropMergeMode: lakehouse.MergeOnRead, "format-version": tc.version, lakehouse.PropDeleteGranularity: tc.granularity}, ref, 250)
-			cow := createMorTable(t, s, "lakehouse.t.cow", map[string]string{"format-version": tc.version}, ref, 250)
+			var parts []string
+			if strings.Contains(tc.name, "partitioned") {
+				parts = []string{"bucket(4, id)"}
+			}
+			mor := createMorTable(t, s, "lakehouse.t.mor", map[string]string{lakehouse.PropMergeMode: lakehouse.MergeOnRead, "format-version": tc.version, lakehouse.PropDeleteGranularity: tc.granularity}, ref, 250, parts...)
+			cow := createMorTable(t, s, "lakehouse.t.cow", map[string]string{"format-version": tc.version}, ref, 250, parts...)
 			if mor.MergeMode() != lakehouse.MergeOnRead || cow.MergeMode() != lakehouse.CopyOnWrite {
 				t.Fatalf("modes %s, %s", mor.MergeMode(), cow.MergeMode())
 			}
@@ -369,10 +376,10 @@ func filesWithDeletes(t *testing.T, tbl *lakehouse.Table) int {
 
 // The table property switches modes between merges: merge-on-read merges
 // delete rows by position, then copy-on-write merges rewrite the same
-// files, then merge-on-read again, then compaction. The rows deleted or
-// updated by merge-on-read never come back (iceberg-go's own copy-on-write
-// over merge-on-read deletes resurrects them, apache/iceberg-go#2042), and
-// the table equals the replay throughout.
+// files, then merge-on-read again, then CALL rewrite_data_files. The rows
+// deleted or updated by merge-on-read never come back (iceberg-go's own
+// copy-on-write over merge-on-read deletes resurrects them,
+// apache/iceberg-go#2042), and the table equals the replay throughout.
 func TestMergeModeSwitchNeverResurrects(t *testing.T) {
 	ctx := context.Background()
 	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
@@ -398,11 +405,59 @@ func TestMergeModeSwitchNeverResurrects(t *testing.T) {
 		}
 		diffMor(t, fmt.Sprintf("batch %d (%s)", b, mode), readMor(t, tbl), ref)
 	}
-	if _, err := tbl.Compact(ctx, 0); err != nil {
+	// rewrite_data_files (Compact) folds the deletes back.
+	if _, err := s.SQL("CALL lakehouse.system.rewrite_data_files(table => 't.switch')"); err != nil {
 		t.Fatal(err)
 	}
-	diffMor(t, "after compaction", readMor(t, tbl), ref)
+	diffMor(t, "after rewrite_data_files", readMor(t, tbl), ref)
 	if n := filesWithDeletes(t, tbl); n != 0 {
 		t.Fatalf("%d data files keep deletes after compaction", n)
+	}
+}
+
+// WHEN NOT MATCHED BY SOURCE under merge-on-read reads every live row (not
+// only the keys of the source): deleting the rows the source lacks, after
+// earlier merge-on-read deletes, leaves exactly the source's keys, as
+// copy-on-write does.
+func TestMergeOnReadNotMatchedBySource(t *testing.T) {
+	ctx := context.Background()
+	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	t.Cleanup(s.Stop)
+	ref := initialMor(300)
+	for _, mode := range []string{lakehouse.MergeOnRead, lakehouse.CopyOnWrite} {
+		name := "lakehouse.t.nmbs_" + strings.ReplaceAll(mode, "-", "_")
+		want := maps.Clone(ref)
+		tbl := createMorTable(t, s, name, map[string]string{lakehouse.PropMergeMode: mode}, ref, 100)
+		rng := rand.New(rand.NewPCG(5, 6))
+		next := int64(300)
+		chs := morChanges(rng, want, &next, 1)
+		mergeMor(t, s, name, chs, true)
+		applyMor(want, chs, true)
+		// The source keeps ids divisible by 3 among the live ones, with a
+		// new value: matched ones are updated, the others deleted.
+		var keep []morChange
+		for id := range want {
+			if id%3 == 0 {
+				keep = append(keep, morChange{id, fmt.Sprintf("keep-%d", id), 1, "u"})
+			}
+		}
+		rec := morChangeRecord(keep)
+		src := s.CreateDataFrame(morChangeSchema, []arrow.RecordBatch{rec})
+		rec.Release()
+		res, err := s.MergeInto(name).As("t").Using(src, "s").On("t.id = s.id").
+			WhenMatchedUpdate(map[string]string{"v": "s.v", "n": "t.n + s.n"}).
+			WhenNotMatchedBySourceDelete().
+			Execute(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		final := map[int64]morRow{}
+		for _, c := range keep {
+			final[c.id] = morRow{c.v, want[c.id].n + 1}
+		}
+		if res.NumUpdatedRows != int64(len(keep)) || res.NumDeletedRows != int64(len(want)-len(keep)) {
+			t.Fatalf("%s: %+v, want %d updated, %d deleted", mode, res, len(keep), len(want)-len(keep))
+		}
+		diffMor(t, mode, readMor(t, tbl), final)
 	}
 }
