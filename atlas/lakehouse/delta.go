@@ -119,6 +119,34 @@ func (r *RowDelta) Add(ctx context.Context, rec arrow.RecordBatch) error {
 	return nil
 }
 
+// AddedFile is a data file a RowDelta's Add wrote.
+type AddedFile struct {
+	// Path is the file's location.
+	Path string
+	// RecordCount is the number of rows in the file.
+	RecordCount int64
+}
+
+// AddedFiles lists the data files Add wrote so far, in order.
+func (r *RowDelta) AddedFiles() []AddedFile {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]AddedFile, len(r.added))
+	for i, f := range r.added {
+		out[i] = AddedFile{Path: f.FilePath(), RecordCount: f.Count()}
+	}
+	return out
+}
+
+// KeepsRowOrder reports whether a record given to Add as one batch and
+// written as one data file of as many rows keeps its row order in the
+// file: the table is unpartitioned and has no sort order (iceberg-go
+// writes the batch as it is).
+func (t *Table) KeepsRowOrder() bool {
+	cur := t.cur.Load()
+	return cur.Spec().IsUnpartitioned() && cur.SortOrder().IsUnsorted()
+}
+
 // ValidateNoConflictingData is Rewrite.ValidateNoConflictingData for the
 // delta: serializable isolation for rows matching filter.
 func (r *RowDelta) ValidateNoConflictingData(filter iceberg.BooleanExpression) {

@@ -193,6 +193,30 @@ func (kc *keyIndexCache) evictLocked(keep string) {
 	}
 }
 
+// seed indexes the data file path from rec, the rows it was written from
+// in file order (see lakehouse.Table.KeepsRowOrder).
+func (kc *keyIndexCache) seed(tbl *lakehouse.Table, mp *sql.MergePlan, path string, rec arrow.RecordBatch) {
+	names := make([]string, len(mp.Keys))
+	cols := make([]arrow.Array, len(mp.Keys))
+	for k, key := range mp.Keys {
+		names[k] = mp.Target.Field(key.Target).Name
+		cols[k] = rec.Column(key.Target)
+	}
+	ix := buildKeyIndex(cols, int(rec.NumRows()))
+	id := tbl.Name() + "\x00" + path + "\x00" + strings.Join(names, "\x00")
+	kc.mu.Lock()
+	defer kc.mu.Unlock()
+	if _, ok := kc.entries[id]; ok {
+		return
+	}
+	kc.clock++
+	e := &keyIndexEntry{ix: ix, used: kc.clock, ready: make(chan struct{})}
+	close(e.ready)
+	kc.entries[id] = e
+	kc.rows += ix.rows()
+	kc.evictLocked(id)
+}
+
 // buildFileKeyIndex reads the key columns of f (all rows, deletes not
 // applied: positions are file positions) and indexes them.
 func buildFileKeyIndex(ctx context.Context, c *expr.Ctx, tbl *lakehouse.Table, mp *sql.MergePlan, f lakehouse.DataFile, names []string) (*keyIndex, error) {

@@ -57,7 +57,14 @@ func (s *Session) computeMergeMoR(ctx context.Context, tbl *lakehouse.Table, mp 
 	rows, err := sortedInserts(c, mp, append(o.packed, o.inserts...))
 	o.inserts, o.packed = nil, nil
 	if err == nil && rows != nil {
-		err = rd.Add(ctx, rows)
+		before := len(rd.AddedFiles())
+		if err = rd.Add(ctx, rows); err == nil {
+			// The next merge probes the file just written: index it from
+			// the rows in memory instead of reading its keys back.
+			if added := rd.AddedFiles()[before:]; len(added) == 1 && added[0].RecordCount == rows.NumRows() && tbl.KeepsRowOrder() {
+				s.mergeKeyIndexes().seed(tbl, mp, added[0].Path, rows)
+			}
+		}
 		rows.Release()
 	}
 	if err != nil {
