@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -103,5 +104,88 @@ func TestSinksOverConnect(t *testing.T) {
 
 	if _, err := start(&pb.WriteStreamOperationStart{Input: words, ForeachWriter: &pb.StreamingForeachFunction{}}); err == nil || !strings.Contains(err.Error(), "Foreach(writer)") {
 		t.Fatalf("a foreach writer: %v, want a refusal naming the alternatives", err)
+	}
+}
+
+// TestFailedQueryOverConnect: a Kafka sink row aimed at a partition the
+// topic does not have fails its batch (the transaction aborts: a
+// read_committed reader sees nothing); awaitAnyTermination raises the
+// query's exception, as Spark's, and the listener bus carries the
+// terminated event with it.
+func TestFailedQueryOverConnect(t *testing.T) {
+	b, err := stack.NewBroker(stack.BrokerOptions{Partitions: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	home := t.TempDir()
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{atlas.ConfHome: home, atlas.ConfKafkaBrokers: b.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	produceWords(t, b.Addr(), "words", 10, 0, map[string]int{})
+	if err := stack.EnsureTopic(context.Background(), []string{b.Addr()}, "copies", 3); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, srv.Addr())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stream, err := c.rpc.ExecutePlan(ctx, &pb.ExecutePlanRequest{SessionId: c.session, UserContext: &pb.UserContext{UserId: "test"}, Plan: busCommand(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := stream.Recv(); err != nil || !r.GetStreamingQueryListenerEventsResult().GetListenerBusListenerAdded() {
+		t.Fatalf("listener bus: %v %v", r, err)
+	}
+	read := &pb.Relation{RelType: &pb.Relation_Read{Read: &pb.Read{IsStreaming: true, ReadType: &pb.Read_DataSource_{DataSource: &pb.Read_DataSource{
+		Format: ptr("kafka"), Options: map[string]string{"subscribe": "words", "startingOffsets": "earliest"},
+	}}}}}
+	rows := &pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: read, Expressions: []*pb.Expression{
+		{ExprType: &pb.Expression_ExpressionString_{ExpressionString: &pb.Expression_ExpressionString{Expression: "CAST(value AS STRING) AS value"}}},
+		{ExprType: &pb.Expression_ExpressionString_{ExpressionString: &pb.Expression_ExpressionString{Expression: "CAST(99 AS INT) AS partition"}}},
+	}}}}
+	if _, err := c.command(&pb.Command{CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: &pb.WriteStreamOperationStart{
+		Input: rows, Format: "kafka", Options: map[string]string{"topic": "copies", "checkpointLocation": filepath.Join(home, "ck")},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.command(&pb.Command{CommandType: &pb.Command_StreamingQueryManagerCommand{StreamingQueryManagerCommand: &pb.StreamingQueryManagerCommand{
+		Command: &pb.StreamingQueryManagerCommand_AwaitAnyTermination{AwaitAnyTermination: &pb.StreamingQueryManagerCommand_AwaitAnyTerminationCommand{TimeoutMs: ptr(int64(20000))}},
+	}}})
+	if err == nil || !strings.Contains(err.Error(), "STREAM_FAILED") || !strings.Contains(err.Error(), "batch 0") {
+		t.Fatalf("awaitAnyTermination = %v, want the query's exception", err)
+	}
+	for {
+		r, err := stream.Recv()
+		if err != nil {
+			t.Fatalf("listener stream ended before the terminated event: %v", err)
+		}
+		var ev struct {
+			Exception *string `json:"exception"`
+		}
+		var done bool
+		for _, e := range r.GetStreamingQueryListenerEventsResult().GetEvents() {
+			if e.GetEventType() == pb.StreamingQueryEventType_QUERY_TERMINATED_EVENT {
+				if json.Unmarshal([]byte(e.GetEventJson()), &ev) != nil || ev.Exception == nil || !strings.Contains(*ev.Exception, "batch 0") {
+					t.Fatalf("terminated event %s, want the exception", e.GetEventJson())
+				}
+				done = true
+			}
+		}
+		if done {
+			break
+		}
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.ConsumeTopics("copies"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	pctx, pcancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer pcancel()
+	if n := cl.PollFetches(pctx).NumRecords(); n != 0 {
+		t.Fatalf("read_committed saw %d records of the failed batch", n)
 	}
 }
