@@ -72,3 +72,43 @@ func TestStatefulFunctionsOverConnect(t *testing.T) {
 		t.Errorf("dropDuplicates(country).count() = %d, want %d", n, len(countries))
 	}
 }
+
+// TestStatSketchesOverConnect: df.Stat().CountMinSketch and BloomFilter
+// in the client over a server table: counts at least the exact ones (a
+// map over the seeded rows), total equal to the row count, every id a
+// member of the filter.
+func TestStatSketchesOverConnect(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	sales := seedSales(t, spark)
+	ctx := context.Background()
+	df := spark.Table("lakehouse.shop.sales")
+	cms, err := df.Stat().CountMinSketch(ctx, "country", 0.01, 0.95, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := map[string]int64{}
+	for _, s := range sales {
+		exact[s.country]++
+	}
+	if cms.TotalCount() != int64(len(sales)) {
+		t.Fatalf("totalCount %d, want %d", cms.TotalCount(), len(sales))
+	}
+	for c, n := range exact {
+		if est, err := cms.EstimateCount(c); err != nil || est < n || float64(est-n) > 0.01*float64(len(sales))+1 {
+			t.Errorf("estimateCount(%s) = %d, %v; exact %d", c, est, err, n)
+		}
+	}
+	bf, err := df.Stat().BloomFilter(ctx, "id", int64(len(sales)), 0.03)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sales {
+		if !bf.MightContain(s.id) {
+			t.Fatalf("mightContain(%d) = false for a member", s.id)
+		}
+	}
+	if _, err := df.Stat().BloomFilter(ctx, "price", 10, 0.03); err == nil {
+		t.Error("bloomFilter over a double column: no error")
+	}
+}

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-
 	"github.com/atlas-lakehouse/atlas/atlas/sketch"
 )
 
@@ -55,35 +52,12 @@ func (st *DataFrameStatFunctions) each(ctx context.Context, op, col string, fn f
 		return fmt.Errorf("%s(%s): %w", op, col, err)
 	}
 	defer releaseAll(recs)
-	switch schema.Field(0).Type.ID() {
-	case arrow.STRING, arrow.BINARY, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
-	default:
-		return fmt.Errorf("%s(%s): the column must be of string, integral or binary type, got %s", op, col, schema.Field(0).Type)
+	if err := sketch.CheckType(schema.Field(0).Type); err != nil {
+		return fmt.Errorf("%s(%s): %w", op, col, err)
 	}
 	for _, r := range recs {
-		a := r.Column(0)
-		for i := range a.Len() {
-			if a.IsNull(i) {
-				continue
-			}
-			var v any
-			switch c := a.(type) {
-			case *array.String:
-				v = c.Value(i)
-			case *array.Binary:
-				v = c.Value(i)
-			case *array.Int64:
-				v = c.Value(i)
-			case *array.Int32:
-				v = c.Value(i)
-			case *array.Int16:
-				v = c.Value(i)
-			case *array.Int8:
-				v = c.Value(i)
-			}
-			if err := fn(v); err != nil {
-				return fmt.Errorf("%s(%s): %w", op, col, err)
-			}
+		if err := sketch.EachValue(r.Column(0), fn); err != nil {
+			return fmt.Errorf("%s(%s): %w", op, col, err)
 		}
 	}
 	return nil
