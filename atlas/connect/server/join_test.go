@@ -67,3 +67,42 @@ func TestJoinRelation(t *testing.T) {
 }
 
 func project(rel *pb.Relation, es ...*pb.Expression) *pb.Relation { return selectOf(rel, es...) }
+
+// colOf is df[name] as PySpark's Connect client sends it: the attribute
+// with the plan id of the DataFrame it is taken from.
+func colOf(name string, planID int64) *pb.Expression {
+	return &pb.Expression{ExprType: &pb.Expression_UnresolvedAttribute_{UnresolvedAttribute: &pb.Expression_UnresolvedAttribute{UnparsedIdentifier: name, PlanId: &planID}}}
+}
+
+func withPlanID(rel *pb.Relation, id int64) *pb.Relation {
+	rel.Common = &pb.RelationCommon{PlanId: &id}
+	return rel
+}
+
+// TestJoinByPlanIDs: a.join(b, (a.id + 1 == b.id) & (b.qty > a.qty))
+// .select(a.id, b.id.alias("bid")) over two DataFrames with the same
+// columns and no alias, as PySpark sends it (each column with the plan id
+// of its DataFrame), against a Go reference.
+func TestJoinByPlanIDs(t *testing.T) {
+	home := t.TempDir()
+	orders := seedOrders(t, home)
+	c := dial(t, startServer(t, home).Addr())
+	a, b := withPlanID(table("lakehouse.silver.orders"), 11), withPlanID(table("lakehouse.silver.orders"), 12)
+	cond := fn("and", fn("==", fn("+", colOf("id", 11), lit(1)), colOf("id", 12)), fn(">", colOf("qty", 12), colOf("qty", 11)))
+	joined := withPlanID(&pb.Relation{RelType: &pb.Relation_Join{Join: &pb.Join{Left: a, Right: b, JoinType: pb.Join_JOIN_TYPE_INNER, JoinCondition: cond}}}, 13)
+	var want []string
+	for _, x := range orders {
+		for _, y := range orders {
+			if x.id+1 == y.id && y.qty > x.qty {
+				want = append(want, fmt.Sprintf("id=%d bid=%d", x.id, y.id))
+			}
+		}
+	}
+	same(t, "join on plan-id columns", c.rows(selectOf(joined, colOf("id", 11), as(colOf("id", 12), "bid"))), want)
+	// Without plan ids the same names are ambiguous, and the error says how to fix it.
+	plain := &pb.Relation{RelType: &pb.Relation_Join{Join: &pb.Join{Left: table("lakehouse.silver.orders"), Right: table("lakehouse.silver.orders"),
+		JoinType: pb.Join_JOIN_TYPE_INNER, JoinCondition: fn("==", col("id"), col("id"))}}}
+	if _, err := c.tryRows(plain); err == nil || !strings.Contains(err.Error(), "AMBIGUOUS_REFERENCE") {
+		t.Fatalf("ambiguous id: %v", err)
+	}
+}

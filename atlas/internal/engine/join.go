@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 )
 
@@ -88,3 +89,21 @@ func (df *DataFrame) Alias(alias string) *DataFrame {
 // pyspark.sql.functions.broadcast. Atlas joins in one process, so the hint
 // changes nothing; it is accepted so that Spark code ports unchanged.
 func Broadcast(df *DataFrame) *DataFrame { return df }
+
+// PlanCol refers to column name of the DataFrame Spark Connect numbered
+// planID, as PySpark's df["name"] sends it: after a join of DataFrames
+// that both have the column, the one of that DataFrame is meant. Where no
+// join input carries the id, it resolves by name as Col.
+func PlanCol(name string, planID int64) Column {
+	return newCol(&expr.ColumnRef{Parts: []string{name}, PlanID: planID})
+}
+
+// WithPlanIDs tags the DataFrame's columns with Spark Connect plan ids
+// (its relation's and those of the relations it was built from), so that
+// PlanCol(name, id) finds them after a join.
+func (df *DataFrame) WithPlanIDs(planIDs ...int64) *DataFrame {
+	if df.failed() || len(planIDs) == 0 {
+		return df
+	}
+	return df.with(plan.NewPlanIDTag(df.node, planIDs), nil)
+}

@@ -9,6 +9,8 @@ package expr
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,6 +95,10 @@ type ColumnRef struct {
 	// reference binds to that column when its name still matches, so the
 	// columns of both sides of a join resolve even when they share a name.
 	Ordinal int
+	// PlanID, when not zero, names the relation the column is taken from,
+	// as Spark Connect's plan_id (df1["adId"] in PySpark): among columns of
+	// the same name, the one tagged with that id (MetaPlanIDs) is meant.
+	PlanID int64
 }
 
 // Col parses a dotted column name ("a", "data.ts", "`odd.name`").
@@ -128,6 +134,11 @@ func (c *ColumnRef) Bind(s *arrow.Schema) (Bound, error) {
 	var idx int
 	if o := c.Ordinal - 1; o >= 0 && o < s.NumFields() && len(parts) == 1 && s.Field(o).Name == parts[0] {
 		idx = o
+	} else if i, ok, err := resolvePlanID(s, parts, c.PlanID); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		idx = i
 	} else {
 		var err error
 		if idx, err = resolveColumn(s, parts); err != nil {
@@ -180,6 +191,43 @@ func Qualifier(f arrow.Field) string {
 		}
 	}
 	return ""
+}
+
+// MetaPlanIDs is the Arrow field metadata key listing (comma-separated) the
+// Spark Connect plan ids of the join inputs a column comes from.
+const MetaPlanIDs = "atlas.planIds"
+
+// resolvePlanID finds the one column named parts[0] tagged with planID.
+// When columns of that name are tagged, but none with planID, the
+// reference names a relation that is not there: an error, rather than
+// the other relation's column of the same name. Without tags it reports
+// ok=false and the name alone decides.
+func resolvePlanID(s *arrow.Schema, parts []string, planID int64) (int, bool, error) {
+	if planID == 0 {
+		return 0, false, nil
+	}
+	id := strconv.FormatInt(planID, 10)
+	found, tagged := -1, false
+	for i, f := range s.Fields() {
+		if !strings.EqualFold(f.Name, parts[0]) || !f.HasMetadata() {
+			continue
+		}
+		k := f.Metadata.FindKey(MetaPlanIDs)
+		if k < 0 {
+			continue
+		}
+		tagged = true
+		if slices.Contains(strings.Split(f.Metadata.Values()[k], ","), id) {
+			if found >= 0 {
+				return 0, false, nil
+			}
+			found = i
+		}
+	}
+	if found < 0 && tagged {
+		return 0, false, fmt.Errorf("cannot resolve column %q of the DataFrame with plan id %d: it is not an input of this join; given input columns [%s]", parts[0], planID, columnList(s))
+	}
+	return found, found >= 0, nil
 }
 
 // hasQualifiers reports whether some column of s carries a relation alias:

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -59,6 +60,8 @@ type SubqueryAlias struct {
 	In    Node
 	Alias string
 	Out   *arrow.Schema
+	// planID is set for a plan id tag (NewPlanIDTag).
+	planID int64
 }
 
 // NewSubqueryAlias tags every column of in with the alias.
@@ -87,10 +90,50 @@ func withQualifier(f arrow.Field, q string) arrow.Field {
 	return f
 }
 
+// NewPlanIDTag tags every column of in with Spark Connect plan ids (the
+// relation's and its inputs', added to any earlier ones), so that a
+// reference carrying one (df["k"] in PySpark) finds its column after a
+// join; the relation keeps its alias.
+func NewPlanIDTag(in Node, planIDs []int64) *SubqueryAlias {
+	strs := make([]string, len(planIDs))
+	for i, p := range planIDs {
+		strs[i] = strconv.FormatInt(p, 10)
+	}
+	id := strings.Join(strs, ",")
+	planID := planIDs[0]
+	fields := make([]arrow.Field, in.Schema().NumFields())
+	alias := ""
+	for i, f := range in.Schema().Fields() {
+		keys, vals := []string{}, []string{}
+		ids := id
+		if f.HasMetadata() {
+			for k, key := range f.Metadata.Keys() {
+				v := f.Metadata.Values()[k]
+				if key == expr.MetaPlanIDs {
+					ids = v + "," + id
+					continue
+				}
+				keys, vals = append(keys, key), append(vals, v)
+			}
+		}
+		f.Metadata = arrow.NewMetadata(append(keys, expr.MetaPlanIDs), append(vals, ids))
+		fields[i] = f
+		if q := expr.Qualifier(f); q != "" {
+			alias = q
+		}
+	}
+	return &SubqueryAlias{In: in, Alias: alias, Out: arrow.NewSchema(fields, nil), planID: planID}
+}
+
 func (s *SubqueryAlias) Schema() *arrow.Schema { return s.Out }
 func (s *SubqueryAlias) Input() Node           { return s.In }
 func (s *SubqueryAlias) IsStreaming() bool     { return s.In.IsStreaming() }
-func (s *SubqueryAlias) Describe() string      { return "SubqueryAlias " + s.Alias }
+func (s *SubqueryAlias) Describe() string {
+	if s.planID != 0 {
+		return "PlanId " + strconv.FormatInt(s.planID, 10)
+	}
+	return "SubqueryAlias " + s.Alias
+}
 
 // Join combines two relations. Its Input is the left side; Right is the
 // other. Keys are the equi-join conditions found among the conjuncts of

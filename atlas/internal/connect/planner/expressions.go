@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
@@ -17,7 +18,12 @@ func Column(e *pb.Expression) (atlas.Column, error) {
 		if x.UnresolvedAttribute.GetIsMetadataColumn() {
 			return atlas.Column{}, unsupported("metadata columns", "")
 		}
-		return atlas.Col(x.UnresolvedAttribute.GetUnparsedIdentifier()), nil
+		a := x.UnresolvedAttribute
+		if a.PlanId != nil && !strings.ContainsAny(a.GetUnparsedIdentifier(), ".`") {
+			// df["k"]: the k of that DataFrame, told apart after a join.
+			return atlas.PlanCol(a.GetUnparsedIdentifier(), a.GetPlanId()), nil
+		}
+		return atlas.Col(a.GetUnparsedIdentifier()), nil
 	case *pb.Expression_UnresolvedStar_:
 		if t := x.UnresolvedStar.GetUnparsedTarget(); t != "" {
 			return atlas.Col(t), nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
@@ -39,6 +41,10 @@ func (p *Planner) join(ctx context.Context, j *pb.Join) (*atlas.DataFrame, error
 	if err != nil {
 		return nil, fmt.Errorf("join: right: %w", err)
 	}
+	// df1["k"] == df2["k"] names each side by a plan id: its own or that of
+	// a DataFrame it was built from.
+	left = left.WithPlanIDs(planIDs(j.GetLeft().ProtoReflect(), nil)...)
+	right = right.WithPlanIDs(planIDs(j.GetRight().ProtoReflect(), nil)...)
 	var on any
 	switch {
 	case len(j.GetUsingColumns()) > 0 && j.GetJoinCondition() != nil:
@@ -63,4 +69,24 @@ func (p *Planner) hint(ctx context.Context, h *pb.Hint) (*atlas.DataFrame, error
 		return p.Relation(ctx, h.GetInput())
 	}
 	return nil, unsupported("hint "+h.GetName(), "drop the hint")
+}
+
+// planIDs collects the plan ids of every relation in m (a relation tree).
+func planIDs(m protoreflect.Message, out []int64) []int64 {
+	if rel, ok := m.Interface().(*pb.Relation); ok && rel.GetCommon() != nil && rel.GetCommon().PlanId != nil {
+		out = append(out, rel.GetCommon().GetPlanId())
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+			for i := 0; i < v.List().Len(); i++ {
+				out = planIDs(v.List().Get(i).Message(), out)
+			}
+		case fd.IsMap():
+		case fd.Kind() == protoreflect.MessageKind:
+			out = planIDs(v.Message(), out)
+		}
+		return true
+	})
+	return out
 }
