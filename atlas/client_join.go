@@ -86,3 +86,14 @@ func joinType(how string) (pb.Join_JoinType, error) {
 	}
 	return 0, fmt.Errorf("join: unsupported join type %q; use inner, outer, full, left, right, left_semi, left_anti or cross", how)
 }
+
+// Col is this DataFrame's column name, as df[name] or df.col(name) in
+// PySpark: it carries the DataFrame's plan id, so that after a join of two
+// DataFrames that both have the column, this one's is meant.
+func (df *DataFrame) Col(name string) Column {
+	if df.err != nil {
+		return Column{err: df.err}
+	}
+	id := df.rel.GetCommon().GetPlanId()
+	return Column{e: &pb.Expression{ExprType: &pb.Expression_UnresolvedAttribute_{UnresolvedAttribute: &pb.Expression_UnresolvedAttribute{UnparsedIdentifier: name, PlanId: &id}}}}
+}

@@ -73,4 +73,21 @@ func TestJoinOverConnect(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("aliased join on a condition:\ngot  %v\nwant %v", got, want)
 	}
+
+	// a.join(b, a["id"] + 2 == b["id"]) without aliases: each column names its DataFrame.
+	x, y := spark.Table("lakehouse.shop.sales"), spark.Table("lakehouse.shop.sales")
+	byID := x.Join(y, x.Col("id").Plus(atlas.Lit(2)).EqualTo(y.Col("id")).And(x.Col("country").EqualTo(y.Col("country"))), "inner").
+		Select(x.Col("id"), y.Col("id").Alias("bid"))
+	rows, err = byID.Rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%v-%v", r["id"], r["bid"]))
+	}
+	sort.Strings(got)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("join on df.Col columns:\ngot  %v\nwant %v", got, want)
+	}
 }
