@@ -69,6 +69,7 @@ type produceFlags struct {
 	rate    float64
 	start   string
 	print   bool
+	ifEmpty bool
 }
 
 // add adds the shared flags to fs; topic is the stream's default topic.
@@ -81,6 +82,7 @@ func (f *produceFlags) add(fs *flag.FlagSet, topic string) {
 	fs.Float64Var(&f.rate, "rate", 0, "records per second; 0 is as fast as possible")
 	fs.StringVar(&f.start, "start", "", "time of the first record, RFC 3339 (default: the stream's fixed start)")
 	fs.BoolVar(&f.print, "print", false, "write the record values to standard output, one a line, instead of producing")
+	fs.BoolVar(&f.ifEmpty, "if-empty", false, "produce only when the topic holds no records, under the lock `atlas run` takes too, so a re-run (or a notebook's Setup cell run again) continues the same stream instead of adding to it")
 }
 
 // startTime parses --start; the zero time selects the stream's default.
@@ -180,16 +182,30 @@ func produceTo(ctx context.Context, f produceFlags, label string,
 	if err != nil {
 		return fmt.Errorf("no Kafka broker answers at %s (start one with `atlas up`): %w", strings.Join(brokers, ","), err)
 	}
-	cl, err := stack.NewClient(brokers, produce.ProducerOpts()...)
-	if err != nil {
+	once := func(ctx context.Context) (int64, error) {
+		cl, err := stack.NewClient(brokers, produce.ProducerOpts()...)
+		if err != nil {
+			return 0, err
+		}
+		defer cl.Close()
+		pp := produce.NewProgressPrinter(os.Stderr, label, stderrIsTerminal())
+		sum, err := run(ctx, cl, pp.Update)
+		pp.Finish()
+		fmt.Fprint(os.Stdout, sum)
+		return 0, err
+	}
+	if !f.ifEmpty {
+		_, err := once(ctx)
 		return err
 	}
-	defer cl.Close()
-	pp := produce.NewProgressPrinter(os.Stderr, label, stderrIsTerminal())
-	sum, err := run(ctx, cl, pp.Update)
-	pp.Finish()
-	fmt.Fprint(os.Stdout, sum)
-	return err
+	res, err := stack.ProduceOnce(ctx, "", brokers, f.topic, once)
+	if err != nil {
+		return fmt.Errorf("produce into %s: %w", f.topic, err)
+	}
+	if res.Held > 0 {
+		fmt.Fprintf(os.Stdout, "topic %s already holds %d records: not producing more (--if-empty)\n", f.topic, res.Held)
+	}
+	return nil
 }
 
 // printValues writes each value next yields as one line of standard output.
