@@ -15,6 +15,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
 // change is one produced record: key k gets value v at time ts.
@@ -258,5 +259,70 @@ func TestForeachBatchQueryIsInTheSessionsManager(t *testing.T) {
 	tot := q.Totals()
 	if tot.InputRows != int64(len(changes)) || tot.Batches != 3 {
 		t.Fatalf("totals %+v, want 3 batches of %d rows in all", tot, len(changes))
+	}
+}
+
+// TestForeachBatchProgressCarriesTheBatchWrites: each micro-batch's
+// progress (sink.metrics, as Spark's SinkProgress.metrics) carries the
+// table writes the client's function made in it, so the live view can
+// chart them: two writes per batch, rows inserted = the batch's changes
+// (the INSERT into the log) plus its keys not seen before (the MERGE),
+// rows updated = its keys seen in earlier batches, computed here from the
+// produced changes.
+func TestForeachBatchProgressCarriesTheBatchWrites(t *testing.T) {
+	addr, home, changes := kafkaServer(t, 230)
+	spark := connect(t, addr)
+	for _, q := range []string{
+		"CREATE NAMESPACE IF NOT EXISTS lakehouse.lab",
+		"CREATE TABLE lakehouse.lab.log (k string, v bigint) USING iceberg",
+		"CREATE TABLE lakehouse.lab.latest (k string, v bigint, ts timestamp) USING iceberg",
+	} {
+		if _, err := spark.SQL(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var batches []int64
+	q, err := changeStream(spark).WriteStream().QueryName("writes").Progress(false).
+		Option("checkpointLocation", filepath.Join(home, "checkpoints", "writes")).
+		Trigger(atlas.AvailableNow()).
+		ForeachBatch(upsert(spark, &batches, nil)).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AwaitTermination(); err != nil {
+		t.Fatal(err)
+	}
+	// The reference: batches of 100 changes (maxOffsetsPerTrigger).
+	type want struct{ inserted, updated int64 }
+	var wants []want
+	seen := map[string]bool{}
+	for start := 0; start < len(changes); start += 100 {
+		batch := changes[start:min(start+100, len(changes))]
+		w := want{inserted: int64(len(batch))}
+		keys := map[string]bool{}
+		for _, c := range batch {
+			keys[c.k] = true
+		}
+		for k := range keys {
+			if seen[k] {
+				w.updated++
+			} else {
+				w.inserted++
+			}
+			seen[k] = true
+		}
+		wants = append(wants, w)
+	}
+	ps := q.RecentProgress()
+	if len(ps) != len(wants) {
+		t.Fatalf("%d progress reports, want %d batches", len(ps), len(wants))
+	}
+	for i, p := range ps {
+		got := want{inserted: p.SinkMetric(progress.SinkNumInsertedRows), updated: p.SinkMetric(progress.SinkNumUpdatedRows)}
+		if got != wants[i] || p.SinkMetric(progress.SinkNumWrites) != 2 || p.SinkMetric(progress.SinkNumDeletedRows) != 0 ||
+			p.Sink.Metrics[progress.SinkWriteTimeMs] == "" {
+			t.Errorf("batch %d: sink metrics %v, want 2 writes, %d inserted, %d updated, 0 deleted, a write time",
+				p.BatchID, p.Sink.Metrics, wants[i].inserted, wants[i].updated)
+		}
 	}
 }

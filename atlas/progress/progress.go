@@ -153,6 +153,37 @@ func (d DataLoss) String() string {
 type SinkProgress struct {
 	Description   string `json:"description"`
 	NumOutputRows int64  `json:"numOutputRows"`
+	// Metrics are the sink's own per-batch metrics, as Spark's
+	// SinkProgress.metrics (a map of strings, Spark 3.4+). A foreachBatch
+	// sink reports the table writes its function made in the batch (the
+	// Sink* keys below); other sinks report none.
+	Metrics map[string]string `json:"metrics,omitempty"`
+}
+
+// Keys of SinkProgress.Metrics for a foreachBatch query: the table writes
+// (MERGE INTO, INSERT) its function made through the session in the batch.
+const (
+	// SinkNumWrites counts the writes.
+	SinkNumWrites = "numWrites"
+	// SinkNumUpdatedRows, SinkNumDeletedRows and SinkNumInsertedRows sum
+	// the writes' MERGE/INSERT metrics (num_updated_rows, ...).
+	SinkNumUpdatedRows  = "numUpdatedRows"
+	SinkNumDeletedRows  = "numDeletedRows"
+	SinkNumInsertedRows = "numInsertedRows"
+	// SinkNumFilesRewritten counts data files the writes replaced.
+	SinkNumFilesRewritten = "numFilesRewritten"
+	// SinkNumSkippedWrites counts writes a replayed batch skipped because
+	// they had already committed (exactly-once).
+	SinkNumSkippedWrites = "numSkippedWrites"
+	// SinkWriteTimeMs is the writes' wall time, in milliseconds.
+	SinkWriteTimeMs = "writeTimeMs"
+)
+
+// SinkMetric returns the sink metric key as an integer, 0 when absent or
+// not a number.
+func (p *StreamingQueryProgress) SinkMetric(key string) int64 {
+	n, _ := strconv.ParseInt(p.Sink.Metrics[key], 10, 64)
+	return n
 }
 
 // JSON returns the progress as compact JSON, Spark's `json` property.

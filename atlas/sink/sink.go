@@ -67,6 +67,13 @@ type Sink interface {
 	AddBatch(ctx context.Context, b *Batch) error
 }
 
+// MetricsReporter is implemented by sinks with per-batch metrics of their
+// own (Spark's SinkProgress.metrics): the query puts what BatchMetrics
+// returns for a batch into that batch's progress, after AddBatch returned.
+type MetricsReporter interface {
+	BatchMetrics(batchID int64) map[string]string
+}
+
 // ModeChecker is implemented by sinks that support only some output modes;
 // the query fails at Start with the returned error.
 type ModeChecker interface {

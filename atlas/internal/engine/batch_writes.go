@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
 // BatchWrite is one table write (MERGE INTO or INSERT) that a foreachBatch
@@ -71,6 +72,36 @@ func (l *writeLog) recent() []BatchWrite {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]BatchWrite(nil), l.writes...)
+}
+
+// writeMetrics sums the writes of batch batchID as sink metrics, or nil
+// when there are none.
+func writeMetrics(ws []BatchWrite, batchID int64) map[string]string {
+	var n, updated, deleted, inserted, files, skipped int64
+	var took time.Duration
+	for _, w := range ws {
+		if w.BatchID != batchID {
+			continue
+		}
+		n++
+		updated += w.Updated
+		deleted += w.Deleted
+		inserted += w.Inserted
+		files += int64(w.FilesRewritten)
+		took += w.Duration
+		if w.Skipped {
+			skipped++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	return map[string]string{
+		progress.SinkNumWrites: i(n), progress.SinkNumUpdatedRows: i(updated), progress.SinkNumDeletedRows: i(deleted),
+		progress.SinkNumInsertedRows: i(inserted), progress.SinkNumFilesRewritten: i(files),
+		progress.SinkNumSkippedWrites: i(skipped), progress.SinkWriteTimeMs: i(took.Milliseconds()),
+	}
 }
 
 // writesHTML is the live view's table of the latest batches' writes.

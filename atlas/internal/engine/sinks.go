@@ -26,6 +26,14 @@ const tapRows = 10
 
 func (t *tapSink) Description() string { return t.inner.Description() }
 
+// BatchMetrics forwards to the real sink's metrics, if it has any.
+func (t *tapSink) BatchMetrics(batchID int64) map[string]string {
+	if m, ok := t.inner.(sink.MetricsReporter); ok {
+		return m.BatchMetrics(batchID)
+	}
+	return nil
+}
+
 func (t *tapSink) AddBatch(ctx context.Context, b *sink.Batch) error {
 	if err := t.inner.AddBatch(ctx, b); err != nil {
 		return err
@@ -78,6 +86,13 @@ func (f *foreachBatchSink) AddBatch(ctx context.Context, b *sink.Batch) error {
 	err := f.fn(df, b.BatchID)
 	f.log.add(bc.writes)
 	return err
+}
+
+// BatchMetrics sums the table writes the callback made in batch batchID
+// (the progress's sink metrics: progress.SinkNumWrites and the others), or
+// nil when it made none.
+func (f *foreachBatchSink) BatchMetrics(batchID int64) map[string]string {
+	return writeMetrics(f.log.recent(), batchID)
 }
 
 // batchContext identifies the micro-batch a foreachBatch callback runs

@@ -369,6 +369,9 @@ func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit i
 		DurationMs:    b.durations,
 		Sink:          progress.SinkProgress{Description: q.cfg.Sink.Description(), NumOutputRows: numOutput},
 	}
+	if m, ok := q.cfg.Sink.(sink.MetricsReporter); ok {
+		p.Sink.Metrics = m.BatchMetrics(b.id)
+	}
 	if !b.prevTrigger.IsZero() {
 		if el := b.trigStart.Sub(b.prevTrigger).Seconds(); el > 0 {
 			p.InputRowsPerSecond = float64(numInput) / el
