@@ -34,9 +34,20 @@ const emptyValue = "-"
 // processed rows/s, (b) trigger duration by phase, (c) max event time vs
 // watermark, (d) rows in state and rows dropped by the watermark
 // (cumulative), each over the batches of ps.
+//
+// A query whose batches report table writes (a foreachBatch with MERGE
+// INTO or INSERT: progress.SinkNumWrites in sink.metrics) and that has no
+// event time and no state gets charts that fit it instead of (c) and (d):
+// rows updated, deleted and inserted per batch, and data files rewritten
+// with the write time.
 func progressCharts(ps []progress.StreamingQueryProgress) ([]chartSpec, error) {
 	builders := []func([]progress.StreamingQueryProgress, []string) (render.Renderer, bool){
 		ratesChart, durationChart, eventTimeChart, stateChart,
+	}
+	if writesOnly(ps) {
+		builders = []func([]progress.StreamingQueryProgress, []string) (*echartsOption, bool){
+			ratesChart, durationChart, writtenRowsChart, writeCostChart,
+		}
 	}
 	batches := make([]string, len(ps))
 	for i := range ps {

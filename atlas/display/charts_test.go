@@ -325,3 +325,69 @@ func TestFlatChartsSayWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestForeachBatchQueryChartsItsWrites: a query that reports table writes
+// in sink.metrics and has no event time and no state charts rows updated,
+// deleted and inserted per batch and files rewritten with the write time,
+// with the numbers of its progress, instead of two empty charts; a
+// windowed query keeps its event-time and state charts.
+func TestForeachBatchQueryChartsItsWrites(t *testing.T) {
+	withFakeBundle(t)
+	ps := sampleProgress()
+	for i := range ps {
+		ps[i].EventTime = nil
+		ps[i].StateOperators = nil
+		ps[i].Sink.Metrics = map[string]string{
+			progress.SinkNumWrites:         "1",
+			progress.SinkNumUpdatedRows:    strconv.Itoa(10 * (i + 1)),
+			progress.SinkNumDeletedRows:    strconv.Itoa(i),
+			progress.SinkNumInsertedRows:   strconv.Itoa(100 + i),
+			progress.SinkNumFilesRewritten: strconv.Itoa(2 * i),
+			progress.SinkWriteTimeMs:       strconv.Itoa(40 + i),
+		}
+	}
+	frag := ProgressCharts(ps, ChartOptions{Title: "cdc"})
+	for _, note := range []string{noEventTimeNote, noStateNote} {
+		if strings.Contains(frag, note) {
+			t.Errorf("foreachBatch query: fragment has the empty-chart note %q", note)
+		}
+	}
+	_, _, opts := parseCharts(t, frag)
+	if len(opts) != 4 || opts[2].Title.Text != "rows written per batch" || opts[3].Title.Text != "files rewritten / write time (ms)" {
+		t.Fatalf("charts %+v", opts)
+	}
+	want := func(f func(i int) int) []int64 {
+		var out []int64
+		for i := range ps {
+			out = append(out, int64(f(i)*100))
+		}
+		return out
+	}
+	for s, w := range [][]int64{want(func(i int) int { return 10 * (i + 1) }), want(func(i int) int { return i }), want(func(i int) int { return 100 + i })} {
+		if got := values(t, opts[2], s); !slicesEqual(got, w) {
+			t.Errorf("rows chart series %s = %v, want %v", opts[2].Series[s].Name, got, w)
+		}
+	}
+	if got := values(t, opts[3], 0); !slicesEqual(got, want(func(i int) int { return 2 * i })) {
+		t.Errorf("files rewritten = %v", got)
+	}
+	if got := values(t, opts[3], 1); !slicesEqual(got, want(func(i int) int { return 40 + i })) || opts[3].Series[1].YAxisIndex != 1 {
+		t.Errorf("write time = %v on axis %d", got, opts[3].Series[1].YAxisIndex)
+	}
+	_, _, opts = parseCharts(t, ProgressCharts(sampleProgress(), ChartOptions{Title: "events"}))
+	if len(opts) != 4 || opts[2].Title.Text != "event time (UTC)" {
+		t.Fatalf("windowed query charts %+v", opts)
+	}
+}
+
+func slicesEqual(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
