@@ -286,6 +286,51 @@ func (q *StreamingQuery) AwaitTerminationContext(ctx context.Context) error {
 	}
 }
 
+// Watch attaches the live view (the progress charts, updated in place) to
+// a running query, typically one a previous cell started and this cell
+// got back with Session.Streams().Get(name), for at most d (d <= 0: until
+// the query ends or ctx is done). Unlike AwaitTermination, Kernel >
+// Interrupt (SIGINT) or the end of d only stop watching: the query keeps
+// running on the server. Watch returns the query's error if it ended with
+// one while watched, else nil.
+func (q *StreamingQuery) Watch(ctx context.Context, d time.Duration) error {
+	var timeUp <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeUp = t.C
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	view := newLiveView(q)
+	waitCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- q.wait(waitCtx, view) }()
+	var err error
+	stopped := false // stopped watching, the query runs on
+	select {
+	case err = <-done:
+		stopped = ctx.Err() != nil
+	case <-timeUp:
+		stopped = true
+	case <-sig:
+		stopped = true
+	}
+	if stopped {
+		cancel()
+		<-done
+		view.refresh(context.Background())
+		view.view.SetStatus("still running (this cell stopped watching; the query goes on)")
+		view.view.Update(view.ps, "")
+		view.view.Close()
+		return nil
+	}
+	view.close(err)
+	return err
+}
+
 // wait polls until the query terminates, refreshing view.
 func (q *StreamingQuery) wait(ctx context.Context, view *liveView) error {
 	for {

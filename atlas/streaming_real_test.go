@@ -197,3 +197,59 @@ func TestAwaitAnyTerminationAndBuilderConfig(t *testing.T) {
 		t.Fatalf("after ResetTerminated, AwaitAnyTermination = %v, %v; want false (no query ended since)", ended, err)
 	}
 }
+
+// TestWatchAttachesToARunningQueryAndLeavesItRunning: a later cell gets a
+// running query back by name and watches it (the live view, here the
+// terminal's progress lines) for a while or until Kernel > Interrupt;
+// either way the query keeps running on the server, and its batches go on
+// after the watch ends. Stop from another cell then stops it.
+func TestWatchAttachesToARunningQueryAndLeavesItRunning(t *testing.T) {
+	addr, _ := realServer(t)
+	cell1 := atlas.Builder().Remote("sc://" + addr).GetOrCreate()
+	q, err := cell1.ReadStream().Format("rate").Option("rowsPerSecond", 100).Load().
+		WriteStream().Format("memory").QueryName("watched").
+		Trigger(atlas.ProcessingTime("100 milliseconds")).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell1.Close()
+	cell2 := atlas.Builder().Remote("sc://" + addr + "/;session_id=" + cell1.SessionID()).GetOrCreate()
+	defer cell2.Close()
+	watched, err := cell2.Streams().Get("watched")
+	if err != nil || watched.ID() != q.ID() {
+		t.Fatalf("Get(watched) = %v, %v", watched, err)
+	}
+	start := time.Now()
+	if err := watched.Watch(context.Background(), 700*time.Millisecond); err != nil {
+		t.Fatalf("Watch = %v, want nil (time up, the query runs on)", err)
+	}
+	if d := time.Since(start); d < 700*time.Millisecond {
+		t.Fatalf("Watch returned after %s, before its 700ms", d)
+	}
+	if !watched.IsActive() {
+		t.Fatal("the query stopped when the watch ended")
+	}
+	// Kernel > Interrupt while watching: the watch ends, the query does not.
+	go func() {
+		time.Sleep(400 * time.Millisecond)
+		_ = syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+	}()
+	if err := watched.Watch(context.Background(), 0); err != nil {
+		t.Fatalf("Watch after SIGINT = %v, want nil", err)
+	}
+	before := watched.LastProgress()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		p := watched.LastProgress()
+		if before != nil && p != nil && p.BatchID > before.BatchID {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no new micro-batch after the interrupted watch: the interrupt stopped the query")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := watched.Stop(); err != nil || watched.IsActive() {
+		t.Fatalf("Stop = %v, active %v", err, watched.IsActive())
+	}
+}

@@ -28,7 +28,9 @@ set -euo pipefail
 # Packages the warm-up cell imports (blank imports, so goimports keeps them and
 # the whole dependency graph is compiled and linked once through GoNB): the
 # ones the notebooks import. Space-separated; keep warmup.ipynb in step.
-WARMUP_IMPORTS="github.com/atlas-lakehouse/atlas/atlas github.com/atlas-lakehouse/atlas/atlas/produce github.com/atlas-lakehouse/atlas/atlas/stack"
+# The notebooks import only the Spark Connect client; the engine, Kafka and
+# Iceberg run in the `atlas` daemon (the Setup cells call `!atlas up`).
+WARMUP_IMPORTS="github.com/atlas-lakehouse/atlas/atlas/client"
 
 # Debian 12 packages providing the Jupyter client side used here.
 JUPYTER_APT_PACKAGES="jupyter-core jupyter-client jupyter-notebook jupyter-nbconvert python3-nbclient python3-nbformat python3-jupyter-client python3-ipykernel jupyter-console"
@@ -92,7 +94,7 @@ info "go: $(go version)"
 info "jupyter_client: $($SYS_PYTHON -c 'import jupyter_client; print(jupyter_client.__version__)'), nbclient: $($SYS_PYTHON -c 'import nbclient; print(nbclient.__version__)')"
 
 # --- Tools -------------------------------------------------------------------
-step "Building gonb, goimports (pinned by $REPO_ROOT/go.mod) and gopls (pinned by kernel/tools/go.mod) into $BIN"
+step "Building gonb, goimports (pinned by $REPO_ROOT/go.mod), gopls (pinned by kernel/tools/go.mod) and the atlas CLI into $BIN"
 mkdir -p "$BIN"
 t="$(now)"
 # GOFLAGS or a go.work from the caller must not change what the pins select.
@@ -101,9 +103,13 @@ t="$(now)"
 # gopls lives in its own module: it needs its own golang.org/x/tools version,
 # which must not be raised to the one the Atlas module selects.
 (cd "$KERNEL_DIR/tools" && GOFLAGS=-mod=readonly GOWORK=off GOTOOLCHAIN=local go build -o "$BIN/gopls" golang.org/x/tools/gopls)
+# The atlas CLI: a notebook's Setup cell runs `!atlas up` (the broker and the
+# Spark Connect server the cells talk to) and `!atlas produce ... --if-empty`,
+# so cells link only the thin client. The kernel's PATH starts with $BIN.
+(cd "$REPO_ROOT" && GOFLAGS=-mod=readonly GOWORK=off GOTOOLCHAIN=local go build -o "$BIN/atlas" ./atlas/cmd/atlas)
 GONB_VERSION="$(cd "$REPO_ROOT" && go list -m -f '{{.Version}}' github.com/janpfeifer/gonb)"
 GONB_MODDIR="$(cd "$REPO_ROOT" && go list -m -f '{{.Dir}}' github.com/janpfeifer/gonb)"
-info "gonb $GONB_VERSION, $("$BIN/gopls" version | head -1), goimports built in $(elapsed "$t")"
+info "gonb $GONB_VERSION, $("$BIN/gopls" version | head -1), goimports, atlas built in $(elapsed "$t")"
 
 # --- echarts -----------------------------------------------------------------
 ECHARTS_VERSION="$(tr -d '[:space:]' <"$KERNEL_DIR/echarts.version")"
