@@ -102,25 +102,21 @@ func (h *notebookHarness) artifactDir(t *testing.T, name string) string {
 	return dir
 }
 
-// privateStack is a notebook's own Atlas home and broker port: the kernel
-// started for it inherits them, so the notebook's Setup cell starts a
-// broker nobody else uses.
+// privateStack is a notebook's own Atlas home, broker port and Spark
+// Connect port: the kernel started for it inherits them, so the notebook's
+// Setup cell (`atlas up`) starts a daemon nobody else uses and its cells
+// talk to that daemon's server.
 type privateStack struct {
-	home, addr string
-	env        []string
+	home, addr, connect string
+	env                 []string
 }
 
-// newPrivateStack returns a private home and a free loopback port, and
-// stops the broker the notebook starts there when the test ends.
+// newPrivateStack returns a private home and two free loopback ports, and
+// stops the daemon the notebook starts there when the test ends.
 func newPrivateStack(t *testing.T) *privateStack {
 	t.Helper()
 	home := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr, connect := freePort(t), freePort(t)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -134,8 +130,19 @@ func newPrivateStack(t *testing.T) *privateStack {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, "ATLAS_HOME="+home, stack.EnvKafkaAddr+"="+addr)
-	return &privateStack{home: home, addr: addr, env: env}
+	env = append(env, "ATLAS_HOME="+home, stack.EnvKafkaAddr+"="+addr, "ATLAS_CONNECT_ADDR="+connect)
+	return &privateStack{home: home, addr: addr, connect: connect, env: env}
+}
+
+// freePort returns a loopback address nobody listens on right now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
 
 // session returns a session on the stack's catalog and broker.
@@ -263,16 +270,27 @@ var chartContainer = regexp.MustCompile(`class="atlas-chart"`)
 // final frame must carry the bundle to draw in a saved notebook.
 const echartsInlined = "Licensed to the Apache Software Foundation"
 
-// checkProgressCharts checks that the Write cell's saved output is a final
-// progress frame with at least minCharts charts and the echarts bundle.
-func checkProgressCharts(t *testing.T, write executedCell, minCharts int) {
+// chartTitle reads a chart's title out of its echarts option.
+var chartTitle = regexp.MustCompile(`"title":\{[^}]*"text":"([^"]*)"`)
+
+// checkProgressCharts checks that a cell's saved output is one final
+// progress frame drawing the charts titled titles (the charts that fit the
+// query, none flat for want of data) with the echarts bundle inlined once.
+func checkProgressCharts(t *testing.T, cell executedCell, titles []string) {
 	t.Helper()
-	frames := write.html()
+	frames := cell.html()
 	if len(frames) != 1 {
-		t.Fatalf("the Write cell saved %d HTML outputs, want 1 (the live progress, updated in place)", len(frames))
+		t.Fatalf("the cell saved %d HTML outputs, want 1 (the live progress, updated in place)", len(frames))
 	}
-	if n := len(chartContainer.FindAllString(frames[0], -1)); n < minCharts {
-		t.Errorf("the saved progress frame has %d charts, want at least %d", n, minCharts)
+	if n := len(chartContainer.FindAllString(frames[0], -1)); n != len(titles) {
+		t.Errorf("the saved progress frame has %d charts, want %d", n, len(titles))
+	}
+	var got []string
+	for _, m := range chartTitle.FindAllStringSubmatch(frames[0], -1) {
+		got = append(got, m[1])
+	}
+	if strings.Join(got, "|") != strings.Join(titles, "|") {
+		t.Errorf("the saved progress frame draws the charts %q, want %q", got, titles)
 	}
 	if !strings.Contains(frames[0], echartsInlined) {
 		t.Errorf("the saved progress frame does not inline the echarts bundle (%d bytes)", len(frames[0]))
@@ -282,20 +300,9 @@ func checkProgressCharts(t *testing.T, write executedCell, minCharts int) {
 	}
 }
 
-// verifyLine matches the fingerprint line a Verify cell prints last.
-var verifyLine = regexp.MustCompile(`(?m)^fingerprint (sha256:[0-9a-f]{64}) \((\d+) rows of `)
-
-// printedFingerprint returns the fingerprint and row count the Verify cell printed.
-func printedFingerprint(t *testing.T, verify executedCell) (string, int) {
-	t.Helper()
-	m := verifyLine.FindStringSubmatch(verify.stdout())
-	if m == nil {
-		t.Fatalf("the Verify cell printed no fingerprint line; stdout:\n%s", verify.stdout())
-	}
-	var n int
-	fmt.Sscan(m[2], &n)
-	return m[1], n
-}
+// verifyLine matches the line a Verify cell prints: the table's row count
+// and how many keys it holds more than once.
+var verifyLine = regexp.MustCompile(`(?m)^(\d+) rows in (\S+), (\d+) duplicate keys$`)
 
 // writeTotals matches the Write cell's summary line.
 var writeTotals = regexp.MustCompile(`(\d+) batches in \S+: (\d+) (?:rows|changes) read`)
