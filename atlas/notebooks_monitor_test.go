@@ -14,8 +14,9 @@ import (
 // in one cell and watch, query and stop from the next ones.
 const monitorQuery = "event_counts"
 
-// showRow matches a data row of DataFrame.Show with two columns.
-var showRow = regexp.MustCompile(`(?m)^\|\s*(\S+)\s*\|\s*(\d+)\s*\|$`)
+// showRow matches a data row of DataFrame.Show's HTML table (in a
+// notebook Show displays HTML) with a string and a number column.
+var showRow = regexp.MustCompile(`<tr><td>([^<]+)</td><td class="num">(\d+)</td></tr>`)
 
 // checkMonitoringCells checks the cross-cell cells of the events notebook:
 // the query one cell started is active in the next ones (status, Active),
@@ -57,7 +58,7 @@ func checkMonitoringCells(t *testing.T, st *privateStack, cells []executedCell) 
 		}
 	}
 	got := map[string]int64{}
-	for _, m := range showRow.FindAllStringSubmatch(taggedCell(t, cells, "monitor-sql").stdout(), -1) {
+	for _, m := range showRow.FindAllStringSubmatch(strings.Join(taggedCell(t, cells, "monitor-sql").html(), ""), -1) {
 		n, _ := strconv.ParseInt(m[2], 10, 64)
 		got[m[1]] = n
 	}
