@@ -30,7 +30,7 @@ set -euo pipefail
 # ones the notebooks import. Space-separated; keep warmup.ipynb in step.
 # The notebooks import only the Spark Connect client; the engine, Kafka and
 # Iceberg run in the `atlas` daemon (the Setup cells call `!atlas up`).
-WARMUP_IMPORTS="github.com/atlas-lakehouse/atlas/atlas/client"
+WARMUP_IMPORTS="github.com/atlas-lakehouse/atlas/atlas"
 
 # Debian 12 packages providing the Jupyter client side used here.
 JUPYTER_APT_PACKAGES="jupyter-core jupyter-client jupyter-notebook jupyter-nbconvert python3-nbclient python3-nbformat python3-jupyter-client python3-ipykernel jupyter-console"

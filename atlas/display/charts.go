@@ -45,7 +45,7 @@ func progressCharts(ps []progress.StreamingQueryProgress) ([]chartSpec, error) {
 		ratesChart, durationChart, eventTimeChart, stateChart,
 	}
 	if writesOnly(ps) {
-		builders = []func([]progress.StreamingQueryProgress, []string) (*echartsOption, bool){
+		builders = []func([]progress.StreamingQueryProgress, []string) (render.Renderer, bool){
 			ratesChart, durationChart, writtenRowsChart, writeCostChart,
 		}
 	}

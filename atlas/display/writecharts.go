@@ -1,6 +1,12 @@
 package display
 
-import "github.com/atlas-lakehouse/atlas/atlas/progress"
+import (
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/render"
+
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
+)
 
 // writesOnly reports whether ps is a query that writes tables from its
 // batches (some batch reports sink write metrics) and has neither event
@@ -18,35 +24,43 @@ func writesOnly(ps []progress.StreamingQueryProgress) bool {
 	return writes
 }
 
-// sinkSeries is one sink metric over the batches.
-func sinkSeries(ps []progress.StreamingQueryProgress, key string) []echartsValue {
-	out := make([]echartsValue, len(ps))
+// sinkBars is one sink metric over the batches, as bars.
+func sinkBars(ps []progress.StreamingQueryProgress, key string) []opts.BarData {
+	out := make([]opts.BarData, len(ps))
 	for i := range ps {
-		out[i] = echartsValue{ps[i].SinkMetric(key)}
+		out[i] = opts.BarData{Value: ps[i].SinkMetric(key)}
 	}
 	return out
 }
 
 // writtenRowsChart stacks the rows each batch's writes updated, deleted
 // and inserted (MERGE INTO's num_updated_rows, ...).
-func writtenRowsChart(ps []progress.StreamingQueryProgress, batches []string) (*echartsOption, bool) {
-	c := newChart("rows written per batch", "", batches, echartsAxis{Type: "value"})
-	for _, m := range []struct{ name, key string }{
-		{"updated", progress.SinkNumUpdatedRows},
-		{"deleted", progress.SinkNumDeletedRows},
-		{"inserted", progress.SinkNumInsertedRows},
-	} {
-		c.Series = append(c.Series, echartsSeries{Data: sinkSeries(ps, m.key), Name: m.name, Stack: "rows", Type: "bar"})
-	}
+func writtenRowsChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
+	c := charts.NewBar()
+	c.SetGlobalOptions(append(commonOpts("rows written per batch"),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
+	c.SetXAxis(batches)
+	stack := charts.WithBarChartOpts(opts.BarChart{Stack: "rows"})
+	c.AddSeries("updated", sinkBars(ps, progress.SinkNumUpdatedRows), stack).
+		AddSeries("deleted", sinkBars(ps, progress.SinkNumDeletedRows), stack).
+		AddSeries("inserted", sinkBars(ps, progress.SinkNumInsertedRows), stack)
 	return c, false
 }
 
 // writeCostChart shows the data files each batch's writes rewrote (bars,
 // left axis) and their wall time (line, right axis).
-func writeCostChart(ps []progress.StreamingQueryProgress, batches []string) (*echartsOption, bool) {
-	c := newChart("files rewritten / write time (ms)", "", batches, echartsAxis{Type: "value"})
-	c.YAxis = append(c.YAxis, echartsAxis{Type: "value", Position: "right"})
-	c.Series = append(c.Series, echartsSeries{Data: sinkSeries(ps, progress.SinkNumFilesRewritten), Name: "files rewritten", Type: "bar"})
-	c.line("write time (ms)", sinkSeries(ps, progress.SinkWriteTimeMs)).YAxisIndex = 1
-	return c, false
+func writeCostChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
+	took := make([]opts.LineData, len(ps))
+	for i := range ps {
+		took[i] = opts.LineData{Value: ps[i].SinkMetric(progress.SinkWriteTimeMs)}
+	}
+	bars := charts.NewBar()
+	bars.SetGlobalOptions(append(commonOpts("files rewritten / write time (ms)"),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
+	bars.ExtendYAxis(opts.YAxis{Type: "value", Position: "right"})
+	bars.SetXAxis(batches).AddSeries("files rewritten", sinkBars(ps, progress.SinkNumFilesRewritten))
+	line := charts.NewLine()
+	line.SetXAxis(batches).AddSeries("write time (ms)", took, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
+	bars.Overlap(line)
+	return bars, false
 }

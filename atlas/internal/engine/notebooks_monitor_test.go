@@ -1,4 +1,4 @@
-package atlas_test
+package engine_test
 
 import (
 	"encoding/json"
