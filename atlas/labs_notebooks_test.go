@@ -1,0 +1,428 @@
+package atlas_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// envConnectAddr is the Atlas Connect server's address variable: each lab
+// gets its own, as its own broker port.
+const envConnectAddr = "ATLAS_CONNECT_ADDR"
+
+// labNotebook is one teaching lab under notebooks/ and how to check it.
+type labNotebook struct {
+	// name is the lab's directory under notebooks/.
+	name string
+	// charts is how many chart containers the saved notebook draws at least.
+	charts int
+	// check compares the executed cells' outputs with references computed
+	// here from the source's raw records.
+	check func(t *testing.T, st *privateStack, cells []executedCell)
+}
+
+// labNotebooks are the labs TestLabNotebooks runs.
+var labNotebooks = []labNotebook{
+	{name: "labs/01-first-stream-output-modes", charts: 3 * progressCharts, check: checkLab01},
+	{name: "labs/02-monitoring", charts: progressCharts, check: checkLab02},
+}
+
+// TestLabNotebooks executes each teaching lab through the installed kernel
+// on a private stack (own ATLAS_HOME, broker and Spark Connect ports): Run
+// All must pass every cell, its outputs must match references computed
+// from the raw records of its source, and its live charts must draw in
+// headless Chromium. Runs with ATLAS_NOTEBOOK_TEST=1 (make notebook-test).
+func TestLabNotebooks(t *testing.T) {
+	h := newNotebookHarness(t)
+	for _, lab := range labNotebooks {
+		t.Run(lab.name, func(t *testing.T) { h.runLab(t, lab) })
+	}
+}
+
+// newLabStack is a private stack with its own Spark Connect port too.
+func newLabStack(t *testing.T) *privateStack {
+	t.Helper()
+	st := newPrivateStack(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	st.env = append(st.env, envConnectAddr+"="+addr)
+	return st
+}
+
+// runLab runs the lab top to bottom on a fresh stack and checks it.
+func (h *notebookHarness) runLab(t *testing.T, lab labNotebook) {
+	st := newLabStack(t)
+	dir := h.artifactDir(t, strings.ReplaceAll(lab.name, "/", "-"))
+	out := filepath.Join(dir, "notebook.out.ipynb")
+	log := filepath.Join(dir, "run_notebook.log")
+	start := time.Now()
+	if _, code := h.python(t, st, log, "run_notebook.py", filepath.Join(h.repo, "notebooks", lab.name, "notebook.ipynb"), "--out", out); code != 0 {
+		t.Fatalf("run_notebook.py exit %d (1: a cell failed, 2: the run broke):\n%s", code, tailOf(log))
+	}
+	t.Logf("Run All of %s took %s (load average %s)", lab.name, time.Since(start).Round(100*time.Millisecond), loadAverage())
+	cells := readExecuted(t, out)
+	lab.check(t, st, cells)
+
+	shot := filepath.Join(dir, "notebook.png")
+	blog := filepath.Join(dir, "browser_test.log")
+	if _, code := h.python(t, st, blog, "browser_test.py", out, "--screenshot", shot, "--min-charts", strconv.Itoa(lab.charts)); code != 0 {
+		t.Errorf("browser_test.py exit %d (1: a chart did not draw):\n%s", code, tailOf(blog))
+	}
+}
+
+// loadAverage is the 1, 5 and 15 minute load averages, for the timing logs.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
+}
+
+// intAfter returns the integer printed after key (as "key=12", "key: 12" or "key 12").
+func intAfter(t *testing.T, text, key string) int64 {
+	t.Helper()
+	m := regexp.MustCompile(regexp.QuoteMeta(key) + `[=: ]\s*(-?\d+)`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no %q in:\n%s", key, text)
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	return n
+}
+
+// sparkTable is a table as Show displays it in a notebook (an HTML
+// atlas-table): header and rows, cells unescaped.
+type sparkTable struct {
+	header []string
+	rows   [][]string
+}
+
+// Patterns of display.HTMLTable's markup.
+var (
+	htmlHeaderCell = regexp.MustCompile(`<th>(.*?)</th>`)
+	htmlBodyRow    = regexp.MustCompile(`(?s)<tbody>(.*?)</tbody>`)
+	htmlRow        = regexp.MustCompile(`(?s)<tr>(.*?)</tr>`)
+	htmlCell       = regexp.MustCompile(`(?s)<td[^>]*>(.*?)</td>`)
+)
+
+// parseHTMLTable reads one atlas-table.
+func parseHTMLTable(doc string) sparkTable {
+	var tb sparkTable
+	for _, m := range htmlHeaderCell.FindAllStringSubmatch(doc, -1) {
+		tb.header = append(tb.header, html.UnescapeString(m[1]))
+	}
+	body := htmlBodyRow.FindStringSubmatch(doc)
+	if body == nil {
+		return tb
+	}
+	for _, r := range htmlRow.FindAllStringSubmatch(body[1], -1) {
+		var row []string
+		for _, c := range htmlCell.FindAllStringSubmatch(r[1], -1) {
+			row = append(row, html.UnescapeString(c[1]))
+		}
+		tb.rows = append(tb.rows, row)
+	}
+	return tb
+}
+
+// cellPart is one output of a cell, in order: printed text or a table.
+type cellPart struct {
+	text  string
+	table *sparkTable
+}
+
+// parts returns the cell's stdout and displayed tables in output order.
+func (c executedCell) parts() []cellPart {
+	var out []cellPart
+	for _, o := range c.Outputs {
+		if o.OutputType == "stream" && o.Name == "stdout" {
+			out = append(out, cellPart{text: multiline(o.Text)})
+		}
+		if h, ok := o.Data["text/html"]; ok {
+			if doc := multiline(h); strings.Contains(doc, `class="atlas-table"`) {
+				tb := parseHTMLTable(doc)
+				out = append(out, cellPart{table: &tb})
+			}
+		}
+	}
+	return out
+}
+
+// column returns the index of a header name.
+func (tb sparkTable) column(t *testing.T, name string) int {
+	t.Helper()
+	for i, h := range tb.header {
+		if h == name {
+			return i
+		}
+	}
+	t.Fatalf("no column %q in %v", name, tb.header)
+	return -1
+}
+
+// checkLiveView checks that the cell saved exactly one live view (updated
+// in place) with the progress charts and the echarts bundle inlined once.
+func checkLiveView(t *testing.T, cells []executedCell, tag string) {
+	t.Helper()
+	var frames []string
+	for _, h := range taggedCell(t, cells, tag).html() {
+		if chartContainer.MatchString(h) {
+			frames = append(frames, h)
+		}
+	}
+	if len(frames) != 1 {
+		t.Fatalf("cell %q saved %d live views, want 1 updated in place", tag, len(frames))
+	}
+	if n := len(chartContainer.FindAllString(frames[0], -1)); n < progressCharts {
+		t.Errorf("cell %q: the live view has %d charts, want at least %d", tag, n, progressCharts)
+	}
+	if n := strings.Count(frames[0], echartsInlined); n != 1 {
+		t.Errorf("cell %q: the live view inlines the echarts bundle %d times, want once", tag, n)
+	}
+}
+
+// lab01RowsPerSecond is the rate source's speed in lab 1 (its constant
+// rowsPerSecond): a full 2-second window holds 2*40/4 rows per district.
+const lab01RowsPerSecond = 40
+
+// lab01Districts are lab 1's districts, picked by value % 4.
+var lab01Districts = []string{"Gasabo", "Huye", "Musanze", "Rubavu"}
+
+// checkLab01 checks the console, memory, modes and invalid-combination
+// cells of lab 1 against the rate source's definition: values 0..n-1,
+// rowsPerSecond evenly spaced timestamps a second, district value % 4.
+func checkLab01(t *testing.T, _ *privateStack, cells []executedCell) {
+	for _, tag := range []string{"console", "memory", "modes"} {
+		checkLiveView(t, cells, tag)
+	}
+	console := taggedCell(t, cells, "console").stdout()
+	if !strings.Contains(console, "Batch: 0") || !strings.Contains(console, "|timestamp") {
+		t.Errorf("the console cell shows no console sink output:\n%s", console)
+	}
+	// Memory sink: every value once, 0..n-1, as many as the query read.
+	mem := taggedCell(t, cells, "memory").stdout()
+	rows, minV, maxV, distinct := intAfter(t, mem, "rows"), intAfter(t, mem, "min_value"), intAfter(t, mem, "max_value"), intAfter(t, mem, "distinct_values")
+	read := intAfter(t, mem, "rows read by the query")
+	if rows == 0 || rows != read || distinct != rows || minV != 0 || maxV != rows-1 {
+		t.Errorf("memory table: rows=%d distinct=%d values %d..%d, the query read %d: want every value 0..n-1 once", rows, distinct, minV, maxV, read)
+	}
+	checkLab01Modes(t, taggedCell(t, cells, "modes"))
+	// Invalid combinations: each refused with Spark's reason, nothing left running.
+	inv := taggedCell(t, cells, "invalid").stdout()
+	for _, want := range []string{
+		"append output mode not supported when there are streaming aggregations",
+		"complete output mode not supported when there are no streaming aggregations",
+		"data source parquet does not support update output mode",
+		"sorting and limit on a streaming DataFrame are supported only after an aggregation in complete output mode",
+		`unknown output mode "upsert"`,
+		"active queries after the refusals: 0",
+	} {
+		if !strings.Contains(inv, want) {
+			t.Errorf("the invalid-combinations cell does not show %q:\n%s", want, inv)
+		}
+	}
+	if strings.Contains(inv, "started?!") {
+		t.Errorf("an invalid query started:\n%s", inv)
+	}
+}
+
+// modeHeader is the line before each mode's table in the modes cell.
+var modeHeader = regexp.MustCompile(`(?m)^(append|update|complete): (\d+) rows in counts_\w+ \(the query read (\d+) rows in \d+ batches; watermark (\S+)\)`)
+
+// labWindow is one window of one district.
+type labWindow struct{ start, end, district string }
+
+// checkLab01Modes checks the three output modes' tables: append holds each
+// closed window once with its final count, update every change of a
+// count, complete every window once; full windows hold 20 rows a district,
+// and complete's totals are the rate source's values 0..n-1 by value % 4.
+func checkLab01Modes(t *testing.T, cell executedCell) {
+	t.Helper()
+	// Printed text and displayed tables travel on two channels, each in
+	// order: the i-th mode header goes with the i-th table.
+	var tables []sparkTable
+	for _, part := range cell.parts() {
+		if part.table != nil {
+			tables = append(tables, *part.table)
+		}
+	}
+	heads := modeHeader.FindAllStringSubmatch(cell.stdout(), -1)
+	if len(heads) != 3 || len(tables) != 3 {
+		t.Fatalf("the modes cell printed %d mode headers and %d tables, want 3 and 3:\n%s", len(heads), len(tables), cell.stdout())
+	}
+	full := int64(2 * lab01RowsPerSecond / len(lab01Districts))
+	for i, hd := range heads {
+		mode := hd[1]
+		n, _ := strconv.Atoi(hd[2])
+		read, _ := strconv.ParseInt(hd[3], 10, 64)
+		wm, err := time.Parse(time.RFC3339Nano, hd[4])
+		if err != nil {
+			t.Fatalf("%s: watermark %q: %v", mode, hd[4], err)
+		}
+		tb := tables[i]
+		if len(tb.rows) != n {
+			t.Fatalf("%s: the table has %d rows, its header says %d", mode, len(tb.rows), n)
+		}
+		cs, ce, cd, cc := tb.column(t, "window_start"), tb.column(t, "window_end"), tb.column(t, "district"), tb.column(t, "count")
+		counts := map[labWindow][]int64{}
+		var first string
+		last := ""
+		perDistrict := map[string]int64{}
+		for _, r := range tb.rows {
+			k := labWindow{r[cs], r[ce], r[cd]}
+			c, _ := strconv.ParseInt(r[cc], 10, 64)
+			counts[k] = append(counts[k], c)
+			if first == "" || k.start < first {
+				first = k.start
+			}
+			if k.start > last {
+				last = k.start
+			}
+		}
+		for k, cs := range counts {
+			final := cs[len(cs)-1]
+			perDistrict[k.district] += final
+			endT, err := time.Parse("2006-01-02 15:04:05", k.end)
+			if err != nil {
+				t.Fatalf("%s: window end %q: %v", mode, k.end, err)
+			}
+			closed := !endT.After(wm)
+			switch mode {
+			case "append":
+				if len(cs) != 1 {
+					t.Errorf("append emitted window %v %d times", k, len(cs))
+				}
+				if !closed {
+					t.Errorf("append emitted window %v before the watermark %s passed its end", k, wm)
+				}
+			case "complete":
+				if len(cs) != 1 {
+					t.Errorf("complete holds window %v %d times", k, len(cs))
+				}
+			case "update":
+				for j := 1; j < len(cs); j++ {
+					if cs[j] <= cs[j-1] {
+						t.Errorf("update emitted window %v with counts %v: a count was repeated or went down", k, cs)
+					}
+				}
+			}
+			if k.start != first && closed && final != full {
+				t.Errorf("%s: closed window %v counts %d rows, a full 2-second window holds %d", mode, k, final, full)
+			}
+			if k.start != first && k.start != last && final != full && mode != "update" {
+				t.Errorf("%s: window %v counts %d rows, a full 2-second window holds %d", mode, k, final, full)
+			}
+		}
+		if mode == "complete" {
+			// The whole result table: the values 0..read-1 by value % 4.
+			for d, name := range lab01Districts {
+				want := (read - int64(d) + 3) / 4
+				if perDistrict[name] != want {
+					t.Errorf("complete: %s counts %d rows in all windows, the rate source's values 0..%d hold %d with value %% 4 = %d",
+						name, perDistrict[name], read-1, want, d)
+				}
+			}
+		}
+		if mode == "append" && len(counts) == 0 {
+			t.Errorf("append emitted no window in 8 seconds")
+		}
+	}
+}
+
+// lab02Query is the query name lab 2 monitors.
+const lab02Query = "monitor_demo"
+
+// checkLab02 checks that every later cell of lab 2 found the query the
+// start cell started (same id and run id), that the progress JSON, the
+// listener and recentProgress describe its batches consistently, and that
+// Stop left nothing running.
+func checkLab02(t *testing.T, _ *privateStack, cells []executedCell) {
+	start := taggedCell(t, cells, "start").stdout()
+	m := regexp.MustCompile(`started query id=(\S+) runId=(\S+) name=(\S+)`).FindStringSubmatch(start)
+	if m == nil {
+		t.Fatalf("the start cell printed no ids:\n%s", start)
+	}
+	id, runID := m[1], m[2]
+	active := taggedCell(t, cells, "active").stdout()
+	if !strings.Contains(active, "1 active queries") || !strings.Contains(active, fmt.Sprintf("name=%s id=%s runId=%s isActive=true", lab02Query, id, runID)) {
+		t.Errorf("the active cell did not find the running query %s:\n%s", id, active)
+	}
+	var p struct {
+		ID           string           `json:"id"`
+		RunID        string           `json:"runId"`
+		Name         string           `json:"name"`
+		BatchID      *int64           `json:"batchId"`
+		NumInputRows *int64           `json:"numInputRows"`
+		DurationMs   map[string]int64 `json:"durationMs"`
+	}
+	last := taggedCell(t, cells, "last-progress").stdout()
+	if err := json.Unmarshal([]byte(last), &p); err != nil {
+		t.Fatalf("the last-progress cell did not print one JSON object: %v\n%s", err, last)
+	}
+	if p.ID != id || p.RunID != runID || p.Name != lab02Query || p.BatchID == nil || p.NumInputRows == nil || p.DurationMs["triggerExecution"] <= 0 {
+		t.Errorf("lastProgress is not the query's (id %s run %s): %s", id, runID, last)
+	}
+	// The listener heard batches of this query, in order.
+	lis := taggedCell(t, cells, "listener").stdout()
+	heard := intAfter(t, lis, "the listener heard")
+	batches := regexp.MustCompile(`(?m)^(\d+)\s+(\S+)\s+\d+`).FindAllStringSubmatch(lis, -1)
+	if heard == 0 || int64(len(batches)) != heard {
+		t.Errorf("the listener heard %d events and listed %d:\n%s", heard, len(batches), lis)
+	}
+	prev := int64(-1)
+	for _, b := range batches {
+		n, _ := strconv.ParseInt(b[1], 10, 64)
+		if b[2] != lab02Query || n <= prev {
+			t.Errorf("listener event %v: not the query's, or out of order", b)
+		}
+		prev = n
+	}
+	checkLiveView(t, cells, "live-view")
+	if !strings.Contains(taggedCell(t, cells, "live-view").stdout(), "ended=false err=<nil>") {
+		t.Errorf("the live view cell did not leave the query running")
+	}
+	// recentProgress: consecutive batch ids, the BEHIND marks where they belong.
+	rec := taggedCell(t, cells, "recent-progress").stdout()
+	rows := regexp.MustCompile(`(?m)^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+ms(  BEHIND)?$`).FindAllStringSubmatch(rec, -1)
+	if len(rows) == 0 {
+		t.Errorf("recentProgress listed no batch:\n%s", rec)
+	}
+	behind := 0
+	for i, r := range rows {
+		n, _ := strconv.ParseInt(r[1], 10, 64)
+		if i > 0 {
+			p, _ := strconv.ParseInt(rows[i-1][1], 10, 64)
+			if n != p+1 {
+				t.Errorf("recentProgress batch %d follows %d", n, p)
+			}
+		}
+		in, _ := strconv.ParseFloat(r[3], 64)
+		proc, _ := strconv.ParseFloat(r[4], 64)
+		rowsIn, _ := strconv.ParseInt(r[2], 10, 64)
+		if (r[5] != "") != (rowsIn > 0 && proc < in) {
+			t.Errorf("recentProgress row %q: BEHIND mark wrong", r[0])
+		}
+		if r[5] != "" {
+			behind++
+		}
+	}
+	sum := regexp.MustCompile(`(\d+) batches in recentProgress, (\d+) of them behind the input`).FindStringSubmatch(rec)
+	if sum == nil || sum[1] != strconv.Itoa(len(rows)) || sum[2] != strconv.Itoa(behind) {
+		t.Errorf("recentProgress summary does not match its %d rows (%d behind):\n%s", len(rows), behind, rec)
+	}
+	if !strings.Contains(taggedCell(t, cells, "stop").stdout(), "isActive=false exception=<nil> active queries=0") {
+		t.Errorf("the stop cell left the query running:\n%s", taggedCell(t, cells, "stop").stdout())
+	}
+}
