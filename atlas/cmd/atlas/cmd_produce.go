@@ -18,7 +18,7 @@ import (
 func init() {
 	register(command{
 		Name:    "produce",
-		Summary: "send a seeded, reproducible test stream to Kafka: atlas produce events|cdc [flags]",
+		Summary: "send a seeded, reproducible test stream to Kafka: atlas produce events|cdc|payments [flags]",
 		Run:     runProduce,
 	})
 }
@@ -34,6 +34,8 @@ func runProduce(ctx context.Context, args []string) error {
 			return runProduceEvents(ctx, args[1:])
 		case "cdc":
 			return runProduceCDC(ctx, args[1:])
+		case "payments":
+			return runProducePayments(ctx, args[1:])
 		case "-h", "-help", "--help", "help":
 			produceUsage(os.Stdout)
 			return flag.ErrHelp
@@ -46,7 +48,7 @@ func runProduce(ctx context.Context, args []string) error {
 
 // produceUsage lists the streams.
 func produceUsage(w io.Writer) {
-	fmt.Fprint(w, `usage: atlas produce events|cdc [flags]
+	fmt.Fprint(w, `usage: atlas produce events|cdc|payments [flags]
 
 streams:
   events   user events {"user_id","event","ts"} with out-of-order, late, duplicate
@@ -54,6 +56,9 @@ streams:
   cdc      Online-Retail-like change data capture {"op","invoice","stock_code",
            "quantity","price","CustomerID","Country","ts"}, for MERGE INTO
            (topic online_retail_cdc)
+  payments Avro PaymentEvent records (single-object encoding, contract
+           fingerprint) with late, duplicate, malformed and unknown-contract
+           records, for the fraud velocity pipeline (topic payments)
 
 The same flags always produce byte-identical records. Run atlas produce
 events -h or atlas produce cdc -h for the flags.
