@@ -1,6 +1,7 @@
-package atlas_test
+package engine_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -27,12 +28,26 @@ type labNotebook struct {
 	// check compares the executed cells' outputs with references computed
 	// here from the source's raw records.
 	check func(t *testing.T, st *privateStack, cells []executedCell)
+	// interrupt is the tag of a blocking cell the test interrupts through
+	// the kernel (on a fresh stack) before re-running it and the cells
+	// after it; "" for none.
+	interrupt string
+	// interruptSet are the --set constants of the interrupted run (small
+	// batches, so that the cell still runs when the interrupt lands).
+	interruptSet []string
+	// checkInterrupted checks the interrupted run instead of check.
+	checkInterrupted func(t *testing.T, st *privateStack, cells []executedCell)
 }
 
 // labNotebooks are the labs TestLabNotebooks runs.
 var labNotebooks = []labNotebook{
 	{name: "labs/01-first-stream-output-modes", charts: 3 * progressCharts, check: checkLab01},
 	{name: "labs/02-monitoring", charts: progressCharts, check: checkLab02},
+	{name: "labs/04-kill-and-restart", charts: 2 * progressCharts, check: checkLab04, interrupt: "run",
+		// Batches of 100 records and no kill by the watcher: only the
+		// interrupt stops the Run cell.
+		interruptSet:     []string{"maxOffsetsPerTrigger=100", "killAfterBatch=1_000_000"},
+		checkInterrupted: checkLab04Interrupted},
 }
 
 // TestLabNotebooks executes each teaching lab through the installed kernel
@@ -44,6 +59,9 @@ func TestLabNotebooks(t *testing.T) {
 	h := newNotebookHarness(t)
 	for _, lab := range labNotebooks {
 		t.Run(lab.name, func(t *testing.T) { h.runLab(t, lab) })
+		if lab.interrupt != "" {
+			t.Run(lab.name+"/interrupt", func(t *testing.T) { h.interruptLab(t, lab) })
+		}
 	}
 }
 
@@ -170,6 +188,33 @@ func (tb sparkTable) column(t *testing.T, name string) int {
 	}
 	t.Fatalf("no column %q in %v", name, tb.header)
 	return -1
+}
+
+// interruptLab interrupts the lab's blocking cell mid-stream through the
+// kernel (it must stop within 5 s, as GoNB kills it after), re-runs it and
+// the cells after it, and checks the lab as after a Run All.
+func (h *notebookHarness) interruptLab(t *testing.T, lab labNotebook) {
+	st := newLabStack(t)
+	dir := h.artifactDir(t, strings.ReplaceAll(lab.name, "/", "-")+"-interrupt")
+	out := filepath.Join(dir, "notebook.out.ipynb")
+	log := filepath.Join(dir, "interrupt_test.log")
+	args := []string{filepath.Join(h.repo, "notebooks", lab.name, "notebook.ipynb"), "--cell-tag", lab.interrupt, "--max-seconds", "5", "--out", out}
+	for _, kv := range lab.interruptSet {
+		args = append(args, "--set", kv)
+	}
+	stdout, code := h.python(t, st, log, "interrupt_test.py", args...)
+	var res struct {
+		ReplyStatus string   `json:"reply_status"`
+		Stop        *float64 `json:"interrupt_to_reply_s"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
+		t.Fatalf("interrupt_test.py exit %d (%v):\n%s", code, err, tailOf(log))
+	}
+	if res.Stop == nil || *res.Stop > 5 || res.ReplyStatus != "ok" {
+		t.Fatalf("the interrupted cell replied %q after %v s, want ok within 5 s", res.ReplyStatus, res.Stop)
+	}
+	t.Logf("interrupted, the %q cell stopped in %.3f s", lab.interrupt, *res.Stop)
+	lab.checkInterrupted(t, st, readExecuted(t, out))
 }
 
 // checkLiveView checks that the cell saved exactly one live view (updated
@@ -424,5 +469,106 @@ func checkLab02(t *testing.T, _ *privateStack, cells []executedCell) {
 	}
 	if !strings.Contains(taggedCell(t, cells, "stop").stdout(), "isActive=false exception=<nil> active queries=0") {
 		t.Errorf("the stop cell left the query running:\n%s", taggedCell(t, cells, "stop").stdout())
+	}
+}
+
+// lab04Topic, lab04Records are the topic lab 4's Setup cell fills and how
+// many records it writes.
+const (
+	lab04Topic   = "lab04_events"
+	lab04Records = 20_000
+)
+
+// checkLab04 checks lab 4's kill, restart and proof cells, then compares
+// both Parquet outputs (the killed-and-restarted one and the uninterrupted
+// one) with the raw Kafka records: each record once, decoded.
+func checkLab04(t *testing.T, st *privateStack, cells []executedCell) {
+	checkLab04Killed(t, taggedCell(t, cells, "run"), "<nil>")
+	checkLab04Outputs(t, st, cells)
+}
+
+// checkLab04Interrupted checks the run where Kernel > Interrupt stopped the
+// Run cell: it stopped mid-stream, then the re-run cells reach the same
+// outputs.
+func checkLab04Interrupted(t *testing.T, st *privateStack, cells []executedCell) {
+	checkLab04Killed(t, taggedCell(t, cells, "interrupted"), "query stopped by interrupt")
+	checkLab04Outputs(t, st, cells)
+}
+
+// checkLab04Killed checks the Run cell stopped mid-stream with err.
+func checkLab04Killed(t *testing.T, run executedCell, err string) {
+	t.Helper()
+	out := run.stdout()
+	killed := regexp.MustCompile(`killed: (\d+) batches in this run, (\d+) records read \(err: ` + regexp.QuoteMeta(err) + `\)`).FindStringSubmatch(out)
+	if killed == nil {
+		t.Fatalf("the run cell printed no kill line ending in err %q:\n%s", err, out)
+	}
+	if n, _ := strconv.Atoi(killed[2]); n <= 0 || n >= lab04Records {
+		t.Errorf("the kill read %d of %d records: it did not land mid-stream", n, lab04Records)
+	}
+}
+
+// checkLab04Outputs checks the restart and proof cells and both outputs.
+func checkLab04Outputs(t *testing.T, st *privateStack, cells []executedCell) {
+	t.Helper()
+	if !strings.Contains(taggedCell(t, cells, "restart").stdout(), "restarted:") {
+		t.Errorf("the restart cell printed no restart line")
+	}
+	verify := taggedCell(t, cells, "verify").stdout()
+	for _, want := range []string{
+		fmt.Sprintf("contiguous=true, %d records in all, ends where the uninterrupted run ends=true", lab04Records),
+		fmt.Sprintf("2. rows: %d, distinct (partition, offset): %d, duplicates: 0", lab04Records, lab04Records),
+		fmt.Sprintf("3. same table as the uninterrupted run (%d rows): true", lab04Records),
+	} {
+		if !strings.Contains(verify, want) {
+			t.Errorf("the verify cell does not show %q:\n%s", want, verify)
+		}
+	}
+	e := st.kafka(t)
+	raw := e.readTopic(lab04Topic)
+	want := map[string]string{}
+	for p, recs := range raw {
+		for _, r := range recs {
+			var ev struct {
+				UserID string `json:"user_id"`
+				Event  string `json:"event"`
+				TS     string `json:"ts"`
+			}
+			line := "malformed"
+			if json.Unmarshal(r.value, &ev) == nil {
+				line = ev.UserID + "|" + ev.Event
+			}
+			want[fmt.Sprintf("%d|%d", p, r.offset)] = line
+		}
+	}
+	if len(want) != lab04Records {
+		t.Fatalf("the topic holds %d records, the Setup cell produces %d", len(want), lab04Records)
+	}
+	for _, out := range []string{"events", "events_uninterrupted"} {
+		rows, err := e.session.Read().Parquet(filepath.Join(st.home, "lab04", out)).Rows(context.Background())
+		if err != nil {
+			t.Fatalf("read lab04/%s: %v", out, err)
+		}
+		got := map[string]string{}
+		for _, r := range rows {
+			k := fmt.Sprintf("%v|%v", r["partition"], r["offset"])
+			if _, dup := got[k]; dup {
+				t.Errorf("lab04/%s holds record %s twice", out, k)
+			}
+			line := "malformed"
+			if r["user_id"] != nil || r["event"] != nil {
+				line = fmt.Sprintf("%v|%v", r["user_id"], r["event"])
+			}
+			got[k] = line
+		}
+		if len(got) != len(want) {
+			t.Errorf("lab04/%s holds %d records, the topic %d", out, len(got), len(want))
+		}
+		for k, w := range want {
+			if got[k] != w && !(w == "malformed" && got[k] == "<nil>|<nil>") {
+				t.Errorf("lab04/%s record %s is %q, the topic's is %q", out, k, got[k], w)
+				break
+			}
+		}
 	}
 }
