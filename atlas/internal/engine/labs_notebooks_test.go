@@ -48,6 +48,7 @@ var labNotebooks = []labNotebook{
 		// interrupt stops the Run cell.
 		interruptSet:     []string{"maxOffsetsPerTrigger=100", "killAfterBatch=1_000_000"},
 		checkInterrupted: checkLab04Interrupted},
+	{name: "fraud_velocity", charts: progressCharts, check: checkFraudVelocity},
 }
 
 // TestLabNotebooks executes each teaching lab through the installed kernel
