@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,10 +13,6 @@ import (
 	"testing"
 	"time"
 )
-
-// envConnectAddr is the Atlas Connect server's address variable: each lab
-// gets its own, as its own broker port.
-const envConnectAddr = "ATLAS_CONNECT_ADDR"
 
 // labNotebook is one teaching lab under notebooks/ and how to check it.
 type labNotebook struct {
@@ -42,7 +37,10 @@ type labNotebook struct {
 // labNotebooks are the labs TestLabNotebooks runs.
 var labNotebooks = []labNotebook{
 	{name: "labs/01-first-stream-output-modes", charts: 3 * progressCharts, check: checkLab01},
-	{name: "labs/02-monitoring", charts: progressCharts, check: checkLab02},
+	{name: "labs/02-monitoring", charts: progressCharts, check: checkLab02,
+		// Interrupting the live view stops watching, not the query: the
+		// cells after it still find it running.
+		interrupt: "live-view", checkInterrupted: checkLab02Interrupted},
 	{name: "labs/04-kill-and-restart", charts: 2 * progressCharts, check: checkLab04, interrupt: "run",
 		// Batches of 100 records and no kill by the watcher: only the
 		// interrupt stops the Run cell.
@@ -66,23 +64,9 @@ func TestLabNotebooks(t *testing.T) {
 	}
 }
 
-// newLabStack is a private stack with its own Spark Connect port too.
-func newLabStack(t *testing.T) *privateStack {
-	t.Helper()
-	st := newPrivateStack(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	st.env = append(st.env, envConnectAddr+"="+addr)
-	return st
-}
-
 // runLab runs the lab top to bottom on a fresh stack and checks it.
 func (h *notebookHarness) runLab(t *testing.T, lab labNotebook) {
-	st := newLabStack(t)
+	st := newPrivateStack(t)
 	dir := h.artifactDir(t, strings.ReplaceAll(lab.name, "/", "-"))
 	out := filepath.Join(dir, "notebook.out.ipynb")
 	log := filepath.Join(dir, "run_notebook.log")
@@ -195,7 +179,7 @@ func (tb sparkTable) column(t *testing.T, name string) int {
 // kernel (it must stop within 5 s, as GoNB kills it after), re-runs it and
 // the cells after it, and checks the lab as after a Run All.
 func (h *notebookHarness) interruptLab(t *testing.T, lab labNotebook) {
-	st := newLabStack(t)
+	st := newPrivateStack(t)
 	dir := h.artifactDir(t, strings.ReplaceAll(lab.name, "/", "-")+"-interrupt")
 	out := filepath.Join(dir, "notebook.out.ipynb")
 	log := filepath.Join(dir, "interrupt_test.log")
@@ -387,6 +371,15 @@ func checkLab01Modes(t *testing.T, cell executedCell) {
 	}
 }
 
+// checkLab02Interrupted checks that interrupting the live view stopped
+// watching only (the query ran on), then checks the lab.
+func checkLab02Interrupted(t *testing.T, st *privateStack, cells []executedCell) {
+	if out := taggedCell(t, cells, "interrupted").stdout(); !strings.Contains(out, "stopped watching: err=<nil> isActive=true") {
+		t.Errorf("the interrupted live view did not leave the query running:\n%s", out)
+	}
+	checkLab02(t, st, cells)
+}
+
 // lab02Query is the query name lab 2 monitors.
 const lab02Query = "monitor_demo"
 
@@ -436,8 +429,8 @@ func checkLab02(t *testing.T, _ *privateStack, cells []executedCell) {
 		prev = n
 	}
 	checkLiveView(t, cells, "live-view")
-	if !strings.Contains(taggedCell(t, cells, "live-view").stdout(), "ended=false err=<nil>") {
-		t.Errorf("the live view cell did not leave the query running")
+	if !strings.Contains(taggedCell(t, cells, "live-view").stdout(), "stopped watching: err=<nil> isActive=true") {
+		t.Errorf("the live view cell did not leave the query running:\n%s", taggedCell(t, cells, "live-view").stdout())
 	}
 	// recentProgress: consecutive batch ids, the BEHIND marks where they belong.
 	rec := taggedCell(t, cells, "recent-progress").stdout()
