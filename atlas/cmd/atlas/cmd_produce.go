@@ -18,7 +18,7 @@ import (
 func init() {
 	register(command{
 		Name:    "produce",
-		Summary: "send a seeded, reproducible test stream to Kafka: atlas produce events|cdc|payments [flags]",
+		Summary: "send a seeded, reproducible test stream to Kafka: atlas produce events|cdc|payments|edits [flags]",
 		Run:     runProduce,
 	})
 }
@@ -36,6 +36,8 @@ func runProduce(ctx context.Context, args []string) error {
 			return runProduceCDC(ctx, args[1:])
 		case "payments":
 			return runProducePayments(ctx, args[1:])
+		case "edits":
+			return runProduceEdits(ctx, args[1:])
 		case "-h", "-help", "--help", "help":
 			produceUsage(os.Stdout)
 			return flag.ErrHelp
@@ -48,7 +50,7 @@ func runProduce(ctx context.Context, args []string) error {
 
 // produceUsage lists the streams.
 func produceUsage(w io.Writer) {
-	fmt.Fprint(w, `usage: atlas produce events|cdc|payments [flags]
+	fmt.Fprint(w, `usage: atlas produce events|cdc|payments|edits [flags]
 
 streams:
   events   user events {"user_id","event","ts"} with out-of-order, late, duplicate
@@ -59,6 +61,8 @@ streams:
   payments Avro PaymentEvent records (single-object encoding, contract
            fingerprint) with late, duplicate, malformed and unknown-contract
            records, for the fraud velocity pipeline (topic payments)
+  edits    an offline sample of Wikimedia recent changes {"wiki","type","bot",
+           "timestamp","title","user"}, for the edits lab (topic wiki_edits)
 
 The same flags always produce byte-identical records. Run atlas produce
 events -h or atlas produce cdc -h for the flags.

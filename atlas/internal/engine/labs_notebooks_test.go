@@ -41,6 +41,7 @@ var labNotebooks = []labNotebook{
 		// Interrupting the live view stops watching, not the query: the
 		// cells after it still find it running.
 		interrupt: "live-view", checkInterrupted: checkLab02Interrupted},
+	{name: "labs/03-edits-stream", charts: progressCharts, check: checkLab03},
 	{name: "labs/04-kill-and-restart", charts: 2 * progressCharts, check: checkLab04, interrupt: "run",
 		// Batches of 100 records and no kill by the watcher: only the
 		// interrupt stops the Run cell.
