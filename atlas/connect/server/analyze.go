@@ -72,12 +72,7 @@ func (s *service) AnalyzePlan(ctx context.Context, req *pb.AnalyzePlanRequest) (
 	case *pb.AnalyzePlanRequest_Unpersist_:
 		resp.Result = &pb.AnalyzePlanResponse_Unpersist_{Unpersist: &pb.AnalyzePlanResponse_Unpersist{}}
 	default:
-		name := "(none)"
-		od := req.ProtoReflect().Descriptor().Oneofs().ByName("analyze")
-		if fd := req.ProtoReflect().WhichOneof(od); fd != nil {
-			name = string(fd.Name())
-		}
-		return nil, toStatus(&planner.UnsupportedError{What: "AnalyzePlan " + name})
+		return nil, toStatus(&planner.UnsupportedError{What: "AnalyzePlan " + planner.OneofName(req.ProtoReflect(), "analyze")})
 	}
 	return resp, nil
 }

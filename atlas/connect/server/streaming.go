@@ -169,9 +169,5 @@ func instance(sq *atlas.StreamingQuery) *pb.StreamingQueryManagerCommandResult_S
 }
 
 func commandName(cmd *pb.Command) string {
-	od := cmd.ProtoReflect().Descriptor().Oneofs().ByName("command_type")
-	if fd := cmd.ProtoReflect().WhichOneof(od); fd != nil {
-		return string(fd.Name())
-	}
-	return "(none)"
+	return planner.OneofName(cmd.ProtoReflect(), "command_type")
 }

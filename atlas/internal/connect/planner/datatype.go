@@ -115,7 +115,7 @@ func TypeName(t *pb.DataType) (string, error) {
 	case *pb.DataType_Unparsed_:
 		return t.GetUnparsed().GetDataTypeString(), nil
 	}
-	return "", unsupported("casting to "+oneofName(t.ProtoReflect(), "kind"), "cast to string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date or binary")
+	return "", unsupported("casting to "+OneofName(t.ProtoReflect(), "kind"), "cast to string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date or binary")
 }
 
 // ParseDDL parses a DDL column list ("a string, b bigint") into a Spark

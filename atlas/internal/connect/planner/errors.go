@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"google.golang.org/protobuf/reflect/protoreflect"
-
 	"github.com/atlas-lakehouse/atlas/atlas/sql"
 	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
 )
@@ -34,20 +32,6 @@ func unsupported(what, hint string) error { return &UnsupportedError{What: what,
 func IsUnsupported(err error) bool {
 	_, ok := errors.AsType[*UnsupportedError](err)
 	return ok
-}
-
-// oneofName names the member set in the oneof of m that holds the message's
-// kind (rel_type, expr_type, command_type...), or "" when none is set.
-func oneofName(m protoreflect.Message, oneof protoreflect.Name) string {
-	od := m.Descriptor().Oneofs().ByName(oneof)
-	if od == nil {
-		return ""
-	}
-	fd := m.WhichOneof(od)
-	if fd == nil {
-		return ""
-	}
-	return string(fd.Name())
 }
 
 // IsSQLError tells whether err is a SQL syntax or planning error (one that

@@ -42,9 +42,11 @@ func Column(e *pb.Expression) (atlas.Column, error) {
 	case *pb.Expression_SortOrder_:
 		return atlas.Column{}, unsupported("a sort order outside orderBy", "")
 	case nil:
-		return atlas.Column{}, fmt.Errorf("the expression has no type set")
+		if len(e.ProtoReflect().GetUnknown()) == 0 {
+			return atlas.Column{}, fmt.Errorf("the expression has no type set")
+		}
 	}
-	return atlas.Column{}, unsupported("expression "+oneofName(e.ProtoReflect(), "expr_type"), "see the README's table of supported Spark Connect messages")
+	return atlas.Column{}, unsupported("expression "+OneofName(e.ProtoReflect(), "expr_type"), "see the README's table of supported Spark Connect messages")
 }
 
 // columns translates expressions for Select and GroupBy.

@@ -54,5 +54,5 @@ func literalValue(l *pb.Expression_Literal) (any, error) {
 	case nil:
 		return nil, unsupported("a literal without a value", "")
 	}
-	return nil, unsupported("literal "+oneofName(l.ProtoReflect(), "literal_type"), "use a number, a string, a boolean, a timestamp or null")
+	return nil, unsupported("literal "+OneofName(l.ProtoReflect(), "literal_type"), "use a number, a string, a boolean, a timestamp or null")
 }

@@ -87,9 +87,11 @@ func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFr
 	case *pb.Relation_SetOp:
 		return p.setOperation(ctx, r.SetOp)
 	case nil:
-		return nil, fmt.Errorf("the relation has no type set")
+		if len(rel.ProtoReflect().GetUnknown()) == 0 {
+			return nil, fmt.Errorf("the relation has no type set")
+		}
 	}
-	return nil, unsupported("relation "+oneofName(rel.ProtoReflect(), "rel_type"), "see the README's table of supported Spark Connect messages")
+	return nil, unsupported("relation "+OneofName(rel.ProtoReflect(), "rel_type"), "see the README's table of supported Spark Connect messages")
 }
 
 func (p *Planner) sql(ctx context.Context, q *pb.SQL) (*atlas.DataFrame, error) {

@@ -1,6 +1,10 @@
 package sparkpb
 
 import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -65,5 +69,98 @@ func TestWireNumbers(t *testing.T) {
 		if fd.Number() != num {
 			t.Errorf("%s = %d, Spark 4.0 has %d", name, fd.Number(), num)
 		}
+	}
+	t.Run("trimmed set", testTrimmedSet)
+}
+
+// spark40Field is one line of testdata/spark40-fields.txt.
+type spark40Field struct {
+	number      protoreflect.FieldNumber
+	cardinality string
+	typ         string
+}
+
+// readSpark40Fields reads every field of Spark 4.0's spark.connect package.
+func readSpark40Fields(t *testing.T) map[protoreflect.FullName]spark40Field {
+	t.Helper()
+	f, err := os.Open("testdata/spark40-fields.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fields := map[protoreflect.FullName]spark40Field{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		p := strings.Fields(line)
+		if len(p) != 4 {
+			t.Fatalf("testdata/spark40-fields.txt: bad line %q", line)
+		}
+		n, err := strconv.Atoi(p[1])
+		if err != nil {
+			t.Fatalf("testdata/spark40-fields.txt: %q: %v", line, err)
+		}
+		fields[protoreflect.FullName(p[0])] = spark40Field{protoreflect.FieldNumber(n), p[2], p[3]}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return fields
+}
+
+// typeName names a field's type the way testdata/spark40-fields.txt does.
+func typeName(fd protoreflect.FieldDescriptor) string {
+	switch {
+	case fd.IsMap():
+		return "map<" + typeName(fd.MapKey()) + "," + typeName(fd.MapValue()) + ">"
+	case fd.Message() != nil:
+		return string(fd.Message().FullName())
+	case fd.Enum() != nil:
+		return string(fd.Enum().FullName())
+	}
+	return fd.Kind().String()
+}
+
+// testTrimmedSet checks every field the trimmed protos keep against Spark
+// 4.0's: same full name (so same message names and nesting), number,
+// cardinality and type. Leaving a field out is wire-compatible (it arrives as
+// an unknown field); renumbering or retyping one is not.
+func testTrimmedSet(t *testing.T) {
+	spark := readSpark40Fields(t)
+	if len(spark) < 1000 {
+		t.Fatalf("testdata/spark40-fields.txt has %d fields, want Spark 4.0's 1000+", len(spark))
+	}
+	checked := 0
+	var walk func(ms protoreflect.MessageDescriptors)
+	walk = func(ms protoreflect.MessageDescriptors) {
+		for i := 0; i < ms.Len(); i++ {
+			m := ms.Get(i)
+			if m.IsMapEntry() {
+				continue
+			}
+			for j := 0; j < m.Fields().Len(); j++ {
+				fd := m.Fields().Get(j)
+				want, ok := spark[fd.FullName()]
+				switch {
+				case !ok:
+					t.Errorf("%s is not a field of Spark 4.0", fd.FullName())
+				case fd.Number() != want.number || fd.Cardinality().String() != want.cardinality || typeName(fd) != want.typ:
+					t.Errorf("%s = %d %s %s, Spark 4.0 has %d %s %s", fd.FullName(),
+						fd.Number(), fd.Cardinality(), typeName(fd), want.number, want.cardinality, want.typ)
+				}
+				checked++
+			}
+			walk(m.Messages())
+		}
+	}
+	protoregistry.GlobalFiles.RangeFilesByPackage("spark.connect", func(f protoreflect.FileDescriptor) bool {
+		walk(f.Messages())
+		return true
+	})
+	if checked < 300 {
+		t.Errorf("checked %d fields, want the 300+ Atlas keeps", checked)
 	}
 }
