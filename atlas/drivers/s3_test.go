@@ -233,7 +233,11 @@ func TestS3CheckpointLeaseRefusesASecondQuery(t *testing.T) {
 	}
 	checkpoint := b.BlobURL("checkpoints/shared")
 	want := produceValues(t, broker.Addr(), "events", 0, 300)
-	start := func(trigger atlas.Trigger) (*atlas.StreamingQuery, error) {
+	// A second session stands for a second process: one session refuses a
+	// second active query of the same name before the lease is asked.
+	s2 := atlas.Builder().AppName(t.Name()+"-2").Config(atlas.ConfHome, t.TempDir()).Config(atlas.ConfKafkaBrokers, broker.Addr()).GetOrCreate()
+	defer s2.Stop()
+	start := func(s *atlas.Session, trigger atlas.Trigger) (*atlas.StreamingQuery, error) {
 		return s.ReadStream().Format("kafka").
 			Option("subscribe", "events").
 			Option("startingOffsets", "earliest").
@@ -246,14 +250,14 @@ func TestS3CheckpointLeaseRefusesASecondQuery(t *testing.T) {
 			Progress(false).
 			ToTable(s3Table)
 	}
-	first, err := start(atlas.ProcessingTime("50 milliseconds"))
+	first, err := start(s, atlas.ProcessingTime("50 milliseconds"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := first.ProcessAllAvailable(); err != nil {
 		t.Fatal(err)
 	}
-	second, err := start(atlas.AvailableNow())
+	second, err := start(s2, atlas.AvailableNow())
 	if err == nil {
 		second.Stop()
 		t.Fatal("a second query started on the S3 checkpoint the first one runs on")
@@ -265,7 +269,7 @@ func TestS3CheckpointLeaseRefusesASecondQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = append(want, produceValues(t, broker.Addr(), "events", 300, 150)...)
-	second, err = start(atlas.AvailableNow())
+	second, err = start(s, atlas.AvailableNow())
 	if err != nil {
 		t.Fatalf("after the first query stopped: %v", err)
 	}

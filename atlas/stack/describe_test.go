@@ -50,13 +50,23 @@ func TestBrokerLineOfTheEmbeddedBroker(t *testing.T) {
 	}
 }
 
-// TestNotebookSetupCellsPrintBrokerLine: each notebook's Setup cell (the
-// one calling stack.EnsureUp) prints info.BrokerLine(), not its own
-// pid-and-address line that is empty for an external cluster.
-func TestNotebookSetupCellsPrintBrokerLine(t *testing.T) {
-	nbs, err := filepath.Glob("../../notebooks/*/notebook.ipynb")
-	if err != nil || len(nbs) == 0 {
-		t.Fatalf("no notebooks found (%v)", err)
+// TestNotebookSetupCellsStartTheStackThroughTheCLI: every notebook's Setup
+// starts the stack with `!atlas up`, whose output names the Kafka in use
+// (an external cluster by its addresses, see TestUpNamesTheExternalCluster
+// in cmd/atlas): a cell that starts a daemon itself (stack.EnsureUp) would
+// get a broker without the Spark Connect server, and once printed
+// "the broker already runs (pid 0) on " for an external cluster.
+func TestNotebookSetupCellsStartTheStackThroughTheCLI(t *testing.T) {
+	var nbs []string
+	for _, pattern := range []string{"../../notebooks/*/notebook.ipynb", "../../notebooks/labs/*/notebook.ipynb"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nbs = append(nbs, m...)
+	}
+	if len(nbs) == 0 {
+		t.Fatal("no notebooks found")
 	}
 	for _, p := range nbs {
 		b, err := os.ReadFile(p)
@@ -75,16 +85,20 @@ func TestNotebookSetupCellsPrintBrokerLine(t *testing.T) {
 		found := false
 		for _, c := range nb.Cells {
 			src := strings.Join(c.Source, "")
-			if c.CellType != "code" || !strings.Contains(src, "stack.EnsureUp(") {
+			if c.CellType != "code" {
 				continue
 			}
-			found = true
-			if !strings.Contains(src, "info.BrokerLine()") || strings.Contains(src, "info.PID, info.Addr") {
-				t.Errorf("%s: the Setup cell does not print info.BrokerLine():\n%s", p, src)
+			if strings.Contains(src, "stack.EnsureUp(") {
+				t.Errorf("%s: a cell starts the stack itself (stack.EnsureUp), without the Spark Connect server:\n%s", p, src)
+			}
+			for _, line := range strings.Split(src, "\n") {
+				if f := strings.Fields(line); len(f) >= 2 && f[0] == "!atlas" && f[1] == "up" && !strings.ContainsAny(line, ">|&") {
+					found = true
+				}
 			}
 		}
 		if !found {
-			t.Errorf("%s: no cell calls stack.EnsureUp", p)
+			t.Errorf("%s: no Setup cell runs !atlas up", p)
 		}
 	}
 }

@@ -18,9 +18,10 @@ func init() {
 
 func runUp(ctx context.Context, args []string) error {
 	var f stackFlags
-	fs := newFlagSet("up", "[--home DIR] [--kafka-addr HOST:PORT] [--partitions N]")
+	fs := newFlagSet("up", "[--home DIR] [--kafka-addr HOST:PORT] [--partitions N] [--brief]")
 	f.addHome(fs)
 	f.addBroker(fs)
+	brief := fs.Bool("brief", false, "print only which Kafka the stack uses and where Spark Connect listens (for a notebook's Setup cell), not the topics and tables")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -39,6 +40,12 @@ func runUp(ctx context.Context, args []string) error {
 		fmt.Fprintf(w, "started broker at %s (pid %d)\n", info.Addr, info.PID)
 	default:
 		fmt.Fprintf(w, "already running at %s (pid %d)\n", info.Addr, info.PID)
+	}
+	if *brief {
+		if addr := info.Services["connect"]; addr != "" {
+			fmt.Fprintf(w, "Spark Connect at sc://%s\n", addr)
+		}
+		return nil
 	}
 	fmt.Fprintln(w)
 	printInfo(w, info)
