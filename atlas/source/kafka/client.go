@@ -20,8 +20,10 @@ const metadataMinAge = 250 * time.Millisecond
 // are kept so that the source sees every offset it passes and can tell that
 // a partition is complete even when a batch ends on a marker; they never
 // reach the Arrow output. A fetch below the log start resets to the log
-// start, and the gap is then reported as data loss.
-func clientOptions(cfg *config) []kgo.Opt {
+// start, and the gap is then reported as data loss. Fetched batches are
+// decoded into pool's memory: the reader recycles each record once it is
+// copied into Arrow.
+func clientOptions(cfg *config, pool *recordPool) []kgo.Opt {
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(cfg.bootstrap...),
 		kgo.ClientID(cfg.clientID),
@@ -32,6 +34,7 @@ func clientOptions(cfg *config) []kgo.Opt {
 		kgo.KeepControlRecords(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.MetadataMinAge(metadataMinAge),
+		kgo.WithPools(pool),
 	}
 	if cfg.readCommitted {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))

@@ -21,7 +21,7 @@ func ConsumeRate(ctx context.Context, brokers, topic string) (n int64, dur time.
 	if err != nil {
 		return 0, 0, err
 	}
-	cl, err := kgo.NewClient(clientOptions(cfg)...)
+	cl, err := kgo.NewClient(clientOptions(cfg, &recordPool{})...)
 	if err != nil {
 		return 0, 0, fmt.Errorf("kafka consume rate: creating client for %s: %w", brokers, err)
 	}
@@ -74,13 +74,16 @@ func ConsumeRate(ctx context.Context, brokers, topic string) (n int64, dur time.
 					if !ok || len(fp.Records) == 0 {
 						continue
 					}
+					last := fp.Records[len(fp.Records)-1].Offset
 					for _, r := range fp.Records {
 						if r.Offset < end && !r.Attrs.IsControl() {
 							n++
 						}
+						// Like the source once it has copied a record.
+						r.Recycle()
 					}
 					key := topicPartition{ft.Topic, fp.Partition}
-					if fp.Records[len(fp.Records)-1].Offset+1 >= end && !done[key] {
+					if last+1 >= end && !done[key] {
 						done[key] = true
 						remaining--
 					}

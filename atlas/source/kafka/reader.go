@@ -35,6 +35,7 @@ const (
 // repositioned only when a batch does not start where the last one ended.
 type reader struct {
 	cl             *kgo.Client
+	pool           *recordPool // the client's, where recycled records go
 	adm            *kadm.Client
 	failOnDataLoss bool
 	readCommitted  bool
@@ -87,9 +88,10 @@ type offsetRange struct{ from, to int64 }
 
 func (st *partState) String() string { return fmt.Sprintf("%s-%d", st.topic, st.partition) }
 
-func newReader(cl *kgo.Client, failOnDataLoss, readCommitted bool, mem memory.Allocator) *reader {
+func newReader(cl *kgo.Client, pool *recordPool, failOnDataLoss, readCommitted bool, mem memory.Allocator) *reader {
 	return &reader{
 		cl:             cl,
+		pool:           pool,
 		adm:            kadm.NewClient(cl),
 		failOnDataLoss: failOnDataLoss,
 		readCommitted:  readCommitted,
@@ -356,6 +358,7 @@ func (r *reader) receive(st *partState, fp *kgo.FetchPartition, flush func() err
 	for i < len(recs) && recs[i].Offset < st.fetched {
 		i++
 	}
+	recycle(recs[:i])
 	recs = recs[i:]
 	if len(recs) == 0 {
 		return false, nil
@@ -401,6 +404,9 @@ func (r *reader) emit(st *partState, recs []*kgo.Record, flush func() error) err
 		return err
 	}
 	st.next = recs[len(recs)-1].Offset + 1
+	// Every record is copied into Arrow: its decode memory can serve the
+	// next fetch.
+	recycle(recs)
 	return nil
 }
 
@@ -538,6 +544,9 @@ func (r *reader) trim(committed Offsets) {
 		clear(st.pending[st.head : st.head+k])
 		st.head += k
 		if st.head == len(st.pending) {
+			// Drop the handed-out pointers too: kept in the backing
+			// array, they would keep their fetches' memory alive.
+			clear(st.pending)
 			st.pending, st.head = st.pending[:0], 0
 		} else if st.head > len(st.pending)/2 {
 			n := copy(st.pending, st.pending[st.head:])

@@ -56,7 +56,8 @@ func New(opts map[string]string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(clientOptions(cfg)...)
+	pool := &recordPool{}
+	cl, err := kgo.NewClient(clientOptions(cfg, pool)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka source: creating client for %s: %w", strings.Join(cfg.bootstrap, ","), err)
 	}
@@ -64,7 +65,7 @@ func New(opts map[string]string) (*Source, error) {
 		cfg:    cfg,
 		cl:     cl,
 		lister: &offsetLister{cl: cl, adm: kadm.NewClient(cl), topics: cfg.topics, readCommitted: cfg.readCommitted, pattern: cfg.pattern, assigned: cfg.assigned},
-		reader: newReader(cl, cfg.failOnDataLoss, cfg.readCommitted, memory.DefaultAllocator),
+		reader: newReader(cl, pool, cfg.failOnDataLoss, cfg.readCommitted, memory.DefaultAllocator),
 	}, nil
 }
 
