@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -85,7 +86,9 @@ func DaemonMain(args []string, log io.Writer, services ...DaemonService) int {
 // it starts the broker on cfg.Addr with data in Home/broker (fsync on every
 // write), records its pid and address in Home/run, and on cancellation
 // closes the broker, which writes all state to disk, and removes the
-// records.
+// records. When ATLAS_KAFKA_BROKERS names an external cluster (see
+// [External]) it starts no broker: it runs cfg.Services against that
+// cluster and records the external addresses instead.
 func RunDaemon(ctx context.Context, cfg DaemonConfig) error {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
@@ -94,42 +97,50 @@ func RunDaemon(ctx context.Context, cfg DaemonConfig) error {
 		fmt.Fprintf(cfg.Log, "%s atlas broker: "+format+"\n", append([]any{stamp()}, args...)...)
 	}
 	p := pathsOf(cfg.Home)
-	b, err := NewBroker(BrokerOptions{
-		Addr:       cfg.Addr,
-		DataDir:    p.dataDir,
-		SyncWrites: true,
-		Partitions: cfg.Partitions,
-		Log:        cfg.Log,
-	})
-	if err != nil {
-		return err
+	st := State{PID: os.Getpid(), LogFile: cfg.LogFile}
+	closeBroker := func() {}
+	kafka := ""
+	if External(cfg.Addr) {
+		st.External = envBrokers()
+		kafka = strings.Join(st.External, ",")
+	} else {
+		b, err := NewBroker(BrokerOptions{
+			Addr:       cfg.Addr,
+			DataDir:    p.dataDir,
+			SyncWrites: true,
+			Partitions: cfg.Partitions,
+			Log:        cfg.Log,
+		})
+		if err != nil {
+			return err
+		}
+		closeBroker = b.Close
+		st.Addr, st.DataDir, st.Partitions = b.Addr(), p.dataDir, cfg.Partitions
+		kafka = b.Addr()
 	}
-	pid := os.Getpid()
-	addrs, stops := startServices(ctx, cfg.Services, ServiceEnv{Home: cfg.Home, KafkaAddr: b.Addr(), Log: cfg.Log}, logf)
+	pid := st.PID
+	addrs, stops := startServices(ctx, cfg.Services, ServiceEnv{Home: cfg.Home, KafkaAddr: kafka, Log: cfg.Log}, logf)
 	stopServices := func() {
 		for _, stop := range stops {
 			stop()
 		}
 	}
-	st := State{
-		Services:   addrs,
-		PID:        pid,
-		Addr:       b.Addr(),
-		DataDir:    p.dataDir,
-		LogFile:    cfg.LogFile,
-		Partitions: cfg.Partitions,
-		StartedAt:  time.Now().UTC().Truncate(time.Millisecond),
-	}
+	st.Services = addrs
+	st.StartedAt = time.Now().UTC().Truncate(time.Millisecond)
 	if err := writeState(p, st); err != nil {
 		stopServices()
-		b.Close()
+		closeBroker()
 		return err
 	}
-	logf("pid %d serving Kafka at %s, data in %s, %d partitions per new topic", pid, st.Addr, p.dataDir, cfg.Partitions)
+	if len(st.External) > 0 {
+		logf("pid %d serving with the external Kafka at %s ($%s); no broker started", pid, kafka, EnvKafkaBrokers)
+	} else {
+		logf("pid %d serving Kafka at %s, data in %s, %d partitions per new topic", pid, st.Addr, p.dataDir, cfg.Partitions)
+	}
 	<-ctx.Done()
-	logf("stopping (%v): writing state to %s", context.Cause(ctx), p.dataDir)
+	logf("stopping (%v)", context.Cause(ctx))
 	stopServices()
-	b.Close()
+	closeBroker()
 	removeState(p, pid)
 	logf("stopped")
 	return nil

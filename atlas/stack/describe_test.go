@@ -43,6 +43,12 @@ func TestBrokerLineOfTheEmbeddedBroker(t *testing.T) {
 	}{
 		{Info{Started: true, PID: 42, Addr: "127.0.0.1:19092"}, "started the broker (pid 42) on 127.0.0.1:19092"},
 		{Info{Running: true, PID: 43, Addr: "127.0.0.1:19093"}, "the broker already runs (pid 43) on 127.0.0.1:19093"},
+		// `atlas up` with an external cluster runs the daemon of the
+		// services (Spark Connect) and no broker.
+		{Info{External: true, Started: true, PID: 44, Brokers: []string{"k1:9092", "k2:9092"}},
+			"using the external Kafka cluster on k1:9092,k2:9092 ($ATLAS_KAFKA_BROKERS); started the daemon of the services (pid 44), no broker"},
+		{Info{External: true, Running: true, PID: 45, Brokers: []string{"k1:9092"}},
+			"using the external Kafka cluster on k1:9092 ($ATLAS_KAFKA_BROKERS); the daemon of the services already runs (pid 45), no broker"},
 	} {
 		if got := c.info.BrokerLine(); got != c.want {
 			t.Errorf("BrokerLine = %q, want %q", got, c.want)

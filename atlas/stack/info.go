@@ -10,7 +10,9 @@ type Info struct {
 	// Brokers are the seed brokers clients use ([Brokers]).
 	Brokers []string `json:"brokers"`
 	// External is true when Brokers name a cluster this package does not
-	// manage (ATLAS_KAFKA_BROKERS): PID, DataDir and LogFile are then empty.
+	// manage (ATLAS_KAFKA_BROKERS): Addr and DataDir are then empty, and
+	// PID and LogFile are those of the daemon that runs the services
+	// against that cluster (`atlas up`), if one runs.
 	External bool `json:"external,omitempty"`
 	// Running is true when the daemon process recorded in Home/run lives.
 	Running bool `json:"running"`

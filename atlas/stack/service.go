@@ -20,7 +20,9 @@ type DaemonService struct {
 type ServiceEnv struct {
 	// Home is the Atlas home directory.
 	Home string
-	// KafkaAddr is the address the daemon's broker listens on.
+	// KafkaAddr is the address the daemon's broker listens on, or the
+	// comma-separated external brokers when ATLAS_KAFKA_BROKERS names an
+	// external cluster and the daemon runs no broker.
 	KafkaAddr string
 	// Log receives the service's log lines (the daemon's log).
 	Log io.Writer

@@ -23,6 +23,10 @@ type State struct {
 	// Services maps each service the daemon runs beside the broker to its
 	// address, or to "error: ..." when it failed to start.
 	Services map[string]string `json:"services,omitempty"`
+	// External lists the brokers of the external Kafka cluster
+	// (ATLAS_KAFKA_BROKERS) a daemon runs its services against; it then
+	// runs no broker, and Addr, DataDir and Partitions are empty.
+	External []string `json:"external,omitempty"`
 }
 
 // writeState records st in the run directory: the JSON state file and the

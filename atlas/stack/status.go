@@ -44,7 +44,18 @@ func brokerStatus(ctx context.Context, o Options) (Info, error) {
 	if len(info.Brokers) == 0 {
 		info.Brokers = []string{o.Addr}
 	}
-	if !info.External {
+	if info.External {
+		// A daemon may run the services (Spark Connect) against the
+		// external cluster: `atlas up` started it.
+		st, ok, err := readState(pathsOf(o.Home))
+		if err != nil {
+			return info, err
+		}
+		if ok && len(st.External) > 0 && processAlive(st.PID) {
+			info.Running = true
+			info.PID, info.LogFile, info.StartedAt, info.Services = st.PID, st.LogFile, st.StartedAt, st.Services
+		}
+	} else {
 		p := pathsOf(o.Home)
 		st, ok, err := readState(p)
 		if err != nil {

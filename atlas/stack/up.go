@@ -25,9 +25,11 @@ import (
 // Info.Started tells whether this call started the daemon, Info.StalePID
 // whether it cleaned up after a dead one.
 //
-// When ATLAS_KAFKA_BROKERS names an external cluster (see [External]), Up
-// starts nothing: it checks that the cluster answers and initialises the
-// catalog. A listen address taken by another process yields an
+// When ATLAS_KAFKA_BROKERS names an external cluster (see [External]), no
+// broker is started: a program whose daemon runs services (OwnDaemon, the
+// atlas CLI with its Spark Connect server) still gets its daemon, serving
+// them against that cluster; any other program's Up starts nothing. Either
+// way Up checks that the cluster answers and initialises the catalog. A listen address taken by another process yields an
 // [*AddrInUseError]. An embedded sqlite catalog file with damaged pages
 // fails with an error wrapping lakehouse.ErrCatalogDamaged, before
 // anything starts.
@@ -40,7 +42,8 @@ func Up(ctx context.Context, opts Options) (Info, error) {
 	if err := o.Catalog.CheckIntegrity(ctx); err != nil {
 		return Info{}, fmt.Errorf("stack: %w", err)
 	}
-	if External(o.Addr) {
+	external := External(o.Addr)
+	if external && !o.OwnDaemon {
 		return upExternal(ctx, o)
 	}
 	p := pathsOf(o.Home)
@@ -61,7 +64,11 @@ func Up(ctx context.Context, opts Options) (Info, error) {
 	started := false
 	switch {
 	case ok && processAlive(st.PID):
-		if st.Addr != "" && normalizeAddr(st.Addr) != normalizeAddr(o.Addr) && !strings.HasSuffix(o.Addr, ":0") {
+		if running := strings.Join(st.External, ","); running != strings.Join(envBrokers(), ",") && (external || running != "") {
+			return Info{}, fmt.Errorf("stack: the daemon pid %d runs with %s, but %s=%q: run `atlas down` first to restart it with that Kafka",
+				st.PID, daemonKafka(st), EnvKafkaBrokers, os.Getenv(EnvKafkaBrokers))
+		}
+		if !external && st.Addr != "" && normalizeAddr(st.Addr) != normalizeAddr(o.Addr) && !strings.HasSuffix(o.Addr, ":0") {
 			notes = append(notes, fmt.Sprintf("requested address %s ignored: the broker already runs at %s; run `atlas down` first to move it", o.Addr, st.Addr))
 		}
 		if err := waitReady(ctx, p, st.PID, nil, o.StartTimeout); err != nil {
@@ -91,6 +98,9 @@ func Up(ctx context.Context, opts Options) (Info, error) {
 		return info, err
 	}
 	info.Started, info.StalePID, info.Notes = started, stalePID, notes
+	if !info.Reachable && external {
+		return info, fmt.Errorf("stack: external Kafka (%s): %s", EnvKafkaBrokers, info.BrokerError)
+	}
 	if !info.Reachable {
 		return info, fmt.Errorf("stack: broker pid %d at %s does not answer: %s (see %s)", info.PID, info.Addr, info.BrokerError, info.LogFile)
 	}
@@ -100,7 +110,8 @@ func Up(ctx context.Context, opts Options) (Info, error) {
 // EnsureUp makes sure the stack of opts.Home runs, starting it when it does
 // not, exactly as [Up]; it is the call for notebooks and programs that need
 // Kafka and the catalog and do not care who started them. With
-// ATLAS_KAFKA_BROKERS naming an external cluster it starts nothing.
+// ATLAS_KAFKA_BROKERS naming an external cluster it starts nothing unless
+// opts.OwnDaemon (a daemon with services, see [Up]).
 func EnsureUp(ctx context.Context, opts Options) (Info, error) {
 	return Up(ctx, opts)
 }
@@ -120,10 +131,20 @@ func upExternal(ctx context.Context, o Options) (Info, error) {
 	return info, nil
 }
 
+// daemonKafka names the Kafka a running daemon uses.
+func daemonKafka(st State) string {
+	if len(st.External) > 0 {
+		return "the external Kafka at " + strings.Join(st.External, ",")
+	}
+	return "its embedded broker at " + st.Addr
+}
+
 // spawnDaemon starts the daemon detached and waits until it answers.
 func spawnDaemon(ctx context.Context, o Options, p paths) error {
-	if err := checkAddrFree(o.Addr); err != nil {
-		return err
+	if !External(o.Addr) {
+		if err := checkAddrFree(o.Addr); err != nil {
+			return err
+		}
 	}
 	exe := o.Executable
 	if exe == "" {
@@ -182,7 +203,7 @@ func spawnDaemon(ctx context.Context, o Options, p paths) error {
 var errDaemonExited = errors.New("daemon exited")
 
 // waitReady waits until the state file names pid and the broker at the
-// recorded address answers, until pid exits (reported on exited, when not
+// recorded address (or the external brokers it records) answers, until pid exits (reported on exited, when not
 // nil, else seen by polling) or until timeout.
 func waitReady(ctx context.Context, p paths, pid int, exited <-chan error, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -191,9 +212,13 @@ func waitReady(ctx context.Context, p paths, pid int, exited <-chan error, timeo
 	defer tick.Stop()
 	var lastErr error
 	for {
-		if st, ok, err := readState(p); err == nil && ok && st.PID == pid && st.Addr != "" {
+		if st, ok, err := readState(p); err == nil && ok && st.PID == pid && (st.Addr != "" || len(st.External) > 0) {
+			brokers := st.External
+			if len(brokers) == 0 {
+				brokers = []string{st.Addr}
+			}
 			pctx, pcancel := context.WithTimeout(ctx, time.Second)
-			lastErr = Ping(pctx, []string{st.Addr})
+			lastErr = Ping(pctx, brokers)
 			pcancel()
 			if lastErr == nil {
 				return nil

@@ -34,6 +34,8 @@ func runDown(ctx context.Context, args []string) error {
 	}
 	w := os.Stdout
 	switch {
+	case alive && len(st.External) > 0:
+		fmt.Fprintf(w, "stopped the Spark Connect daemon (pid %d) in %s\n", st.PID, time.Since(start).Round(time.Millisecond))
 	case alive:
 		fmt.Fprintf(w, "stopped broker at %s (pid %d) in %s; data kept in %s\n",
 			st.Addr, st.PID, time.Since(start).Round(time.Millisecond), st.DataDir)

@@ -61,6 +61,10 @@ func printInfo(w io.Writer, info stack.Info) {
 	switch {
 	case info.External:
 		fmt.Fprintf(tw, "kafka\texternal at %s, %s\n", join(info.Brokers), reach(info))
+		if info.Running {
+			fmt.Fprintf(tw, "daemon\tpid %d (no broker), since %s\n", info.PID, info.StartedAt.Local().Format("2006-01-02 15:04:05"))
+			fmt.Fprintf(tw, "  log\t%s\n", info.LogFile)
+		}
 	case info.Running:
 		fmt.Fprintf(tw, "kafka\t%s, pid %d, %s, since %s\n", info.Addr, info.PID, reach(info),
 			info.StartedAt.Local().Format("2006-01-02 15:04:05"))

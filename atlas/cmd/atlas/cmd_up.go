@@ -34,8 +34,10 @@ func runUp(ctx context.Context, args []string) error {
 		fmt.Fprintln(w, "note:", n)
 	}
 	switch {
+	case info.External && info.Started:
+		fmt.Fprintf(w, "using external Kafka at %s ($%s), no broker started; started the Spark Connect daemon (pid %d)\n", join(info.Brokers), stack.EnvKafkaBrokers, info.PID)
 	case info.External:
-		fmt.Fprintf(w, "using external Kafka at %s ($%s); nothing started\n", join(info.Brokers), stack.EnvKafkaBrokers)
+		fmt.Fprintf(w, "using external Kafka at %s ($%s); the Spark Connect daemon already runs (pid %d)\n", join(info.Brokers), stack.EnvKafkaBrokers, info.PID)
 	case info.Started:
 		fmt.Fprintf(w, "started broker at %s (pid %d)\n", info.Addr, info.PID)
 	default:
