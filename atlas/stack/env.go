@@ -19,7 +19,7 @@ const (
 	EnvKafkaAddr = "ATLAS_KAFKA_ADDR"
 	// EnvKafkaBrokers is the comma-separated seed broker list clients use.
 	// Default: the embedded listen address. When it names any other
-	// cluster, the stack starts nothing (see [EnsureUp]).
+	// cluster, the stack starts no broker (see [Up]).
 	EnvKafkaBrokers = "ATLAS_KAFKA_BROKERS"
 	// EnvKafkaPartitions is the partition count of auto-created topics.
 	// Default [DefaultPartitions].

@@ -12,7 +12,7 @@ import (
 func init() {
 	register(command{
 		Name:    "down",
-		Summary: "stop the embedded Kafka broker (its data stays on disk)",
+		Summary: "stop the daemon `atlas up` started: the embedded Kafka broker (its data stays on disk) and the Spark Connect server",
 		Run:     runDown,
 	})
 }

@@ -11,7 +11,7 @@ import (
 func init() {
 	register(command{
 		Name:    "up",
-		Summary: "start the embedded stack (detached): the Kafka broker and the Spark Connect server (127.0.0.1:15002, ATLAS_CONNECT_ADDR), and initialise the Iceberg catalog",
+		Summary: "start the embedded stack (detached): the Kafka broker and the Spark Connect server (127.0.0.1:15002, ATLAS_CONNECT_ADDR), and initialise the Iceberg catalog; with an external Kafka ($ATLAS_KAFKA_BROKERS) only the Spark Connect server",
 		Run:     runUp,
 	})
 }
