@@ -14,92 +14,24 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
-// StreamingQueryListener receives the lifecycle events of the session's
-// streaming queries, as Spark's StreamingQueryListener; register it with
-// spark.Streams().AddListener. As with PySpark 4's Connect client, the
-// server streams progress, idle and terminated events of every query of
-// the session; started events are posted by this process for the queries
-// it starts. Events are delivered one at a time, in order, on a goroutine
-// of the session: keep the methods quick. Use StreamingQueryListenerFuncs
-// to implement only some.
-type StreamingQueryListener interface {
-	// OnQueryStarted is called when this process starts a query, before
-	// Start returns.
-	OnQueryStarted(e *QueryStartedEvent)
-	// OnQueryProgress is called after every micro-batch that ran.
-	OnQueryProgress(e *QueryProgressEvent)
-	// OnQueryIdle is called when a trigger found no data, at most once per
-	// spark.sql.streaming.noDataProgressEventInterval.
-	OnQueryIdle(e *QueryIdleEvent)
-	// OnQueryTerminated is called when a query ends, stopped or failed.
-	OnQueryTerminated(e *QueryTerminatedEvent)
-}
+// StreamingQueryListener receives the lifecycle events of streaming
+// queries, as Spark's; see progress.StreamingQueryListener.
+type StreamingQueryListener = progress.StreamingQueryListener
 
-// StreamingQueryListenerFuncs is a StreamingQueryListener made of
-// functions; a nil function ignores its event. Register a pointer to it.
-type StreamingQueryListenerFuncs struct {
-	Started    func(*QueryStartedEvent)
-	Progress   func(*QueryProgressEvent)
-	Idle       func(*QueryIdleEvent)
-	Terminated func(*QueryTerminatedEvent)
-}
+// StreamingQueryListenerFuncs is a StreamingQueryListener made of functions.
+type StreamingQueryListenerFuncs = progress.StreamingQueryListenerFuncs
 
-// OnQueryStarted calls Started.
-func (f *StreamingQueryListenerFuncs) OnQueryStarted(e *QueryStartedEvent) {
-	if f.Started != nil {
-		f.Started(e)
-	}
-}
-
-// OnQueryProgress calls Progress.
-func (f *StreamingQueryListenerFuncs) OnQueryProgress(e *QueryProgressEvent) {
-	if f.Progress != nil {
-		f.Progress(e)
-	}
-}
-
-// OnQueryIdle calls Idle.
-func (f *StreamingQueryListenerFuncs) OnQueryIdle(e *QueryIdleEvent) {
-	if f.Idle != nil {
-		f.Idle(e)
-	}
-}
-
-// OnQueryTerminated calls Terminated.
-func (f *StreamingQueryListenerFuncs) OnQueryTerminated(e *QueryTerminatedEvent) {
-	if f.Terminated != nil {
-		f.Terminated(e)
-	}
-}
-
-// QueryStartedEvent says a query started, with Spark's fields.
-type QueryStartedEvent struct {
-	ID        string   `json:"id"`
-	RunID     string   `json:"runId"`
-	Name      string   `json:"name"`
-	Timestamp string   `json:"timestamp"`
-	JobTags   []string `json:"jobTags"`
-}
+// QueryStartedEvent says a query started, with Spark's fields and JSON.
+type QueryStartedEvent = progress.QueryStartedEvent
 
 // QueryProgressEvent carries a micro-batch's progress report.
-type QueryProgressEvent struct {
-	Progress StreamingQueryProgress `json:"progress"`
-}
+type QueryProgressEvent = progress.QueryProgressEvent
 
-// QueryIdleEvent says a query's trigger found no new data.
-type QueryIdleEvent struct {
-	ID        string `json:"id"`
-	RunID     string `json:"runId"`
-	Timestamp string `json:"timestamp"`
-}
+// QueryIdleEvent says a query's trigger found no new data (Spark 3.5+).
+type QueryIdleEvent = progress.QueryIdleEvent
 
 // QueryTerminatedEvent says a query ended; Exception is set when it failed.
-type QueryTerminatedEvent struct {
-	ID                    string  `json:"id"`
-	RunID                 string  `json:"runId"`
-	Exception             *string `json:"exception"`
-	ErrorClassOnException *string `json:"errorClassOnException"`
-}
+type QueryTerminatedEvent = progress.QueryTerminatedEvent
 
 // listenerBus is a session's listeners and the server stream that feeds
 // them (open while at least one listener is registered).
