@@ -2,7 +2,8 @@ package atlas
 
 import (
 	"context"
-	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/atlas-lakehouse/atlas/atlas/sketch"
 )
@@ -19,14 +20,7 @@ func (df *DataFrame) Stat() *DataFrameStatFunctions { return &DataFrameStatFunct
 // Connect has no message for it, so the client selects the column and
 // builds the sketch from its values as they arrive (nulls skipped).
 func (st *DataFrameStatFunctions) CountMinSketch(ctx context.Context, col string, eps, confidence float64, seed int64) (*sketch.CountMinSketch, error) {
-	s, err := sketch.NewCountMinSketch(eps, confidence, seed)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.each(ctx, "countMinSketch", col, func(v any) error { return s.Add(v) }); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return sketch.CountMinSketchOf(ctx, col, st.collect(col), eps, confidence, seed)
 }
 
 // BloomFilter builds a Bloom filter of a string, integer or binary column
@@ -34,29 +28,12 @@ func (st *DataFrameStatFunctions) CountMinSketch(ctx context.Context, col string
 // df.stat.bloomFilter(col, expectedNumItems, fpp), in the client like
 // CountMinSketch.
 func (st *DataFrameStatFunctions) BloomFilter(ctx context.Context, col string, expectedNumItems int64, fpp float64) (*sketch.BloomFilter, error) {
-	b, err := sketch.NewBloomFilter(expectedNumItems, fpp)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.each(ctx, "bloomFilter", col, b.Put); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return sketch.BloomFilterOf(ctx, col, st.collect(col), expectedNumItems, fpp)
 }
 
-func (st *DataFrameStatFunctions) each(ctx context.Context, op, col string, fn func(any) error) error {
-	schema, recs, err := st.df.Select(col).Collect(ctx)
-	if err != nil {
-		return fmt.Errorf("%s(%s): %w", op, col, err)
+// collect selects col and collects it.
+func (st *DataFrameStatFunctions) collect(col string) sketch.Collect {
+	return func(ctx context.Context) (*arrow.Schema, []arrow.RecordBatch, error) {
+		return st.df.Select(col).Collect(ctx)
 	}
-	defer releaseAll(recs)
-	if err := sketch.CheckType(schema.Field(0).Type); err != nil {
-		return fmt.Errorf("%s(%s): %w", op, col, err)
-	}
-	for _, r := range recs {
-		if err := sketch.EachValue(r.Column(0), fn); err != nil {
-			return fmt.Errorf("%s(%s): %w", op, col, err)
-		}
-	}
-	return nil
 }
