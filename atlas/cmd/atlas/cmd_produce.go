@@ -94,8 +94,12 @@ func (f *produceFlags) add(fs *flag.FlagSet, topic string) {
 	fs.BoolVar(&f.ifEmpty, "if-empty", false, "produce only when the topic holds no records, under the lock `atlas run` takes too, so a re-run (or a notebook's Setup cell run again) continues the same stream instead of adding to it")
 }
 
-// startTime parses --start; the zero time selects the stream's default.
-func (f *produceFlags) startTime() (time.Time, error) {
+// parse parses a produce subcommand's args, then --start; the zero time
+// selects the stream's default start.
+func (f *produceFlags) parse(fs *flag.FlagSet, args []string) (time.Time, error) {
+	if err := fs.Parse(args); err != nil {
+		return time.Time{}, err
+	}
 	if f.start == "" {
 		return time.Time{}, nil
 	}
@@ -128,10 +132,7 @@ func runProduceEvents(ctx context.Context, args []string) error {
 	fs.Float64Var(&cfg.Late, "late", 0.02, "fraction of records 15 to 40 minutes behind the max event time (beyond a 10-minute watermark)")
 	fs.Float64Var(&cfg.Duplicates, "duplicates", 0.01, "fraction of records that re-send a recent record byte for byte")
 	fs.Float64Var(&cfg.Malformed, "malformed", 0, "fraction of records whose value is not a valid event")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	start, err := f.startTime()
+	start, err := f.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -158,10 +159,7 @@ func runProduceCDC(ctx context.Context, args []string) error {
 	fs.Float64Var(&cfg.UpdateFraction, "updates", 0.6, "fraction of changes that update a live key")
 	fs.Float64Var(&cfg.DeleteFraction, "deletes", 0, "fraction of changes that delete a live key")
 	fs.DurationVar(&cfg.Interval, "interval", produce.DefaultCDCInterval, "time between consecutive changes' ts")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	start, err := f.startTime()
+	start, err := f.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -19,10 +19,7 @@ func runProduceEdits(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.Editors, "editors", produce.DefaultEditors, "number of distinct human editors (Zipf-skewed)")
 	fs.IntVar(&cfg.Titles, "titles", produce.DefaultTitles, "number of distinct page titles (Zipf-skewed)")
 	fs.Float64Var(&cfg.BotShare, "bots", 0.3, "fraction of edits made by bots")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	start, err := f.startTime()
+	start, err := f.parse(fs, args)
 	if err != nil {
 		return err
 	}

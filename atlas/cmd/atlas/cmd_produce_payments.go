@@ -24,10 +24,7 @@ func runProducePayments(ctx context.Context, args []string) error {
 	fs.Float64Var(&cfg.Duplicates, "duplicates", 0.02, "fraction of records that re-send a recent record byte for byte (same event_id)")
 	fs.Float64Var(&cfg.Malformed, "malformed", 0.005, "fraction of records with the contract's header and a broken payload")
 	fs.Float64Var(&cfg.UnknownContract, "unknown-contract", 0.005, "fraction of records written with another schema (another fingerprint)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	start, err := f.startTime()
+	start, err := f.parse(fs, args)
 	if err != nil {
 		return err
 	}
