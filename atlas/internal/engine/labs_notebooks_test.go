@@ -47,6 +47,7 @@ var labNotebooks = []labNotebook{
 		// interrupt stops the Run cell.
 		interruptSet:     []string{"maxOffsetsPerTrigger=100", "killAfterBatch=1_000_000"},
 		checkInterrupted: checkLab04Interrupted},
+	{name: "labs/05-sketches", charts: progressCharts + 1, check: checkLab05},
 	{name: "fraud_velocity", charts: progressCharts, check: checkFraudVelocity},
 }
 
