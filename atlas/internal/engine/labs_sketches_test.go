@@ -146,6 +146,11 @@ func checkLab05(t *testing.T, st *privateStack, cells []executedCell) {
 	if seen != n || sampled != k || distinct != k || k != 200 {
 		t.Errorf("reservoir: k=%d seen=%d sampled=%d distinct=%d, want 200 distinct records of %d", k, seen, sampled, distinct, n)
 	}
+	// A uniform sample takes each record with probability k/N: the count
+	// from the first half of the stream is Binomial(k, 1/2), within 3σ.
+	if half := intAfter(t, res, "first_half"); math.Abs(float64(half)-float64(k)/2) > 3*math.Sqrt(float64(k)/4) {
+		t.Errorf("reservoir: %d of %d sampled records from the first half of the stream: not uniform", half, k)
+	}
 
 	gk := taggedCell(t, cells, "percentiles").stdout()
 	lines = lab05GK.FindAllStringSubmatch(gk, -1)
