@@ -390,7 +390,14 @@ func (g *GroupedData) Agg(aggs ...Column) *DataFrame {
 		}
 		fs = append(fs, a.agg)
 	}
-	n, err := plan.NewAggregate(df.node, keys, fs)
+	in := df.node
+	if plan.NeedsSubquery(in) {
+		// A batch DataFrame that already aggregated, sorted or limited
+		// (groupBy().count().where(...).count(), as Spark allows) is
+		// aggregated again over its collected rows.
+		in = plan.NewSubquery(in)
+	}
+	n, err := plan.NewAggregate(in, keys, fs)
 	if err != nil {
 		return df.with(nil, fmt.Errorf("groupBy: %w", err))
 	}
