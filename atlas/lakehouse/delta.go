@@ -58,8 +58,9 @@ func (t *Table) NewRowDelta() (*RowDelta, error) {
 	return &RowDelta{t: t, base: base, target: target, deletes: map[string]*deltaDeletes{}}, nil
 }
 
-// BaseSnapshotID returns the id of the snapshot the delta is based on, 0
-// when the table had none.
+// BaseSnapshotID returns the id of the snapshot the delta is based on, -1
+// when the table had none (the value its commit compares the table's
+// current snapshot id with; Rewrite.BaseSnapshotID says 0 instead).
 func (r *RowDelta) BaseSnapshotID() int64 { return snapshotID(r.base) }
 
 // PlanFiles is Table.PlanFiles on the delta's base state.
