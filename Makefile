@@ -20,7 +20,7 @@ build:
 
 # The README's first command: build, install the Jupyter kernel (Debian's
 # Jupyter as root, else the exact command to run), start the embedded stack,
-# execute both notebooks headless (their Setup cells produce the data; the
+# execute the six-section notebooks (notebooks/*/) headless (their Setup cells produce the data; the
 # executed copies land in build/notebooks/) and print their Verify output,
 # then print both tables from the command line. The CLI runs the notebooks'
 # queries from their checkpoints, so it finds nothing new and only shows.
@@ -36,7 +36,7 @@ endif
 	$(ATLAS) run cdc
 
 # vet and unit tests, then the kernel installed privately under build/ with
-# its harness self-test and both notebooks executed through it.
+# its harness self-test and every notebook (scenarios, fraud, labs) executed through it.
 test: vet unit kernel-test notebook-test
 
 vet:
@@ -71,7 +71,7 @@ kernel:
 lab: kernel
 	cd notebooks && /usr/bin/jupyter notebook --no-browser --ip=127.0.0.1 $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# Both notebooks executed headless on the caller's stack (ATLAS_HOME,
+# The six-section notebooks (notebooks/*/notebook.ipynb) executed headless on the caller's stack (ATLAS_HOME,
 # ATLAS_KAFKA_ADDR) into build/notebooks/<name>/notebook.out.ipynb (git
 # ignores build/), each Verify cell's output printed.
 notebooks: kernel
