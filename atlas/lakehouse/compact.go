@@ -16,8 +16,13 @@ const DefaultCompactRows = 1 << 20
 type CompactResult struct {
 	// FilesRemoved and FilesAdded count the data files replaced and written.
 	FilesRemoved, FilesAdded int
-	// Rows and Bytes are the rows and file bytes rewritten.
+	// Rows and Bytes are the rows and file bytes of the data files
+	// rewritten, as their manifests count them: rows deleted by
+	// merge-on-read deletes are included.
 	Rows, Bytes int64
+	// RowsWritten is the rows of the new files: Rows less the rows the
+	// deletes removed.
+	RowsWritten int64
 }
 
 // Compact rewrites the table's small data files (fewer than targetRows
@@ -81,6 +86,7 @@ func (t *Table) Compact(ctx context.Context, targetRows int64) (CompactResult, e
 			if err != nil {
 				return err
 			}
+			res.RowsWritten += rec.NumRows()
 			err = r.Add(ctx, rec)
 			rec.Release()
 			if err != nil {

@@ -146,6 +146,9 @@ func TestRowDeltaDeletesReplaysAndCompacts(t *testing.T) {
 			if res.FilesRemoved == 0 {
 				t.Fatalf("compaction did nothing: %+v", res)
 			}
+			if res.RowsWritten != int64(len(want)) {
+				t.Fatalf("compaction wrote %d rows, want the %d live rows (%+v)", res.RowsWritten, len(want), res)
+			}
 			files, err := tb.PlanFiles(ctx, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -314,7 +314,7 @@ func benchCDCRead(ctx context.Context, s *atlas.Session, tbl *lakehouse.Table, o
 	if err != nil {
 		return err
 	}
-	fmt.Printf("compaction: %d files into %d, %d rows, in %s\n", res.FilesRemoved, res.FilesAdded, res.Rows, time.Since(t0).Round(time.Millisecond))
+	fmt.Printf("compaction: %d files into %d, %d rows read, %d live rows written, in %s\n", res.FilesRemoved, res.FilesAdded, res.Rows, res.RowsWritten, time.Since(t0).Round(time.Millisecond))
 	return scan("after compaction")
 }
 

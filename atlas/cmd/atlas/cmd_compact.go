@@ -32,7 +32,7 @@ func runCompact(ctx context.Context, args []string) error {
 			fmt.Printf("%s: nothing to compact (fewer than two files under %d rows)\n", tbl.Name(), *target)
 			return nil
 		}
-		fmt.Printf("%s: %d files (%d rows) rewritten as %d in %s\n", tbl.Name(), res.FilesRemoved, res.Rows, res.FilesAdded, time.Since(start).Round(time.Millisecond))
+		fmt.Printf("%s: %d files (%d rows) rewritten as %d (%d live rows) in %s\n", tbl.Name(), res.FilesRemoved, res.Rows, res.FilesAdded, res.RowsWritten, time.Since(start).Round(time.Millisecond))
 		return nil
 	})
 }
