@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/s3test"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
@@ -45,7 +45,7 @@ func produceValues(t *testing.T, broker, topic string, from, n int) []string {
 
 // runToS3 streams the topic into s3Table from the S3 checkpoint until no
 // record is left, 100 records a batch.
-func runToS3(t *testing.T, s *atlas.Session, checkpoint string) []atlas.StreamingQueryProgress {
+func runToS3(t *testing.T, s *engine.Session, checkpoint string) []engine.StreamingQueryProgress {
 	t.Helper()
 	q, err := s.ReadStream().Format("kafka").
 		Option("subscribe", "events").
@@ -54,7 +54,7 @@ func runToS3(t *testing.T, s *atlas.Session, checkpoint string) []atlas.Streamin
 		Load().
 		SelectExpr("CAST(value AS STRING) AS v").
 		WriteStream().
-		Trigger(atlas.AvailableNow()).
+		Trigger(engine.AvailableNow()).
 		Option("checkpointLocation", checkpoint).
 		Progress(false).
 		ToTable(s3Table)
@@ -68,7 +68,7 @@ func runToS3(t *testing.T, s *atlas.Session, checkpoint string) []atlas.Streamin
 }
 
 // tableValues reads s3Table's v column, sorted.
-func tableValues(t *testing.T, s *atlas.Session) []string {
+func tableValues(t *testing.T, s *engine.Session) []string {
 	t.Helper()
 	rows, err := s.Table(s3Table).Rows(context.Background())
 	if err != nil {
@@ -121,7 +121,7 @@ func TestS3WarehouseStreamCompactExpire(t *testing.T) {
 	t.Setenv(lakehouse.EnvCatalogURI, "")
 	t.Setenv(lakehouse.EnvWarehouse, "s3://"+b.Name+"/warehouse")
 	t.Setenv(lakehouse.EnvCatalogProps, b.CatalogProps())
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).Config(atlas.ConfKafkaBrokers, broker.Addr()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).Config(engine.ConfKafkaBrokers, broker.Addr()).GetOrCreate()
 	defer s.Stop()
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
@@ -222,7 +222,7 @@ func TestS3CheckpointLeaseRefusesASecondQuery(t *testing.T) {
 	t.Setenv(lakehouse.EnvCatalogURI, "")
 	t.Setenv(lakehouse.EnvWarehouse, "s3://"+b.Name+"/warehouse")
 	t.Setenv(lakehouse.EnvCatalogProps, b.CatalogProps())
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).Config(atlas.ConfKafkaBrokers, broker.Addr()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).Config(engine.ConfKafkaBrokers, broker.Addr()).GetOrCreate()
 	defer s.Stop()
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
@@ -235,9 +235,9 @@ func TestS3CheckpointLeaseRefusesASecondQuery(t *testing.T) {
 	want := produceValues(t, broker.Addr(), "events", 0, 300)
 	// A second session stands for a second process: one session refuses a
 	// second active query of the same name before the lease is asked.
-	s2 := atlas.Builder().AppName(t.Name()+"-2").Config(atlas.ConfHome, t.TempDir()).Config(atlas.ConfKafkaBrokers, broker.Addr()).GetOrCreate()
+	s2 := engine.Builder().AppName(t.Name()+"-2").Config(engine.ConfHome, t.TempDir()).Config(engine.ConfKafkaBrokers, broker.Addr()).GetOrCreate()
 	defer s2.Stop()
-	start := func(s *atlas.Session, trigger atlas.Trigger) (*atlas.StreamingQuery, error) {
+	start := func(s *engine.Session, trigger engine.Trigger) (*engine.StreamingQuery, error) {
 		return s.ReadStream().Format("kafka").
 			Option("subscribe", "events").
 			Option("startingOffsets", "earliest").
@@ -250,14 +250,14 @@ func TestS3CheckpointLeaseRefusesASecondQuery(t *testing.T) {
 			Progress(false).
 			ToTable(s3Table)
 	}
-	first, err := start(s, atlas.ProcessingTime("50 milliseconds"))
+	first, err := start(s, engine.ProcessingTime("50 milliseconds"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := first.ProcessAllAvailable(); err != nil {
 		t.Fatal(err)
 	}
-	second, err := start(s2, atlas.AvailableNow())
+	second, err := start(s2, engine.AvailableNow())
 	if err == nil {
 		second.Stop()
 		t.Fatal("a second query started on the S3 checkpoint the first one runs on")
@@ -269,7 +269,7 @@ func TestS3CheckpointLeaseRefusesASecondQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = append(want, produceValues(t, broker.Addr(), "events", 300, 150)...)
-	second, err = start(s, atlas.AvailableNow())
+	second, err = start(s, engine.AvailableNow())
 	if err != nil {
 		t.Fatalf("after the first query stopped: %v", err)
 	}
@@ -309,9 +309,9 @@ func TestS3CheckpointRootFromCatalogSettings(t *testing.T) {
 	t.Setenv(lakehouse.EnvCatalogURI, "")
 	t.Setenv(lakehouse.EnvWarehouse, "s3://"+b.Name+"/warehouse")
 	t.Setenv(lakehouse.EnvCatalogProps, b.CatalogProps())
-	t.Setenv(atlas.EnvCheckpointRoot, "s3://"+b.Name+"/checkpoints/")
+	t.Setenv(engine.EnvCheckpointRoot, "s3://"+b.Name+"/checkpoints/")
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).Config(atlas.ConfKafkaBrokers, broker.Addr()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).Config(engine.ConfKafkaBrokers, broker.Addr()).GetOrCreate()
 	defer s.Stop()
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
@@ -320,7 +320,7 @@ func TestS3CheckpointRootFromCatalogSettings(t *testing.T) {
 	if err := lh.EnsureNamespaces(ctx, "bronze"); err != nil {
 		t.Fatal(err)
 	}
-	run := func() []atlas.StreamingQueryProgress {
+	run := func() []engine.StreamingQueryProgress {
 		q, err := s.ReadStream().Format("kafka").
 			Option("subscribe", "events").
 			Option("startingOffsets", "earliest").
@@ -329,7 +329,7 @@ func TestS3CheckpointRootFromCatalogSettings(t *testing.T) {
 			SelectExpr("CAST(value AS STRING) AS v").
 			WriteStream().
 			QueryName("root_events").
-			Trigger(atlas.AvailableNow()).
+			Trigger(engine.AvailableNow()).
 			Progress(false).
 			ToTable(s3Table)
 		if err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 )
 
@@ -56,7 +56,7 @@ type CDCOptions struct {
 	// Trigger is the query's trigger; the zero value is Spark's default
 	// (a micro-batch as soon as data arrives, until stopped). The CLI and
 	// the notebook use AvailableNow.
-	Trigger atlas.Trigger
+	Trigger engine.Trigger
 	// Progress prints (or, in a notebook, draws) the query's progress.
 	Progress bool
 }
@@ -86,17 +86,17 @@ func (m *MergeTotals) String() string {
 }
 
 // ParseChanges decodes the Kafka value of each record as a change.
-func ParseChanges(raw *atlas.DataFrame) *atlas.DataFrame {
+func ParseChanges(raw *engine.DataFrame) *engine.DataFrame {
 	return raw.SelectExpr("CAST(value AS STRING) AS json").
-		Select(atlas.FromJSON(atlas.Col("json"), ChangeSchema).Alias("c")).
+		Select(engine.FromJSON(engine.Col("json"), ChangeSchema).Alias("c")).
 		Select("c.*")
 }
 
 // Upsert is scenario 2's foreachBatch function: it reduces the micro-batch
 // to the latest change per order line (Kafka order), registers it as the
 // temp view "updates" and runs MergeChanges, adding the counts to totals.
-func Upsert(s *atlas.Session, totals *MergeTotals) func(batch *atlas.DataFrame, batchID int64) error {
-	return func(batch *atlas.DataFrame, batchID int64) error {
+func Upsert(s *engine.Session, totals *MergeTotals) func(batch *engine.DataFrame, batchID int64) error {
+	return func(batch *engine.DataFrame, batchID int64) error {
 		reduced := batch.LatestPerKey(CDCKeys, "ts")
 		if err := reduced.CreateOrReplaceTempView("updates"); err != nil {
 			return fmt.Errorf("batch %d: view updates: %w", batchID, err)
@@ -129,7 +129,7 @@ func Upsert(s *atlas.Session, totals *MergeTotals) func(batch *atlas.DataFrame, 
 // StartOnlineRetailCDC creates SilverTable when missing and starts scenario
 // 2: changes from Kafka, foreachBatch reduced to the latest change per key
 // and merged into SilverTable, exactly once per micro-batch.
-func StartOnlineRetailCDC(s *atlas.Session, o CDCOptions, totals *MergeTotals) (*atlas.StreamingQuery, error) {
+func StartOnlineRetailCDC(s *engine.Session, o CDCOptions, totals *MergeTotals) (*engine.StreamingQuery, error) {
 	if o.Topic == "" {
 		o.Topic = CDCTopic
 	}

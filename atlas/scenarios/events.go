@@ -4,7 +4,7 @@
 package scenarios
 
 import (
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 )
 
@@ -52,7 +52,7 @@ func (o EventsOptions) withDefaults() EventsOptions {
 // EventWindows builds scenario 1's streaming DataFrame: JSON events from
 // Kafka, a watermark on ts, counts per event type per tumbling window,
 // flattened to (event, window_start, window_end, count).
-func EventWindows(s *atlas.Session, o EventsOptions) *atlas.DataFrame {
+func EventWindows(s *engine.Session, o EventsOptions) *engine.DataFrame {
 	o = o.withDefaults()
 	r := s.ReadStream().Format("kafka").
 		Option("subscribe", o.Topic).
@@ -62,22 +62,22 @@ func EventWindows(s *atlas.Session, o EventsOptions) *atlas.DataFrame {
 	}
 	events := r.Load().
 		SelectExpr("CAST(value AS STRING) AS json").
-		Select(atlas.FromJSON(atlas.Col("json"), EventsSchema).Alias("data")).
+		Select(engine.FromJSON(engine.Col("json"), EventsSchema).Alias("data")).
 		Select("data.*")
 	return events.
 		WithWatermark("ts", o.Watermark).
-		GroupBy(atlas.Window(atlas.Col("ts"), o.Window), atlas.Col("event")).
+		GroupBy(engine.Window(engine.Col("ts"), o.Window), engine.Col("event")).
 		Count().
-		Select(atlas.Col("event"),
-			atlas.Col("window.start").Alias("window_start"),
-			atlas.Col("window.end").Alias("window_end"),
-			atlas.Col("count"))
+		Select(engine.Col("event"),
+			engine.Col("window.start").Alias("window_start"),
+			engine.Col("window.end").Alias("window_end"),
+			engine.Col("count"))
 }
 
 // StartEventWindows starts scenario 1 writing closed windows to table in
 // append mode, with the given trigger and checkpoint ("" = the session's
 // default for the query name "event_windows").
-func StartEventWindows(s *atlas.Session, o EventsOptions, table, checkpoint string, trigger atlas.Trigger, progress bool) (*atlas.StreamingQuery, error) {
+func StartEventWindows(s *engine.Session, o EventsOptions, table, checkpoint string, trigger engine.Trigger, progress bool) (*engine.StreamingQuery, error) {
 	if table == "" {
 		table = EventWindowsTable
 	}

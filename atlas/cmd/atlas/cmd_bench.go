@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
 	"github.com/atlas-lakehouse/atlas/atlas/source/kafka"
@@ -85,7 +85,7 @@ func benchWindows(ctx context.Context, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(home)
-	s := atlas.Builder().AppName("bench").Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName("bench").Config(engine.ConfHome, home).GetOrCreate()
 	defer s.Stop()
 	// The query's peak RSS is measured for the query alone: the producer
 	// and the raw consume ran before it in this process, so their garbage
@@ -100,7 +100,7 @@ func benchWindows(ctx context.Context, args []string) error {
 		defer stop()
 	}
 	t1 := time.Now()
-	q, err := scenarios.StartEventWindows(s, scenarios.EventsOptions{Topic: topic, MaxOffsetsPerTrigger: *maxOff}, "lakehouse.gold.bench_event_windows", filepath.Join(home, "ck"), atlas.AvailableNow(), false)
+	q, err := scenarios.StartEventWindows(s, scenarios.EventsOptions{Topic: topic, MaxOffsetsPerTrigger: *maxOff}, "lakehouse.gold.bench_event_windows", filepath.Join(home, "ck"), engine.AvailableNow(), false)
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func benchWindows(ctx context.Context, args []string) error {
 	return nil
 }
 
-func endOf(p atlas.StreamingQueryProgress) time.Time {
+func endOf(p engine.StreamingQueryProgress) time.Time {
 	ts, _ := time.Parse("2006-01-02T15:04:05.000Z", p.Timestamp)
 	return ts.Add(time.Duration(p.BatchDuration) * time.Millisecond)
 }
@@ -188,7 +188,7 @@ func releaseAndResetPeakRSS() string {
 
 // phaseTotals sums each durationMs phase over the batches, longest first,
 // as "addBatch 412 ms, walCommit 96 ms, ...": where the end-to-end time goes.
-func phaseTotals(ps []atlas.StreamingQueryProgress) string {
+func phaseTotals(ps []engine.StreamingQueryProgress) string {
 	sums := map[string]int64{}
 	for _, p := range ps {
 		for k, v := range p.DurationMs {

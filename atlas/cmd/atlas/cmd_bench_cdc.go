@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
@@ -81,7 +81,7 @@ func benchCDC(ctx context.Context, args []string) error {
 		defer os.RemoveAll(dir)
 		*home = dir
 	}
-	s := atlas.Builder().AppName("atlas bench cdc").Config(atlas.ConfHome, *home).GetOrCreate()
+	s := engine.Builder().AppName("atlas bench cdc").Config(engine.ConfHome, *home).GetOrCreate()
 	defer s.Stop()
 	if *cpuProfile != "" {
 		o.profile = func() (func(), error) { return startCPUProfile(*cpuProfile) }
@@ -125,7 +125,7 @@ type cdcBenchOptions struct {
 
 // runBenchCDC loads the target and merges the batches in mode o.mode,
 // returning the changes/s.
-func runBenchCDC(ctx context.Context, s *atlas.Session, o cdcBenchOptions) (float64, error) {
+func runBenchCDC(ctx context.Context, s *engine.Session, o cdcBenchOptions) (float64, error) {
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
 		return 0, err
@@ -263,7 +263,7 @@ func noteQuantities(ref map[int64]int64, keys []int64, rec arrow.RecordBatch) {
 // benchCDCRead times full scans of the table after the merges, then
 // compacts it (folding the deletes back) and times them again; every scan
 // must hold exactly the replayed rows (count and sum of quantity).
-func benchCDCRead(ctx context.Context, s *atlas.Session, tbl *lakehouse.Table, o cdcBenchOptions, ref map[int64]int64) error {
+func benchCDCRead(ctx context.Context, s *engine.Session, tbl *lakehouse.Table, o cdcBenchOptions, ref map[int64]int64) error {
 	var want int64
 	for _, q := range ref {
 		want += q

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
@@ -55,7 +55,7 @@ func runCheckpointsPlan(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	r := atlas.Builder().Config(atlas.ConfHome, sf.home).Config(atlas.ConfCheckpointRoot, *root).GetOrCreate().CheckpointRoot()
+	r := engine.Builder().Config(engine.ConfHome, sf.home).Config(engine.ConfCheckpointRoot, *root).GetOrCreate().CheckpointRoot()
 	plan, err := checkpoint.PlanRetention(ctx, r, checkpoint.RetentionPolicy{OlderThan: age}, checkpointOptions(sf.home), time.Now())
 	if err != nil {
 		return err

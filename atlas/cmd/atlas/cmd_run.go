@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
@@ -54,10 +54,10 @@ func runEvents(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := atlas.Builder().Config(atlas.ConfCheckpointRoot, *root).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfCheckpointRoot, *root).GetOrCreate()
 	defer s.Stop()
 	opts := scenarios.EventsOptions{MaxOffsetsPerTrigger: *maxOff, LateRowsTable: scenarios.EventWindowsLateTable}
-	q, err := scenarios.StartEventWindows(s, opts, "", "", atlas.AvailableNow(), true)
+	q, err := scenarios.StartEventWindows(s, opts, "", "", engine.AvailableNow(), true)
 	if err != nil {
 		return err
 	}
@@ -96,11 +96,11 @@ func runCDC(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := atlas.Builder().Config(atlas.ConfCheckpointRoot, *root).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfCheckpointRoot, *root).GetOrCreate()
 	defer s.Stop()
 	var totals scenarios.MergeTotals
 	q, err := scenarios.StartOnlineRetailCDC(s, scenarios.CDCOptions{
-		MaxOffsetsPerTrigger: *maxOff, Trigger: atlas.AvailableNow(), Progress: true,
+		MaxOffsetsPerTrigger: *maxOff, Trigger: engine.AvailableNow(), Progress: true,
 	}, &totals)
 	if err != nil {
 		return err
@@ -126,8 +126,8 @@ func runCDC(ctx context.Context, args []string) error {
 
 // awaitQuery waits for an AvailableNow query and prints its totals; an
 // interrupt (Ctrl-C) stops it cleanly and is not an error.
-func awaitQuery(q *atlas.StreamingQuery) error {
-	if err := q.AwaitTermination(); err != nil && !errors.Is(err, atlas.ErrInterrupted) {
+func awaitQuery(q *engine.StreamingQuery) error {
+	if err := q.AwaitTermination(); err != nil && !errors.Is(err, engine.ErrInterrupted) {
 		return err
 	}
 	t := q.Totals()
@@ -181,5 +181,5 @@ func ensureData(ctx context.Context, topic string, n int64, produceFn func(cl *k
 // addCheckpointRoot adds --checkpoint-root, where the scenario's query
 // keeps its checkpoint.
 func addCheckpointRoot(fs *flag.FlagSet) *string {
-	return fs.String("checkpoint-root", "", "where the query keeps its checkpoint: a directory or s3://bucket/prefix, reached with the catalog's S3 settings (ATLAS_CATALOG_PROPS); default $"+atlas.EnvCheckpointRoot+", else $ATLAS_HOME/checkpoints")
+	return fs.String("checkpoint-root", "", "where the query keeps its checkpoint: a directory or s3://bucket/prefix, reached with the catalog's S3 settings (ATLAS_CATALOG_PROPS); default $"+engine.EnvCheckpointRoot+", else $ATLAS_HOME/checkpoints")
 }

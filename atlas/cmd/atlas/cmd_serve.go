@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -30,7 +30,7 @@ func runServe(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	conf := map[string]string{atlas.ConfHome: f.home}
+	conf := map[string]string{engine.ConfHome: f.home}
 	srv, err := server.Start(server.Config{Addr: *addr, Conf: conf, Log: os.Stderr})
 	if err != nil {
 		return err
@@ -46,7 +46,7 @@ func runServe(ctx context.Context, args []string) error {
 // `atlas up` starts: sessions use the daemon's home and broker.
 func connectService() stack.DaemonService {
 	return stack.DaemonService{Name: "connect", Start: func(_ context.Context, env stack.ServiceEnv) (string, func(), error) {
-		conf := map[string]string{atlas.ConfHome: env.Home, atlas.ConfKafkaBrokers: env.KafkaAddr}
+		conf := map[string]string{engine.ConfHome: env.Home, engine.ConfKafkaBrokers: env.KafkaAddr}
 		srv, err := server.Start(server.Config{Conf: conf, Log: env.Log})
 		if err != nil {
 			return "", nil, err

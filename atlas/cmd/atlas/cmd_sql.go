@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/atlas-lakehouse/atlas/atlas/display"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 func init() {
@@ -19,7 +19,7 @@ func init() {
 	})
 }
 
-// runSQL runs one statement through atlas.Session.SQL and prints its rows
+// runSQL runs one statement through engine.Session.SQL and prints its rows
 // as Spark's show() does.
 func runSQL(ctx context.Context, args []string) error {
 	fs := newFlagSet("sql", "[--home DIR] [--max-rows N] \"<statement>\" | -")
@@ -42,7 +42,7 @@ func runSQL(ctx context.Context, args []string) error {
 		}
 		query = string(b)
 	}
-	s := atlas.Builder().AppName("atlas sql").Config(atlas.ConfHome, sf.home).GetOrCreate()
+	s := engine.Builder().AppName("atlas sql").Config(engine.ConfHome, sf.home).GetOrCreate()
 	defer s.Stop()
 	df, err := s.SQLContext(ctx, query)
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"flag"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
@@ -20,7 +20,7 @@ func withTable(ctx context.Context, fs *flag.FlagSet, sf *stackFlags, args []str
 		fs.Usage()
 		return exitCode(2)
 	}
-	s := atlas.Builder().AppName(fs.Name()).Config(atlas.ConfHome, sf.home).GetOrCreate()
+	s := engine.Builder().AppName(fs.Name()).Config(engine.ConfHome, sf.home).GetOrCreate()
 	defer s.Stop()
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // AnalyzePlan answers questions about a plan without running it: its
@@ -19,7 +19,7 @@ func (s *service) AnalyzePlan(ctx context.Context, req *pb.AnalyzePlanRequest) (
 		return nil, err
 	}
 	resp := &pb.AnalyzePlanResponse{SessionId: sess.key.id, ServerSideSessionId: sess.serverSideID}
-	df := func(p *pb.Plan) (*atlas.DataFrame, error) {
+	df := func(p *pb.Plan) (*engine.DataFrame, error) {
 		root := p.GetRoot()
 		if root == nil {
 			return nil, fmt.Errorf("analyze: the plan has no root relation (commands cannot be analyzed)")

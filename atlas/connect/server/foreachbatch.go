@@ -14,7 +14,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // The server side of the foreachBatch extension (atlas.connect.
@@ -100,7 +100,7 @@ func (s *service) commandExtension(ctx context.Context, sess *session, out *resp
 }
 
 // foreachBatchWriter builds the engine writer for ws.
-func foreachBatchWriter(df *atlas.DataFrame, ws *pb.WriteStreamOperationStart) (*atlas.DataStreamWriter, error) {
+func foreachBatchWriter(df *engine.DataFrame, ws *pb.WriteStreamOperationStart) (*engine.DataStreamWriter, error) {
 	if ws.GetSinkDestination() != nil || ws.GetFormat() != "" || ws.GetForeachWriter() != nil || ws.GetForeachBatch() != nil {
 		return nil, errors.New("a query with a client-side foreachBatch writes nowhere else: leave format, path, table and the Spark foreach functions unset")
 	}
@@ -119,11 +119,11 @@ func foreachBatchWriter(df *atlas.DataFrame, ws *pb.WriteStreamOperationStart) (
 	}
 	switch t := ws.GetTrigger().(type) {
 	case *pb.WriteStreamOperationStart_ProcessingTimeInterval:
-		w = w.Trigger(atlas.ProcessingTime(t.ProcessingTimeInterval))
+		w = w.Trigger(engine.ProcessingTime(t.ProcessingTimeInterval))
 	case *pb.WriteStreamOperationStart_AvailableNow:
-		w = w.Trigger(atlas.AvailableNow())
+		w = w.Trigger(engine.AvailableNow())
 	case *pb.WriteStreamOperationStart_Once:
-		w = w.Trigger(atlas.Once())
+		w = w.Trigger(engine.Once())
 	case *pb.WriteStreamOperationStart_ContinuousCheckpointInterval:
 		return nil, &planner.UnsupportedError{What: "the continuous trigger", Hint: "use a processing-time trigger"}
 	}
@@ -147,7 +147,7 @@ func (s *service) foreachBatchStart(ctx context.Context, sess *session, out *res
 	started := make(chan struct{})
 	quit := make(chan struct{})
 	var id *pb.StreamingQueryInstanceId
-	w = w.ForeachBatch(func(batch *atlas.DataFrame, batchID int64) error {
+	w = w.ForeachBatch(func(batch *engine.DataFrame, batchID int64) error {
 		select {
 		case <-started:
 		case <-ctx.Done():

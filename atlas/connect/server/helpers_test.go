@@ -17,7 +17,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // order is one row of the test table lakehouse.silver.orders.
@@ -42,7 +42,7 @@ func testOrders() []order {
 // seedOrders writes testOrders into lakehouse.silver.orders under home.
 func seedOrders(t *testing.T, home string) []order {
 	t.Helper()
-	s := atlas.Builder().Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, home).GetOrCreate()
 	defer s.Stop()
 	orders := testOrders()
 	var vals []string
@@ -64,7 +64,7 @@ func seedOrders(t *testing.T, home string) []order {
 // startServer runs a server on a free loopback port over a private home.
 func startServer(t *testing.T, home string) *Server {
 	t.Helper()
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{atlas.ConfHome: home}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home}})
 	if err != nil {
 		t.Fatal(err)
 	}

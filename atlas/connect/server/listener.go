@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // busListener forwards the session's query events to a client over the
@@ -32,20 +32,20 @@ func newBusListener(out *responder) *busListener {
 func (l *busListener) stop() { l.once.Do(func() { close(l.done) }) }
 
 // OnQueryStarted is left to the client.
-func (l *busListener) OnQueryStarted(*atlas.QueryStartedEvent) {}
+func (l *busListener) OnQueryStarted(*engine.QueryStartedEvent) {}
 
 // OnQueryProgress sends a QUERY_PROGRESS_EVENT.
-func (l *busListener) OnQueryProgress(e *atlas.QueryProgressEvent) {
+func (l *busListener) OnQueryProgress(e *engine.QueryProgressEvent) {
 	l.send(e, pb.StreamingQueryEventType_QUERY_PROGRESS_EVENT)
 }
 
 // OnQueryIdle sends a QUERY_IDLE_EVENT.
-func (l *busListener) OnQueryIdle(e *atlas.QueryIdleEvent) {
+func (l *busListener) OnQueryIdle(e *engine.QueryIdleEvent) {
 	l.send(e, pb.StreamingQueryEventType_QUERY_IDLE_EVENT)
 }
 
 // OnQueryTerminated sends a QUERY_TERMINATED_EVENT.
-func (l *busListener) OnQueryTerminated(e *atlas.QueryTerminatedEvent) {
+func (l *busListener) OnQueryTerminated(e *engine.QueryTerminatedEvent) {
 	l.send(e, pb.StreamingQueryEventType_QUERY_TERMINATED_EVENT)
 }
 

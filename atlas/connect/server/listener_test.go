@@ -12,7 +12,7 @@ import (
 	"time"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -39,7 +39,7 @@ func TestListenerBusOverConnect(t *testing.T) {
 	}
 	t.Cleanup(b.Close)
 	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{
-		atlas.ConfHome: t.TempDir(), atlas.ConfKafkaBrokers: b.Addr(), atlas.ConfNoDataProgressEventInterval: "3600000",
+		engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr(), engine.ConfNoDataProgressEventInterval: "3600000",
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestProcessAllAvailableEndsWithItsClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{atlas.ConfHome: t.TempDir(), atlas.ConfKafkaBrokers: b.Addr()}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,20 +6,20 @@ import (
 	"sort"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // query is a streaming query the server runs for a session, kept after it
 // terminates (for status, progress, exception) until resetTerminated or
 // the session closes.
 type query struct {
-	sq      *atlas.StreamingQuery
+	sq      *engine.StreamingQuery
 	explain string
 	started time.Time
 }
 
 // addQuery registers a started query.
-func (s *session) addQuery(sq *atlas.StreamingQuery, explain string) {
+func (s *session) addQuery(sq *engine.StreamingQuery, explain string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.queries[sq.ID()] = &query{sq: sq, explain: explain, started: time.Now()}

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // session is one client session: an engine session of its own (temp views,
@@ -19,7 +19,7 @@ import (
 type session struct {
 	key          sessionKey
 	serverSideID string
-	engine       *atlas.Session
+	engine       *engine.Session
 	planner      *planner.Planner
 
 	// lastUsed is when a request last named the session (guarded by the
@@ -68,7 +68,7 @@ func (r *sessions) get(user, id string) (*session, bool, error) {
 		s.lastUsed = time.Now()
 		return s, false, nil
 	}
-	b := atlas.Builder().AppName("atlas-connect-" + id)
+	b := engine.Builder().AppName("atlas-connect-" + id)
 	for key, v := range r.conf {
 		b = b.Config(key, v)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -30,7 +30,7 @@ func TestSinksOverConnect(t *testing.T) {
 	}
 	t.Cleanup(b.Close)
 	home := t.TempDir()
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{atlas.ConfHome: home, atlas.ConfKafkaBrokers: b.Addr()}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestFailedQueryOverConnect(t *testing.T) {
 	}
 	t.Cleanup(b.Close)
 	home := t.TempDir()
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{atlas.ConfHome: home, atlas.ConfKafkaBrokers: b.Addr()}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -20,7 +20,7 @@ func TestStreamingDeduplicateOverConnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{atlas.ConfHome: t.TempDir(), atlas.ConfKafkaBrokers: b.Addr()}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}

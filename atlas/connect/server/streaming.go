@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
@@ -159,7 +159,7 @@ func managerCommand(ctx context.Context, sess *session, c *pb.StreamingQueryMana
 	return res, nil
 }
 
-func instance(sq *atlas.StreamingQuery) *pb.StreamingQueryManagerCommandResult_StreamingQueryInstance {
+func instance(sq *engine.StreamingQuery) *pb.StreamingQueryManagerCommandResult_StreamingQueryInstance {
 	name := sq.Name()
 	inst := &pb.StreamingQueryManagerCommandResult_StreamingQueryInstance{Id: &pb.StreamingQueryInstanceId{Id: sq.ID(), RunId: sq.RunID()}}
 	if name != "" {

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -129,7 +129,7 @@ func TestStreamingQueryOverConnect(t *testing.T) {
 	}
 	t.Cleanup(b.Close)
 	home := t.TempDir()
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{atlas.ConfHome: home, atlas.ConfKafkaBrokers: b.Addr()}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestStreamingStartRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{atlas.ConfHome: t.TempDir(), atlas.ConfKafkaBrokers: b.Addr()}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestStopServerStopsQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{atlas.ConfHome: t.TempDir(), atlas.ConfKafkaBrokers: b.Addr()}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +315,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 	}
 	t.Cleanup(b.Close)
 	srv, err := Start(Config{Addr: "127.0.0.1:0", SessionTimeout: 100 * time.Millisecond,
-		Conf: map[string]string{atlas.ConfHome: t.TempDir(), atlas.ConfKafkaBrokers: b.Addr()}})
+		Conf: map[string]string{engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // aggInput is a batch of rows (k string, v bigint, x double, s string)
@@ -71,13 +71,13 @@ func aggRecord(rows []aggRow) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
-func rowsByKey(t *testing.T, df *atlas.DataFrame) map[string]atlas.Row {
+func rowsByKey(t *testing.T, df *engine.DataFrame) map[string]engine.Row {
 	t.Helper()
 	rows, err := df.Rows(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]atlas.Row{}
+	out := map[string]engine.Row{}
 	for _, r := range rows {
 		out[r["k"].(string)] = r
 	}
@@ -88,7 +88,7 @@ func rowsByKey(t *testing.T, df *atlas.DataFrame) map[string]atlas.Row {
 // within 3*rsd of the exact distinct count (a map over the raw rows), for
 // Spark's default rsd and a coarse one; CountDistinct is exact.
 func TestApproxCountDistinctError(t *testing.T) {
-	s := atlas.NewSession()
+	s := engine.NewSession()
 	rows := aggRows(100_000, 60_000, 1)
 	rec := aggRecord(rows)
 	defer rec.Release()
@@ -105,8 +105,8 @@ func TestApproxCountDistinctError(t *testing.T) {
 	df := s.CreateDataFrame(aggSchema, []arrow.RecordBatch{rec})
 	for _, rsd := range []float64{0.05, 0.2, 0.01} {
 		got := rowsByKey(t, df.GroupBy("k").Agg(
-			atlas.ApproxCountDistinct(atlas.Col("v"), rsd).Alias("approx"),
-			atlas.CountDistinct(atlas.Col("v")).Alias("exact")))
+			engine.ApproxCountDistinct(engine.Col("v"), rsd).Alias("approx"),
+			engine.CountDistinct(engine.Col("v")).Alias("exact")))
 		for k, set := range exact {
 			want := float64(len(set))
 			approx := float64(got[k]["approx"].(int64))
@@ -121,7 +121,7 @@ func TestApproxCountDistinctError(t *testing.T) {
 		}
 	}
 	// Spark's precision rule bounds rsd: p = ceil(2*log2(1.106/rsd)) >= 4.
-	_, err := df.GroupBy("k").Agg(atlas.ApproxCountDistinct(atlas.Col("v"), 0.5)).Rows(t.Context())
+	_, err := df.GroupBy("k").Agg(engine.ApproxCountDistinct(engine.Col("v"), 0.5)).Rows(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "at most 39%") {
 		t.Errorf("rsd 0.5: err = %v, want Spark's 'at most 39%%' refusal", err)
 	}
@@ -131,7 +131,7 @@ func TestApproxCountDistinctError(t *testing.T) {
 // input value whose rank in the sorted input is within n/accuracy of the
 // exact rank ceil(p*n), as Spark's Greenwald-Khanna summary guarantees.
 func TestPercentileApproxRankBound(t *testing.T) {
-	s := atlas.NewSession()
+	s := engine.NewSession()
 	rows := aggRows(100_000, 1_000_000, 2)
 	rec := aggRecord(rows)
 	defer rec.Release()
@@ -139,8 +139,8 @@ func TestPercentileApproxRankBound(t *testing.T) {
 	pcts := []float64{0, 0.01, 0.25, 0.5, 0.9, 0.999, 1}
 	for _, acc := range []int64{100, 1000, 10000} {
 		got := rowsByKey(t, df.GroupBy("k").Agg(
-			atlas.PercentileApprox(atlas.Col("v"), pcts, acc).Alias("p"),
-			atlas.PercentileApprox(atlas.Col("x"), 0.5, acc).Alias("median_x")))
+			engine.PercentileApprox(engine.Col("v"), pcts, acc).Alias("p"),
+			engine.PercentileApprox(engine.Col("x"), 0.5, acc).Alias("median_x")))
 		for k, row := range got {
 			var vs, xs []float64
 			for _, r := range rows {
@@ -185,23 +185,23 @@ func checkRank(t *testing.T, what string, sorted []float64, v, p float64, acc in
 // collect_set, first/last with and without ignoreNulls, and the standard
 // deviations and variances against a direct computation.
 func TestCollectFirstLastStddev(t *testing.T) {
-	s := atlas.NewSession()
+	s := engine.NewSession()
 	rows := aggRows(2000, 50, 3)
 	rows[0].sNil, rows[3].sNil = true, true // k0's and k0's first rows are null
 	rec := aggRecord(rows)
 	defer rec.Release()
 	df := s.CreateDataFrame(aggSchema, []arrow.RecordBatch{rec})
 	got := rowsByKey(t, df.GroupBy("k").Agg(
-		atlas.CollectList(atlas.Col("s")).Alias("list"),
-		atlas.CollectSet(atlas.Col("s")).Alias("set"),
-		atlas.First(atlas.Col("s")).Alias("first"),
-		atlas.First(atlas.Col("s"), true).Alias("first_nn"),
-		atlas.Last(atlas.Col("v")).Alias("last"),
-		atlas.Last(atlas.Col("s"), true).Alias("last_nn"),
-		atlas.Stddev(atlas.Col("x")).Alias("sd"),
-		atlas.StddevPop(atlas.Col("x")).Alias("sdp"),
-		atlas.Variance(atlas.Col("x")).Alias("var"),
-		atlas.VarPop(atlas.Col("x")).Alias("varp"),
+		engine.CollectList(engine.Col("s")).Alias("list"),
+		engine.CollectSet(engine.Col("s")).Alias("set"),
+		engine.First(engine.Col("s")).Alias("first"),
+		engine.First(engine.Col("s"), true).Alias("first_nn"),
+		engine.Last(engine.Col("v")).Alias("last"),
+		engine.Last(engine.Col("s"), true).Alias("last_nn"),
+		engine.Stddev(engine.Col("x")).Alias("sd"),
+		engine.StddevPop(engine.Col("x")).Alias("sdp"),
+		engine.Variance(engine.Col("x")).Alias("var"),
+		engine.VarPop(engine.Col("x")).Alias("varp"),
 	))
 	for _, k := range []string{"k0", "k1", "k2"} {
 		var list []any
@@ -274,7 +274,7 @@ func TestCollectFirstLastStddev(t *testing.T) {
 	one := aggRecord(rows[:1])
 	defer one.Release()
 	r1 := rowsByKey(t, s.CreateDataFrame(aggSchema, []arrow.RecordBatch{one}).GroupBy("k").Agg(
-		atlas.Stddev(atlas.Col("x")).Alias("sd"), atlas.StddevPop(atlas.Col("x")).Alias("sdp")))
+		engine.Stddev(engine.Col("x")).Alias("sd"), engine.StddevPop(engine.Col("x")).Alias("sdp")))
 	if r1["k0"]["sd"] != nil || r1["k0"]["sdp"] != 0.0 {
 		t.Errorf("one row: stddev %v (want null), stddev_pop %v (want 0)", r1["k0"]["sd"], r1["k0"]["sdp"])
 	}
@@ -288,35 +288,35 @@ func TestCollectFirstLastStddev(t *testing.T) {
 func TestSketchStateSurvivesRestart(t *testing.T) {
 	rows := aggRows(20_000, 3000, 4)
 	chunks := [][]aggRow{rows[:5000], rows[5000:10000], rows[10000:15000], rows[15000:]}
-	aggs := func(df *atlas.DataFrame) *atlas.DataFrame {
+	aggs := func(df *engine.DataFrame) *engine.DataFrame {
 		return df.GroupBy("k").Agg(
-			atlas.ApproxCountDistinct(atlas.Col("v")).Alias("hll"),
-			atlas.PercentileApprox(atlas.Col("v"), []float64{0.1, 0.5, 0.9}, 100).Alias("pct"),
-			atlas.CollectList(atlas.Col("s")).Alias("list"),
-			atlas.CollectSet(atlas.Col("v")).Alias("set"),
-			atlas.First(atlas.Col("s")).Alias("first"),
-			atlas.Last(atlas.Col("s"), true).Alias("last"),
-			atlas.Stddev(atlas.Col("x")).Alias("sd"),
+			engine.ApproxCountDistinct(engine.Col("v")).Alias("hll"),
+			engine.PercentileApprox(engine.Col("v"), []float64{0.1, 0.5, 0.9}, 100).Alias("pct"),
+			engine.CollectList(engine.Col("s")).Alias("list"),
+			engine.CollectSet(engine.Col("v")).Alias("set"),
+			engine.First(engine.Col("s")).Alias("first"),
+			engine.Last(engine.Col("s"), true).Alias("last"),
+			engine.Stddev(engine.Col("x")).Alias("sd"),
 		)
 	}
-	run := func(stopAfter int) map[string]atlas.Row {
-		s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	run := func(stopAfter int) map[string]engine.Row {
+		s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 		defer s.Stop()
 		ms, err := s.MemoryStream("ev", "k string, v bigint, x double, s string")
 		if err != nil {
 			t.Fatal(err)
 		}
 		ckpt := t.TempDir()
-		var last map[string]atlas.Row
-		start := func() *atlas.StreamingQuery {
+		var last map[string]engine.Row
+		start := func() *engine.StreamingQuery {
 			q, err := aggs(ms.ToDF()).WriteStream().OutputMode("complete").Progress(false).
 				Option("checkpointLocation", ckpt).
-				ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+				ForeachBatch(func(b *engine.DataFrame, id int64) error {
 					rs, err := b.Rows(t.Context())
 					if err != nil {
 						return err
 					}
-					last = map[string]atlas.Row{}
+					last = map[string]engine.Row{}
 					for _, r := range rs {
 						last[r["k"].(string)] = r
 					}
@@ -358,7 +358,7 @@ func TestSketchStateSurvivesRestart(t *testing.T) {
 	}
 	rec := aggRecord(rows)
 	defer rec.Release()
-	batch := rowsByKey(t, aggs(atlas.NewSession().CreateDataFrame(aggSchema, []arrow.RecordBatch{rec})))
+	batch := rowsByKey(t, aggs(engine.NewSession().CreateDataFrame(aggSchema, []arrow.RecordBatch{rec})))
 	for k, r := range batch {
 		for _, c := range []string{"list", "first", "last", "sd"} {
 			if !reflect.DeepEqual(r[c], whole[k][c]) {
@@ -374,13 +374,13 @@ func TestSketchStateSurvivesRestart(t *testing.T) {
 // TestStreamingCountDistinctRefused: Spark refuses distinct aggregates on
 // streams and points to approx_count_distinct; so does Start.
 func TestStreamingCountDistinctRefused(t *testing.T) {
-	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	defer s.Stop()
 	ms, err := s.MemoryStream("ev", "k string, v bigint")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = ms.ToDF().GroupBy("k").Agg(atlas.CountDistinct(atlas.Col("v"))).WriteStream().
+	_, err = ms.ToDF().GroupBy("k").Agg(engine.CountDistinct(engine.Col("v"))).WriteStream().
 		OutputMode("complete").Format("memory").QueryName("cd").Progress(false).Start()
 	if err == nil || !strings.Contains(err.Error(), "distinct aggregations are not supported on streaming") || !strings.Contains(err.Error(), "ApproxCountDistinct") {
 		t.Fatalf("Start: err = %v, want Spark's refusal naming approx_count_distinct", err)

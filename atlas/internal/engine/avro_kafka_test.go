@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/avro"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -65,14 +65,14 @@ func TestAvroContractOverKafkaPattern(t *testing.T) {
 
 	df := e.session.ReadStream().Format("kafka").
 		Option("subscribePattern", "payments-.*").Option("startingOffsets", "earliest").Load().
-		Select(atlas.FromAvro(atlas.Col("value"), contractSchema, map[string]string{"mode": "PERMISSIVE", "framing": "single-object"}).Alias("e")).
-		Where(atlas.Col("e").IsNotNull()).
+		Select(engine.FromAvro(engine.Col("value"), contractSchema, map[string]string{"mode": "PERMISSIVE", "framing": "single-object"}).Alias("e")).
+		Where(engine.Col("e").IsNotNull()).
 		Select("e.*")
 	var mu sync.Mutex
 	var got []string
 	q, err := df.WriteStream().Option("checkpointLocation", filepath.Join(e.home, "ck")).Progress(false).
-		Trigger(atlas.ProcessingTime("50 milliseconds")).
-		ForeachBatch(func(b *atlas.DataFrame, _ int64) error {
+		Trigger(engine.ProcessingTime("50 milliseconds")).
+		ForeachBatch(func(b *engine.DataFrame, _ int64) error {
 			rows, err := b.Rows(ctx)
 			mu.Lock()
 			for _, r := range rows {

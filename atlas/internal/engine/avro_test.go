@@ -10,7 +10,7 @@ import (
 
 	"github.com/twmb/avro"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 const contractSchema = `{"type":"record","name":"PaymentEvent","namespace":"fraudtwin","fields":[
@@ -23,7 +23,7 @@ const contractSchema = `{"type":"record","name":"PaymentEvent","namespace":"frau
 // the others are counted in their metrics, and the query keeps running.
 func TestFromAvroContractStream(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ms, err := s.MemoryStream("payments", "key string, value binary")
 	if err != nil {
@@ -54,8 +54,8 @@ func TestFromAvroContractStream(t *testing.T) {
 	}
 	opts := map[string]string{"mode": "PERMISSIVE", "framing": "single-object"}
 	df := ms.ToDF().
-		Select(atlas.Col("key"), atlas.FromAvro(atlas.Col("value"), contractSchema, opts).Alias("e")).
-		Where(atlas.Col("e").IsNotNull()).
+		Select(engine.Col("key"), engine.FromAvro(engine.Col("value"), contractSchema, opts).Alias("e")).
+		Where(engine.Col("e").IsNotNull()).
 		Select("key", "e.*")
 	if err := df.Err(); err != nil {
 		t.Fatal(err)
@@ -63,8 +63,8 @@ func TestFromAvroContractStream(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
 	q, err := df.WriteStream().Option("checkpointLocation", filepath.Join(home, "ck")).
-		Trigger(atlas.AvailableNow()).Progress(false).
-		ForeachBatch(func(b *atlas.DataFrame, _ int64) error {
+		Trigger(engine.AvailableNow()).Progress(false).
+		ForeachBatch(func(b *engine.DataFrame, _ int64) error {
 			rs, err := b.Rows(context.Background())
 			mu.Lock()
 			for _, r := range rs {
@@ -93,9 +93,9 @@ func TestFromAvroContractStream(t *testing.T) {
 	// Spark's default mode, FAILFAST, stops the query and says how not to.
 	ms2, _ := s.MemoryStream("payments2", "value binary")
 	ms2.AddRows([]any{wrong})
-	q, err = ms2.ToDF().Select(atlas.FromAvro(atlas.Col("value"), contractSchema, map[string]string{"framing": "single-object"}).Alias("e")).
-		WriteStream().Option("checkpointLocation", filepath.Join(home, "ck2")).Trigger(atlas.AvailableNow()).Progress(false).
-		ForeachBatch(func(*atlas.DataFrame, int64) error { return nil }).Start()
+	q, err = ms2.ToDF().Select(engine.FromAvro(engine.Col("value"), contractSchema, map[string]string{"framing": "single-object"}).Alias("e")).
+		WriteStream().Option("checkpointLocation", filepath.Join(home, "ck2")).Trigger(engine.AvailableNow()).Progress(false).
+		ForeachBatch(func(*engine.DataFrame, int64) error { return nil }).Start()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +107,11 @@ func TestFromAvroContractStream(t *testing.T) {
 // TestToAvroFromAvroRoundTrip writes a struct with to_avro and reads it
 // back with from_avro in a batch DataFrame.
 func TestToAvroFromAvroRoundTrip(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	p := fileAt(t, t.TempDir(), "x.csv", "e1,7,10.25\ne2,8,2.5\n", 1)
 	df := s.Read().Schema("event_id string, account bigint, amount double").CSV(p)
-	enc := df.Select(atlas.ToAvro(atlas.Col("event_id")).Alias("a"), atlas.Col("account"))
+	enc := df.Select(engine.ToAvro(engine.Col("event_id")).Alias("a"), engine.Col("account"))
 	rows, err := enc.Rows(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestToAvroFromAvroRoundTrip(t *testing.T) {
 			t.Fatalf("to_avro %x, want %x", r["a"], want)
 		}
 	}
-	back := enc.Select(atlas.FromAvro(atlas.Col("a"), `["string","null"]`).Alias("id"))
+	back := enc.Select(engine.FromAvro(engine.Col("a"), `["string","null"]`).Alias("id"))
 	rows, err = back.Rows(context.Background())
 	if err != nil || fmt.Sprint(rows) != "[map[id:e1] map[id:e2]]" {
 		t.Fatalf("from_avro: %v %v", rows, err)

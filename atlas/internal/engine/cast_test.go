@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // Spark casts numbers to timestamps as seconds since the epoch (fractions
@@ -33,7 +33,7 @@ func TestCastNumbersAndTimestampsCountSeconds(t *testing.T) {
 		CAST(TIMESTAMP '2024-01-01 00:01:00' AS smallint) AS k,
 		CAST(TIMESTAMP '2024-01-01 00:01:00' AS tinyint) AS l,
 		CAST(CAST(9223372036854775807 AS timestamp) AS bigint) AS m`))[0]
-	want := atlas.Row{
+	want := engine.Row{
 		"a": minute,
 		"b": at(1, 500000),
 		"c": at(-2, 500000),
@@ -62,11 +62,11 @@ func TestCastNumbersAndTimestampsCountSeconds(t *testing.T) {
 	mustSQL(t, s, "CREATE TABLE lakehouse.silver.epochs (n bigint, x double, ts timestamp) USING iceberg")
 	mustSQL(t, s, "INSERT INTO lakehouse.silver.epochs VALUES (1704067260, 1704067260.25, TIMESTAMP '1969-12-31 23:59:59.5'), (NULL, NULL, NULL)")
 	tbl := s.Table("lakehouse.silver.epochs")
-	for name, df := range map[string]*atlas.DataFrame{
+	for name, df := range map[string]*engine.DataFrame{
 		"sql":        mustSQL(t, s, "SELECT CAST(n AS timestamp) AS a, CAST(x AS timestamp) AS b, CAST(ts AS bigint) AS c, CAST(ts AS double) AS d FROM lakehouse.silver.epochs"),
 		"selectExpr": tbl.SelectExpr("CAST(n AS timestamp) AS a", "CAST(x AS timestamp) AS b", "CAST(ts AS long) AS c", "CAST(ts AS double) AS d"),
-		"column": tbl.Select(atlas.Col("n").Cast("timestamp").Alias("a"), atlas.Col("x").Cast("timestamp").Alias("b"),
-			atlas.Col("ts").Cast("bigint").Alias("c"), atlas.Col("ts").Cast("double").Alias("d")),
+		"column": tbl.Select(engine.Col("n").Cast("timestamp").Alias("a"), engine.Col("x").Cast("timestamp").Alias("b"),
+			engine.Col("ts").Cast("bigint").Alias("c"), engine.Col("ts").Cast("double").Alias("d")),
 	} {
 		got := render(rowsOf(t, df), "a", "b", "c", "d")
 		sameLines(t, name, got, []string{
@@ -83,7 +83,7 @@ func TestCastBooleanToTimestampIsRefused(t *testing.T) {
 	if _, err := s.SQL("SELECT CAST(true AS timestamp) AS x"); err == nil || !strings.Contains(err.Error(), "cannot cast boolean to timestamp") {
 		t.Fatalf("want a refusal, got %v", err)
 	}
-	df := mustSQL(t, s, "SELECT true AS flag").Select(atlas.Col("flag").Cast("timestamp"))
+	df := mustSQL(t, s, "SELECT true AS flag").Select(engine.Col("flag").Cast("timestamp"))
 	if _, err := df.Rows(context.Background()); err == nil || !strings.Contains(err.Error(), "cannot cast boolean to timestamp") {
 		t.Fatalf("want a refusal, got %v", err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
@@ -75,15 +75,15 @@ func (e *env) createCDCTableMode(mode string) {
 
 // cdcChanges is the change stream parsed, with the Kafka offset kept for
 // LatestPerKey.
-func cdcChanges(s *atlas.Session, maxPerTrigger int) *atlas.DataFrame {
+func cdcChanges(s *engine.Session, maxPerTrigger int) *engine.DataFrame {
 	raw := s.ReadStream().Format("kafka").
 		Option("subscribe", produce.DefaultCDCTopic).
 		Option("startingOffsets", "earliest").
 		Option("maxOffsetsPerTrigger", maxPerTrigger).
 		Load()
 	return raw.Select(
-		atlas.FromJSON(atlas.Col("value").Cast("string"), "op string, invoice string, stock_code string, quantity bigint, price double, CustomerID double, Country string, ts timestamp").Alias("c"),
-		atlas.Col("offset")).
+		engine.FromJSON(engine.Col("value").Cast("string"), "op string, invoice string, stock_code string, quantity bigint, price double, CustomerID double, Country string, ts timestamp").Alias("c"),
+		engine.Col("offset")).
 		Select("c.*", "offset")
 }
 
@@ -94,14 +94,14 @@ type cdcRun struct {
 	maxPerKey int     // most changes of one key in one batch
 }
 
-func (e *env) startCDC(name string, maxPerTrigger int, reduce bool, run *cdcRun) *atlas.StreamingQuery {
+func (e *env) startCDC(name string, maxPerTrigger int, reduce bool, run *cdcRun) *engine.StreamingQuery {
 	e.t.Helper()
 	s := e.session
 	q, err := cdcChanges(s, maxPerTrigger).WriteStream().
-		Trigger(atlas.AvailableNow()).
+		Trigger(engine.AvailableNow()).
 		Option("checkpointLocation", filepath.Join(e.home, "ck", name)).
 		Progress(false).
-		ForeachBatch(func(batch *atlas.DataFrame, batchID int64) error {
+		ForeachBatch(func(batch *engine.DataFrame, batchID int64) error {
 			run.batches++
 			rows, err := batch.Rows(context.Background())
 			if err != nil {
@@ -186,7 +186,7 @@ func referenceCDC(t *testing.T, recs map[int32][]kafkaRecord) map[string]string 
 	return out
 }
 
-func readCDCTable(t *testing.T, s *atlas.Session) map[string]string {
+func readCDCTable(t *testing.T, s *engine.Session) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, r := range rowsOf(t, s.Table(cdcTable)) {
@@ -360,7 +360,7 @@ func TestOnlineRetailCDCScenario(t *testing.T) {
 	opts := scenarios.CDCOptions{
 		MaxOffsetsPerTrigger: 200,
 		Checkpoint:           filepath.Join(e.home, "ck", "scenario"),
-		Trigger:              atlas.AvailableNow(),
+		Trigger:              engine.AvailableNow(),
 	}
 	var first scenarios.MergeTotals
 	q, err := scenarios.StartOnlineRetailCDC(e.session, opts, &first)
@@ -433,7 +433,7 @@ func TestCDCMalformedRecordsAreCountedAndSkipped(t *testing.T) {
 	cl.Close()
 	var totals scenarios.MergeTotals
 	q, err := scenarios.StartOnlineRetailCDC(e.session, scenarios.CDCOptions{
-		MaxOffsetsPerTrigger: 300, Checkpoint: filepath.Join(e.home, "ck", "malformed"), Trigger: atlas.AvailableNow(),
+		MaxOffsetsPerTrigger: 300, Checkpoint: filepath.Join(e.home, "ck", "malformed"), Trigger: engine.AvailableNow(),
 	}, &totals)
 	if err != nil {
 		t.Fatal(err)

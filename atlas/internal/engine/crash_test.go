@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
 )
@@ -41,17 +41,17 @@ func TestMain(m *testing.M) {
 // crashChild runs one scenario query from its checkpoint to the end of the
 // topic, in small batches, reporting each batch on stdout.
 func crashChild(mode, home, brokers string) error {
-	s := atlas.Builder().AppName("crash-child").Config(atlas.ConfHome, home).Config(atlas.ConfKafkaBrokers, brokers).GetOrCreate()
+	s := engine.Builder().AppName("crash-child").Config(engine.ConfHome, home).Config(engine.ConfKafkaBrokers, brokers).GetOrCreate()
 	defer s.Stop()
 	var (
-		q   *atlas.StreamingQuery
+		q   *engine.StreamingQuery
 		err error
 	)
 	switch mode {
 	case "events":
 		q, err = eventsQuery(s, 300).WriteStream().
 			OutputMode("append").
-			Trigger(atlas.AvailableNow()).
+			Trigger(engine.AvailableNow()).
 			Option("checkpointLocation", filepath.Join(home, "ck", mode)).
 			Option("lateRowsTable", eventsLateTable).
 			Progress(false).
@@ -61,7 +61,7 @@ func crashChild(mode, home, brokers string) error {
 		q, err = scenarios.StartOnlineRetailCDC(s, scenarios.CDCOptions{
 			MaxOffsetsPerTrigger: 60,
 			Checkpoint:           filepath.Join(home, "ck", mode),
-			Trigger:              atlas.AvailableNow(),
+			Trigger:              engine.AvailableNow(),
 		}, &totals)
 	default:
 		return fmt.Errorf("unknown crash child %q", mode)

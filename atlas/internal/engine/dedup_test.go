@@ -9,7 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -18,13 +18,13 @@ import (
 // starts it again from the same checkpoint. It returns the rows of every
 // batch in order and the progress reports of every run.
 type streamRun struct {
-	rows     []atlas.Row
-	progress []atlas.StreamingQueryProgress
+	rows     []engine.Row
+	progress []engine.StreamingQueryProgress
 }
 
-func runStream(t *testing.T, ddl string, build func(*atlas.DataFrame) *atlas.DataFrame, mode string, batches [][][]any, restartAfter int) streamRun {
+func runStream(t *testing.T, ddl string, build func(*engine.DataFrame) *engine.DataFrame, mode string, batches [][][]any, restartAfter int) streamRun {
 	t.Helper()
-	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	defer s.Stop()
 	ms, err := s.MemoryStream("ev", ddl)
 	if err != nil {
@@ -32,10 +32,10 @@ func runStream(t *testing.T, ddl string, build func(*atlas.DataFrame) *atlas.Dat
 	}
 	ckpt := t.TempDir()
 	var out streamRun
-	start := func() *atlas.StreamingQuery {
+	start := func() *engine.StreamingQuery {
 		q, err := build(ms.ToDF()).WriteStream().OutputMode(mode).Progress(false).
 			Option("checkpointLocation", ckpt).
-			ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+			ForeachBatch(func(b *engine.DataFrame, id int64) error {
 				rs, err := b.Rows(t.Context())
 				if err != nil {
 					return err
@@ -68,7 +68,7 @@ func runStream(t *testing.T, ddl string, build func(*atlas.DataFrame) *atlas.Dat
 }
 
 // stateMetric sums one state operator's counter over progress reports.
-func stateMetric(ps []atlas.StreamingQueryProgress, op string, get func(p progress.StateOperatorProgress) int64) int64 {
+func stateMetric(ps []engine.StreamingQueryProgress, op string, get func(p progress.StateOperatorProgress) int64) int64 {
 	var n int64
 	for _, p := range ps {
 		for _, s := range p.StateOperators {
@@ -107,7 +107,7 @@ func TestDropDuplicatesStreamMatchesFirstOccurrence(t *testing.T) {
 		}
 		batches = append(batches, rows)
 	}
-	got := runStream(t, "id bigint, v bigint", func(df *atlas.DataFrame) *atlas.DataFrame { return df.DropDuplicates("id") }, "append", batches, 3)
+	got := runStream(t, "id bigint, v bigint", func(df *engine.DataFrame) *engine.DataFrame { return df.DropDuplicates("id") }, "append", batches, 3)
 	seen := map[int64]int64{}
 	for _, row := range got.rows {
 		id := row["id"].(int64)
@@ -134,7 +134,7 @@ func TestDropDuplicatesBatch(t *testing.T) {
 	rows := aggRows(3000, 200, 5)
 	rec := aggRecord(rows)
 	defer rec.Release()
-	df := atlas.NewSession().CreateDataFrame(aggSchema, []arrow.RecordBatch{rec})
+	df := engine.NewSession().CreateDataFrame(aggSchema, []arrow.RecordBatch{rec})
 	got, err := df.DropDuplicates("k", "s").Rows(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestDropDuplicatesWithinWatermark(t *testing.T) {
 		{{int64(1), ts("10:22:40")}, {int64(1), ts("10:20:10")}, {int64(4), ts("10:21:50")}, {int64(5), ts("10:21:45")}},
 		{{int64(1), ts("10:24:40")}},
 	}
-	build := func(df *atlas.DataFrame) *atlas.DataFrame {
+	build := func(df *engine.DataFrame) *engine.DataFrame {
 		return df.WithWatermark("eventTime", "20 seconds").DropDuplicatesWithinWatermark("id")
 	}
 	got := runStream(t, "id bigint, eventTime timestamp", build, "append", batches, -1)
@@ -230,7 +230,7 @@ func TestDropDuplicatesEvictsOnEventTimeKey(t *testing.T) {
 		// watermark after the first batch: 10:00:30 - 10s = 10:00:20: (1,10:00:00) evicted.
 		{{int64(1), ts("10:00:00")}, {int64(2), ts("10:00:30")}, {int64(3), ts("10:01:00")}},
 	}
-	build := func(df *atlas.DataFrame) *atlas.DataFrame {
+	build := func(df *engine.DataFrame) *engine.DataFrame {
 		return df.WithWatermark("ts", "10 seconds").DropDuplicates("id", "ts")
 	}
 	got := runStream(t, "id bigint, ts timestamp", build, "append", batches, -1)
@@ -252,7 +252,7 @@ func TestDropDuplicatesEvictsOnEventTimeKey(t *testing.T) {
 // TestDropDuplicatesWithinWatermarkNeedsWatermark: Start refuses it on a
 // stream without a watermark, naming the fix.
 func TestDropDuplicatesWithinWatermarkNeedsWatermark(t *testing.T) {
-	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	defer s.Stop()
 	ms, err := s.MemoryStream("ev", "id bigint")
 	if err != nil {
@@ -284,7 +284,7 @@ func TestDropDuplicatesThenAggregate(t *testing.T) {
 		}
 		batches = append(batches, rows)
 	}
-	build := func(df *atlas.DataFrame) *atlas.DataFrame { return df.DropDuplicates("id").GroupBy("k").Count() }
+	build := func(df *engine.DataFrame) *engine.DataFrame { return df.DropDuplicates("id").GroupBy("k").Count() }
 	got := runStream(t, "id bigint, k string", build, "complete", batches, 2)
 	final := map[string]int64{}
 	for _, row := range got.rows[len(got.rows)-3:] {
@@ -309,7 +309,7 @@ func TestStreamingDistinctIsDropDuplicates(t *testing.T) {
 		{{int64(1), "a"}, {int64(1), "a"}, {int64(2), "a"}},
 		{{int64(1), "a"}, {int64(1), "b"}, {int64(2), "a"}},
 	}
-	got := runStream(t, "id bigint, s string", func(df *atlas.DataFrame) *atlas.DataFrame { return df.Distinct() }, "append", batches, -1)
+	got := runStream(t, "id bigint, s string", func(df *engine.DataFrame) *engine.DataFrame { return df.Distinct() }, "append", batches, -1)
 	var lines []string
 	for _, r := range got.rows {
 		lines = append(lines, fmt.Sprintf("%v%v", r["id"], r["s"]))

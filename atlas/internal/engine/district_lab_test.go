@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // The first lab of the course chapter (004, "First stream: the built-in
@@ -23,21 +23,21 @@ import (
 // the last count seen per group must equal a brute-force count of the raw
 // rows, with the district computed by Go indexing.
 func TestDistrictLabBuildsNamesWithElementAtAndArray(t *testing.T) {
-	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ms, err := s.MemoryStream("rate", "timestamp timestamp, value bigint")
 	if err != nil {
 		t.Fatal(err)
 	}
 	names := []string{"Gasabo", "Huye", "Musanze", "Rubavu"}
-	lits := make([]atlas.Column, len(names))
+	lits := make([]engine.Column, len(names))
 	for i, d := range names {
-		lits[i] = atlas.Lit(d)
+		lits[i] = engine.Lit(d)
 	}
 	counts := ms.ToDF().
-		WithColumn("district", atlas.ElementAt(atlas.Array(lits...), atlas.Col("value").Mod(4).Plus(1).Cast("int"))).
+		WithColumn("district", engine.ElementAt(engine.Array(lits...), engine.Col("value").Mod(4).Plus(1).Cast("int"))).
 		WithWatermark("timestamp", "30 seconds").
-		GroupBy(atlas.Window(atlas.Col("timestamp"), "10 seconds"), "district").
+		GroupBy(engine.Window(engine.Col("timestamp"), "10 seconds"), "district").
 		Count()
 
 	type key struct {
@@ -47,13 +47,13 @@ func TestDistrictLabBuildsNamesWithElementAtAndArray(t *testing.T) {
 	got := map[key]int64{}
 	q, err := counts.WriteStream().OutputMode("update").Progress(false).
 		Option("checkpointLocation", t.TempDir()).
-		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+		ForeachBatch(func(b *engine.DataFrame, id int64) error {
 			rows, err := b.Rows(t.Context())
 			if err != nil {
 				return err
 			}
 			for _, r := range rows {
-				w := r["window"].(atlas.Row)
+				w := r["window"].(engine.Row)
 				got[key{w["start"].(time.Time), r["district"].(string)}] = r["count"].(int64)
 			}
 			return nil
@@ -102,18 +102,18 @@ func TestDistrictLabBuildsNamesWithElementAtAndArray(t *testing.T) {
 // so the last counts emitted in update mode add up to the input rows the
 // query's progress reports, and every district is one of the four names.
 func TestDistrictLabOverTheRateSource(t *testing.T) {
-	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	names := []string{"Gasabo", "Huye", "Musanze", "Rubavu"}
-	lits := make([]atlas.Column, len(names))
+	lits := make([]engine.Column, len(names))
 	for i, d := range names {
-		lits[i] = atlas.Lit(d)
+		lits[i] = engine.Lit(d)
 	}
 	stream := s.ReadStream().Format("rate").Option("rowsPerSecond", "200").Load()
 	counts := stream.
-		WithColumn("district", atlas.ElementAt(atlas.Array(lits...), atlas.Col("value").Mod(4).Plus(1).Cast("int"))).
+		WithColumn("district", engine.ElementAt(engine.Array(lits...), engine.Col("value").Mod(4).Plus(1).Cast("int"))).
 		WithWatermark("timestamp", "30 seconds").
-		GroupBy(atlas.Window(atlas.Col("timestamp"), "10 seconds"), "district").
+		GroupBy(engine.Window(engine.Col("timestamp"), "10 seconds"), "district").
 		Count()
 	type key struct {
 		start    time.Time
@@ -122,13 +122,13 @@ func TestDistrictLabOverTheRateSource(t *testing.T) {
 	latest := map[key]int64{}
 	q, err := counts.WriteStream().OutputMode("update").Progress(false).
 		Option("checkpointLocation", t.TempDir()).
-		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+		ForeachBatch(func(b *engine.DataFrame, id int64) error {
 			rows, err := b.Rows(t.Context())
 			if err != nil {
 				return err
 			}
 			for _, r := range rows {
-				latest[key{r["window"].(atlas.Row)["start"].(time.Time), r["district"].(string)}] = r["count"].(int64)
+				latest[key{r["window"].(engine.Row)["start"].(time.Time), r["district"].(string)}] = r["count"].(int64)
 			}
 			return nil
 		}).Start()

@@ -3,17 +3,17 @@
 // the sinks, the streaming query manager and the write log. The Atlas
 // Connect server (atlas/connect/server, through atlas/internal/connect/planner)
 // runs every client plan on it; user code does not import it: notebooks and
-// Go programs use the Connect client, package atlas. The examples below keep
-// the engine's historical package name atlas, as its importers alias it:
+// Go programs use the Connect client, package atlas. In-process programs
+// (the CLI, tests) import it under its own name:
 //
-//	spark := atlas.Builder().AppName("events").GetOrCreate()
+//	spark := engine.Builder().AppName("events").GetOrCreate()
 //	raw := spark.ReadStream().Format("kafka").
 //		Option("kafka.bootstrap.servers", "127.0.0.1:9092").
 //		Option("subscribe", "events").Load()
-//	events := raw.Select(atlas.FromJSON(atlas.Col("value").Cast("string"), "user_id string, event string, ts timestamp").Alias("data")).
+//	events := raw.Select(engine.FromJSON(engine.Col("value").Cast("string"), "user_id string, event string, ts timestamp").Alias("data")).
 //		Select("data.*")
 //	counts := events.WithWatermark("ts", "10 minutes").
-//		GroupBy(atlas.Window(atlas.Col("ts"), "5 minutes"), atlas.Col("event")).Count()
+//		GroupBy(engine.Window(engine.Col("ts"), "5 minutes"), engine.Col("event")).Count()
 //	q, err := counts.WriteStream().OutputMode("append").Format("iceberg").
 //		Option("checkpointLocation", dir).ToTable("lakehouse.gold.event_windows")
 //

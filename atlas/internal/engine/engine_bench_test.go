@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 )
 
@@ -36,7 +36,7 @@ func BenchmarkEventWindowsEngine(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		s := atlas.Builder().AppName("bench").Config(atlas.ConfHome, b.TempDir()).GetOrCreate()
+		s := engine.Builder().AppName("bench").Config(engine.ConfHome, b.TempDir()).GetOrCreate()
 		ms, err := s.MemoryStream(fmt.Sprintf("events%d", i), "value binary")
 		if err != nil {
 			b.Fatal(err)
@@ -48,15 +48,15 @@ func BenchmarkEventWindowsEngine(b *testing.B) {
 		}
 		df := ms.ToDF().
 			SelectExpr("CAST(value AS STRING) AS json").
-			Select(atlas.FromJSON(atlas.Col("json"), "user_id string, event string, ts timestamp").Alias("data")).
+			Select(engine.FromJSON(engine.Col("json"), "user_id string, event string, ts timestamp").Alias("data")).
 			Select("data.*").
 			WithWatermark("ts", "10 minutes").
-			GroupBy(atlas.Window(atlas.Col("ts"), "5 minutes"), atlas.Col("event")).
+			GroupBy(engine.Window(engine.Col("ts"), "5 minutes"), engine.Col("event")).
 			Count()
 		b.StartTimer()
 		cpu0 := processCPU(b)
 		q, err := df.WriteStream().OutputMode("append").Format("memory").QueryName(fmt.Sprintf("w%d", i)).
-			Trigger(atlas.AvailableNow()).Progress(false).Start()
+			Trigger(engine.AvailableNow()).Progress(false).Start()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // TestFileSinkQueryCrashBeforeLog writes a stream to Format("json"), then
@@ -19,7 +19,7 @@ import (
 // batch 1, and the directory then reads as exactly the rows added.
 func TestFileSinkQueryCrashBeforeLog(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ms, err := s.MemoryStream("src", "id bigint, name string")
 	if err != nil {
@@ -37,7 +37,7 @@ func TestFileSinkQueryCrashBeforeLog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	start := func() *atlas.StreamingQuery {
+	start := func() *engine.StreamingQuery {
 		q, err := ms.ToDF().WriteStream().Format("json").Option("path", out).Option("checkpointLocation", ck).
 			Progress(false).Start()
 		if err != nil {

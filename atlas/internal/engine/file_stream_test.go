@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // fileAt writes a file whose modification time is base+sec seconds, so
@@ -56,7 +56,7 @@ func newCollector() *collector { return &collector{batches: map[int64][]int64{},
 
 var errInjected = errors.New("injected failure")
 
-func (c *collector) fn(batch *atlas.DataFrame, id int64) error {
+func (c *collector) fn(batch *engine.DataFrame, id int64) error {
 	rows, err := batch.Rows(context.Background())
 	if err != nil {
 		return err
@@ -99,11 +99,11 @@ func seq(from, to int) []int64 {
 	return out
 }
 
-func runFileStream(t *testing.T, s *atlas.Session, df *atlas.DataFrame, ck string, c *collector) (*atlas.StreamingQuery, error) {
+func runFileStream(t *testing.T, s *engine.Session, df *engine.DataFrame, ck string, c *collector) (*engine.StreamingQuery, error) {
 	t.Helper()
 	q, err := df.WriteStream().
 		Option("checkpointLocation", ck).
-		Trigger(atlas.AvailableNow()).
+		Trigger(engine.AvailableNow()).
 		Progress(false).
 		ForeachBatch(c.fn).
 		Start()
@@ -132,7 +132,7 @@ func TestFileStreamJSONExactlyOnce(t *testing.T) {
 	if err := os.MkdirAll(in, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ck := filepath.Join(home, "ck")
 	df := s.ReadStream().Schema("id bigint, name string").Option("maxFilesPerTrigger", 1).JSON(in)
@@ -195,7 +195,7 @@ func TestFileStreamJSONExactlyOnce(t *testing.T) {
 // maxFilesPerTrigger (oldest first) and the order under latestFirst.
 func TestFileStreamMaxFilesAndLatestFirst(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	in := filepath.Join(home, "in")
 	os.MkdirAll(in, 0o755)
@@ -222,7 +222,7 @@ func TestFileStreamMaxFilesAndLatestFirst(t *testing.T) {
 // committed, and reads nothing twice on a restart.
 func TestFileStreamCleanSource(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	in := filepath.Join(home, "in")
 	sub := filepath.Join(in, "day=1")
@@ -285,7 +285,7 @@ func TestFileStreamCleanSource(t *testing.T) {
 // naming the file and line (FAILFAST).
 func TestFileStreamCSVModes(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	in := filepath.Join(home, "in")
 	os.MkdirAll(in, 0o755)
@@ -297,11 +297,11 @@ func TestFileStreamCSVModes(t *testing.T) {
 		nulls int
 	}{{"PERMISSIVE", []int64{1, 2, 3, 4}, 0}, {"DROPMALFORMED", []int64{1, 4}, 0}} {
 		var mu sync.Mutex
-		var rows []atlas.Row
+		var rows []engine.Row
 		df := s.ReadStream().Schema(schema).Option("header", true).Option("mode", tc.mode).CSV(in)
 		q, err := df.WriteStream().Option("checkpointLocation", filepath.Join(home, "ck-"+tc.mode)).
-			Trigger(atlas.AvailableNow()).Progress(false).
-			ForeachBatch(func(b *atlas.DataFrame, _ int64) error {
+			Trigger(engine.AvailableNow()).Progress(false).
+			ForeachBatch(func(b *engine.DataFrame, _ int64) error {
 				r, err := b.Rows(context.Background())
 				mu.Lock()
 				rows = append(rows, r...)
@@ -340,8 +340,8 @@ func TestFileStreamCSVModes(t *testing.T) {
 	}
 	df := s.ReadStream().Schema(schema).Option("header", true).Option("mode", "FAILFAST").CSV(in)
 	q, err := df.WriteStream().Option("checkpointLocation", filepath.Join(home, "ck-ff")).
-		Trigger(atlas.AvailableNow()).Progress(false).
-		ForeachBatch(func(*atlas.DataFrame, int64) error { return nil }).Start()
+		Trigger(engine.AvailableNow()).Progress(false).
+		ForeachBatch(func(*engine.DataFrame, int64) error { return nil }).Start()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestFileStreamCSVModes(t *testing.T) {
 // TestFileStreamSchemaRequired: JSON and CSV streams need a schema, as in
 // Spark, and say how to give one.
 func TestFileStreamSchemaRequired(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	dir := t.TempDir()
 	for _, f := range []string{"json", "csv"} {
@@ -411,7 +411,7 @@ func writeParquet(t *testing.T, dir, name string, sec int, ids []int64) {
 // microseconds), one file per trigger, exactly once across a restart.
 func TestFileStreamParquet(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	in := filepath.Join(home, "in")
 	os.MkdirAll(in, 0o755)
@@ -427,7 +427,7 @@ func TestFileStreamParquet(t *testing.T) {
 	var mu sync.Mutex
 	times := map[int64]time.Time{}
 	c := newCollector()
-	collect := func(b *atlas.DataFrame, id int64) error {
+	collect := func(b *engine.DataFrame, id int64) error {
 		rows, err := b.Rows(context.Background())
 		if err != nil {
 			return err
@@ -441,7 +441,7 @@ func TestFileStreamParquet(t *testing.T) {
 	}
 	ck := filepath.Join(home, "ck")
 	run := func() {
-		q, err := df.WriteStream().Option("checkpointLocation", ck).Trigger(atlas.AvailableNow()).Progress(false).ForeachBatch(collect).Start()
+		q, err := df.WriteStream().Option("checkpointLocation", ck).Trigger(engine.AvailableNow()).Progress(false).ForeachBatch(collect).Start()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -460,8 +460,8 @@ func TestFileStreamParquet(t *testing.T) {
 	}
 	// A user schema picks and casts columns by name.
 	df2 := s.ReadStream().Schema("name string, id int, missing string").Parquet(in)
-	q, err := df2.WriteStream().Option("checkpointLocation", filepath.Join(home, "ck2")).Trigger(atlas.AvailableNow()).Progress(false).
-		ForeachBatch(func(b *atlas.DataFrame, _ int64) error {
+	q, err := df2.WriteStream().Option("checkpointLocation", filepath.Join(home, "ck2")).Trigger(engine.AvailableNow()).Progress(false).
+		ForeachBatch(func(b *engine.DataFrame, _ int64) error {
 			rows, err := b.Rows(context.Background())
 			for _, r := range rows {
 				if r["name"] != fmt.Sprintf("n%d", r["id"]) || r["missing"] != nil {
@@ -481,7 +481,7 @@ func TestFileStreamParquet(t *testing.T) {
 // TestReadCSVBatch: spark.read.csv(path, header=True) as the course uses
 // it gives string columns named by the header; with a schema, typed ones.
 func TestReadCSVBatch(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	dir := t.TempDir()
 	p := fileAt(t, dir, "districts.csv", "district,province\nGasabo,Kigali\nHuye,Southern\n", 1)
@@ -504,7 +504,7 @@ func TestReadCSVBatch(t *testing.T) {
 // from it, reads only the new files.
 func TestFileStreamLogCompactionAcrossRestart(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	in := filepath.Join(home, "in")
 	os.MkdirAll(in, 0o755)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // recordingWriter records every call; it declines epochs in skip and
@@ -30,7 +30,7 @@ func (w *recordingWriter) Open(partitionID, epochID int64) (bool, error) {
 	return !w.skip[epochID], nil
 }
 
-func (w *recordingWriter) Process(row atlas.Row) error {
+func (w *recordingWriter) Process(row engine.Row) error {
 	v := row["v"].(int64)
 	w.add(fmt.Sprintf("process %d", v))
 	if v == w.fail {
@@ -48,7 +48,7 @@ func (w *recordingWriter) Close(err error) error {
 // close(nil); a declined epoch gets open and close only; a failing row
 // gets close(err) and fails the query with that error.
 func TestForeachWriterCalls(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ms, err := s.MemoryStream("src", "v bigint")
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // TestForeachBatchQueriesShareASessionSafely runs two foreachBatch queries
@@ -18,10 +18,10 @@ import (
 // (the exactly-once keys), and each table must hold exactly its stream.
 func TestForeachBatchQueriesShareASessionSafely(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	const perStream, batches = 5, 4
-	var queries [2]*atlas.StreamingQuery
+	var queries [2]*engine.StreamingQuery
 	var wg sync.WaitGroup
 	for i := range queries {
 		name := fmt.Sprintf("stream%d", i)
@@ -41,9 +41,9 @@ func TestForeachBatchQueriesShareASessionSafely(t *testing.T) {
 		view := "batch" + name
 		q, err := ms.ToDF().WriteStream().
 			Option("checkpointLocation", filepath.Join(home, "ck", name)).
-			Trigger(atlas.AvailableNow()).
+			Trigger(engine.AvailableNow()).
 			Progress(false).
-			ForeachBatch(func(batch *atlas.DataFrame, batchID int64) error {
+			ForeachBatch(func(batch *engine.DataFrame, batchID int64) error {
 				if err := batch.CreateOrReplaceTempView(view); err != nil {
 					return err
 				}

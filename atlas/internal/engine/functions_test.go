@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/display"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // oneRow runs a SELECT without FROM and returns its only row.
-func oneRow(t *testing.T, s *atlas.Session, q string) atlas.Row {
+func oneRow(t *testing.T, s *engine.Session, q string) engine.Row {
 	t.Helper()
 	rows := rowsOf(t, mustSQL(t, s, q))
 	if len(rows) != 1 {
@@ -22,7 +22,7 @@ func oneRow(t *testing.T, s *atlas.Session, q string) atlas.Row {
 }
 
 // runErr runs q and returns its error text (planning or execution).
-func runErr(t *testing.T, s *atlas.Session, q string) string {
+func runErr(t *testing.T, s *engine.Session, q string) string {
 	t.Helper()
 	df, err := s.SQL(q)
 	if err == nil {
@@ -55,7 +55,7 @@ func show(v any) string {
 }
 
 // expectRow checks every column of want against the single row of q.
-func expectRow(t *testing.T, s *atlas.Session, q string, want map[string]any) {
+func expectRow(t *testing.T, s *engine.Session, q string, want map[string]any) {
 	t.Helper()
 	got := oneRow(t, s, q)
 	for k, w := range want {
@@ -197,8 +197,8 @@ func TestIntervalArithmetic(t *testing.T) {
 	}
 	// The DataFrame API: a time.Duration is an interval literal.
 	two := mustSQL(t, s, "SELECT TIMESTAMP '2024-01-01 00:00:00' AS a, TIMESTAMP '2024-01-01 00:45:30' AS b")
-	row := rowsOf(t, two.Select(atlas.Col("a").Plus(10*time.Minute).Alias("later"), atlas.Col("b").Minus(atlas.Col("a")).Alias("gap"),
-		atlas.Col("b").Minus(atlas.Col("a")).Gt(45*time.Minute).Alias("long")))[0]
+	row := rowsOf(t, two.Select(engine.Col("a").Plus(10*time.Minute).Alias("later"), engine.Col("b").Minus(engine.Col("a")).Alias("gap"),
+		engine.Col("b").Minus(engine.Col("a")).Gt(45*time.Minute).Alias("long")))[0]
 	if !row["later"].(time.Time).Equal(base.Add(10*time.Minute)) || row["gap"] != 45*time.Minute+30*time.Second || row["long"] != true {
 		t.Errorf("DataFrame interval arithmetic: %v", row)
 	}
@@ -226,15 +226,15 @@ func TestGroupByStructAndArrayColumns(t *testing.T) {
 	want["<nil> home"]++ // a null time gives a null window struct, one group
 	mustSQL(t, s, "INSERT INTO lakehouse.silver.clicks VALUES "+strings.Join(vals, ", "))
 	clicks := s.Table("lakehouse.silver.clicks")
-	windowed := clicks.Select(atlas.Window(atlas.Col("ts"), "5 minutes").Alias("window"), atlas.Col("page"))
-	for name, df := range map[string]*atlas.DataFrame{
-		"struct + string": windowed.GroupBy(atlas.Col("window"), "page").Count(),
-		"one struct":      windowed.Select(atlas.Col("window"), atlas.Array(atlas.Col("page")).Alias("pages")).GroupBy("window", "pages").Count(),
+	windowed := clicks.Select(engine.Window(engine.Col("ts"), "5 minutes").Alias("window"), engine.Col("page"))
+	for name, df := range map[string]*engine.DataFrame{
+		"struct + string": windowed.GroupBy(engine.Col("window"), "page").Count(),
+		"one struct":      windowed.Select(engine.Col("window"), engine.Array(engine.Col("page")).Alias("pages")).GroupBy("window", "pages").Count(),
 	} {
 		got := map[string]int64{}
 		for _, r := range rowsOf(t, df) {
 			k := "<nil>"
-			if w, ok := r["window"].(atlas.Row); ok {
+			if w, ok := r["window"].(engine.Row); ok {
 				k = w["start"].(time.Time).Format(time.TimeOnly)
 			}
 			page, _ := r["page"].(string)
@@ -269,16 +269,16 @@ func TestGroupByStructAndArrayColumns(t *testing.T) {
 // (the same for every row of a batch, later batches never earlier), and
 // one value for a whole batch query.
 func TestCurrentTimestampIsFixedPerBatch(t *testing.T) {
-	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ms, err := s.MemoryStream("ev", "v bigint")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var perBatch [][]time.Time
-	q, err := ms.ToDF().Select(atlas.Col("v"), atlas.CurrentTimestamp().Alias("now")).
+	q, err := ms.ToDF().Select(engine.Col("v"), engine.CurrentTimestamp().Alias("now")).
 		WriteStream().Progress(false).Option("checkpointLocation", t.TempDir()).
-		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+		ForeachBatch(func(b *engine.DataFrame, id int64) error {
 			rows, err := b.Rows(t.Context())
 			if err != nil {
 				return err
@@ -355,26 +355,26 @@ func TestArraysRoundTripThroughIceberg(t *testing.T) {
 func TestGroupBySelectedWindowInAppendMode(t *testing.T) {
 	batches := genBatches(5, 5, 300)
 	wantAppend, _, _ := modeReference(batches)
-	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ms, err := s.MemoryStream("ev", "event string, ts timestamp")
 	if err != nil {
 		t.Fatal(err)
 	}
 	counts := ms.ToDF().WithWatermark("ts", "10 minutes").
-		Select(atlas.Window(atlas.Col("ts"), "5 minutes").Alias("window"), atlas.Col("event")).
-		GroupBy(atlas.Col("window"), "event").Count()
+		Select(engine.Window(engine.Col("ts"), "5 minutes").Alias("window"), engine.Col("event")).
+		GroupBy(engine.Col("window"), "event").Count()
 	var got []map[wkey]int64
 	q, err := counts.WriteStream().OutputMode("append").Progress(false).
 		Option("checkpointLocation", t.TempDir()).
-		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+		ForeachBatch(func(b *engine.DataFrame, id int64) error {
 			rows, err := b.Rows(t.Context())
 			if err != nil {
 				return err
 			}
 			m := map[wkey]int64{}
 			for _, r := range rows {
-				w := r["window"].(atlas.Row)
+				w := r["window"].(engine.Row)
 				m[wkey{r["event"].(string), w["start"].(time.Time)}] = r["count"].(int64)
 			}
 			got = append(got, m)

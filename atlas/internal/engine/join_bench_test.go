@@ -5,7 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // BenchmarkBatchJoin joins 200,000 rows with 50,000 on an int key (with a
@@ -14,7 +14,7 @@ import (
 //	go test -run '^$' -bench BenchmarkBatchJoin -benchtime 3x ./atlas/
 func BenchmarkBatchJoin(b *testing.B) {
 	t := &testing.T{}
-	s := atlas.Builder().AppName("bench").Config(atlas.ConfHome, b.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName("bench").Config(engine.ConfHome, b.TempDir()).GetOrCreate()
 	rng := rand.New(rand.NewSource(1))
 	left, right := randomJoinRows(rng, 200000), randomJoinRows(rng, 50000)
 	for i := range right {
@@ -29,7 +29,7 @@ func BenchmarkBatchJoin(b *testing.B) {
 	}
 	l := joinFrame(t, s, [3]string{"lk", "ls", "lv"}, left)
 	r := joinFrame(t, s, [3]string{"rk", "rs", "rv"}, right)
-	df := l.Join(r, atlas.Col("lk").Eq(atlas.Col("rk")).And(atlas.Col("lv").Leq(atlas.Col("rv").Plus(5))), "left")
+	df := l.Join(r, engine.Col("lk").Eq(engine.Col("rk")).And(engine.Col("lv").Leq(engine.Col("rv").Plus(5))), "left")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		n, err := df.Count(context.Background())

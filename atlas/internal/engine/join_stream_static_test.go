@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -60,7 +60,7 @@ func produceTxns(t *testing.T, e *env, topic string, txns []txn) {
 }
 
 // districtFrame is the static reference table district -> province.
-func districtFrame(t *testing.T, s *atlas.Session) *atlas.DataFrame {
+func districtFrame(t *testing.T, s *engine.Session) *engine.DataFrame {
 	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "district", Type: arrow.BinaryTypes.String}, {Name: "province", Type: arrow.BinaryTypes.String}}, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
@@ -91,19 +91,19 @@ func TestStreamStaticJoinMatchesReference(t *testing.T) {
 	produceTxns(t, e, "txns", txns)
 	stream := e.session.ReadStream().Format("kafka").Option("subscribe", "txns").
 		Option("startingOffsets", "earliest").Option("maxOffsetsPerTrigger", 7).Load().
-		Select(atlas.FromJSON(atlas.Col("value").Cast("string"), "txn_id long, district string, amount long").Alias("j")).
+		Select(engine.FromJSON(engine.Col("value").Cast("string"), "txn_id long, district string, amount long").Alias("j")).
 		Select("j.*")
 	districts := districtFrame(t, e.session)
 
-	enriched := stream.Join(atlas.Broadcast(districts), "district", "left")
+	enriched := stream.Join(engine.Broadcast(districts), "district", "left")
 	if got := strings.Join(enriched.Columns(), ","); got != "district,txn_id,amount,province" {
 		t.Fatalf("columns %s", got)
 	}
 	var got []string
 	batches := 0
-	q, err := enriched.WriteStream().Trigger(atlas.AvailableNow()).Progress(false).
+	q, err := enriched.WriteStream().Trigger(engine.AvailableNow()).Progress(false).
 		Option("checkpointLocation", filepath.Join(e.home, "ck-left")).
-		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+		ForeachBatch(func(b *engine.DataFrame, id int64) error {
 			rows, err := b.Rows(context.Background())
 			if err != nil {
 				return err
@@ -141,12 +141,12 @@ func TestStreamStaticJoinMatchesReference(t *testing.T) {
 	}
 
 	// Inner join on a condition, then an aggregation, complete mode.
-	totals := stream.Alias("t").Join(districts.Alias("d"), atlas.Col("t.district").Eq(atlas.Col("d.district")).And(atlas.Col("amount").Gt(200))).
-		GroupBy("province").Agg(atlas.Count(atlas.Col("*")).Alias("n"), atlas.Sum(atlas.Col("amount")).Alias("total"))
+	totals := stream.Alias("t").Join(districts.Alias("d"), engine.Col("t.district").Eq(engine.Col("d.district")).And(engine.Col("amount").Gt(200))).
+		GroupBy("province").Agg(engine.Count(engine.Col("*")).Alias("n"), engine.Sum(engine.Col("amount")).Alias("total"))
 	last := map[string]string{}
-	q, err = totals.WriteStream().OutputMode("complete").Trigger(atlas.AvailableNow()).Progress(false).
+	q, err = totals.WriteStream().OutputMode("complete").Trigger(engine.AvailableNow()).Progress(false).
 		Option("checkpointLocation", filepath.Join(e.home, "ck-agg")).
-		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+		ForeachBatch(func(b *engine.DataFrame, id int64) error {
 			rows, err := b.Rows(context.Background())
 			if err != nil {
 				return err
@@ -187,18 +187,18 @@ func TestStreamStaticJoinMatchesReference(t *testing.T) {
 func TestStreamJoinRefusals(t *testing.T) {
 	e := newEnv(t)
 	produceTxns(t, e, "txns", testTxns()[:3])
-	read := func() *atlas.DataFrame {
+	read := func() *engine.DataFrame {
 		return e.session.ReadStream().Format("kafka").Option("subscribe", "txns").Option("startingOffsets", "earliest").Load().
-			Select(atlas.FromJSON(atlas.Col("value").Cast("string"), "txn_id long, district string, amount long, ts timestamp").Alias("j")).
+			Select(engine.FromJSON(engine.Col("value").Cast("string"), "txn_id long, district string, amount long, ts timestamp").Alias("j")).
 			Select("j.*")
 	}
 	districts := districtFrame(t, e.session)
-	clicks := read().Select(atlas.Col("txn_id").Alias("cid"), atlas.Col("ts").Alias("clickTime"))
-	imps := read().Select(atlas.Col("txn_id").Alias("iid"), atlas.Col("ts").Alias("impressionTime"))
-	onIDs := atlas.Col("cid").Eq(atlas.Col("iid"))
+	clicks := read().Select(engine.Col("txn_id").Alias("cid"), engine.Col("ts").Alias("clickTime"))
+	imps := read().Select(engine.Col("txn_id").Alias("iid"), engine.Col("ts").Alias("impressionTime"))
+	onIDs := engine.Col("cid").Eq(engine.Col("iid"))
 	cases := []struct {
 		name string
-		df   *atlas.DataFrame
+		df   *engine.DataFrame
 		mode string
 		want []string
 	}{
@@ -259,13 +259,13 @@ func TestStreamStaticJoinReadsTableEachBatch(t *testing.T) {
 	}
 	stream := e.session.ReadStream().Format("kafka").Option("subscribe", "txns").
 		Option("startingOffsets", "earliest").Option("maxOffsetsPerTrigger", 7).Load().
-		Select(atlas.FromJSON(atlas.Col("value").Cast("string"), "txn_id long, district string, amount long").Alias("j")).
+		Select(engine.FromJSON(engine.Col("value").Cast("string"), "txn_id long, district string, amount long").Alias("j")).
 		Select("j.*")
 	enriched := stream.Join(e.session.Table("lakehouse.ref.districts"), "district", "left")
 	var got []string
-	q, err := enriched.WriteStream().Trigger(atlas.AvailableNow()).Progress(false).
+	q, err := enriched.WriteStream().Trigger(engine.AvailableNow()).Progress(false).
 		Option("checkpointLocation", filepath.Join(e.home, "ck-refresh")).
-		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+		ForeachBatch(func(b *engine.DataFrame, id int64) error {
 			rows, err := b.Rows(context.Background())
 			if err != nil {
 				return err

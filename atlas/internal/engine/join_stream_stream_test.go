@@ -11,7 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -82,7 +82,7 @@ func produceAds(t *testing.T, brokers, topic, field string, rows []string) {
 type adsEnv struct {
 	t    *testing.T
 	home string
-	s    *atlas.Session
+	s    *engine.Session
 }
 
 func newAdsEnv(t *testing.T) *adsEnv {
@@ -95,17 +95,17 @@ func newAdsEnv(t *testing.T) *adsEnv {
 	produceAds(t, b.Addr(), "impressions", "impressionTime", adImpressions)
 	produceAds(t, b.Addr(), "clicks", "clickTime", adClicks)
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).Config(atlas.ConfKafkaBrokers, b.Addr()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).Config(engine.ConfKafkaBrokers, b.Addr()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	return &adsEnv{t: t, home: home, s: s}
 }
 
 // joined is the guide's query; cond is the join condition.
-func (e *adsEnv) joined(cond atlas.Column, how string) *atlas.DataFrame {
-	read := func(topic, field string) *atlas.DataFrame {
+func (e *adsEnv) joined(cond engine.Column, how string) *engine.DataFrame {
+	read := func(topic, field string) *engine.DataFrame {
 		return e.s.ReadStream().Format("kafka").Option("subscribe", topic).
 			Option("startingOffsets", "earliest").Option("maxOffsetsPerTrigger", 2).Load().
-			Select(atlas.FromJSON(atlas.Col("value").Cast("string"), "adId long, "+field+" timestamp").Alias("j")).
+			Select(engine.FromJSON(engine.Col("value").Cast("string"), "adId long, "+field+" timestamp").Alias("j")).
 			Select("j.*")
 	}
 	impressions := read("impressions", "impressionTime").WithColumnRenamed("adId", "impressionAdId").
@@ -116,27 +116,27 @@ func (e *adsEnv) joined(cond atlas.Column, how string) *atlas.DataFrame {
 }
 
 // guideCondition is the guide's condition built from Columns.
-func guideCondition() atlas.Column {
-	return atlas.Col("clickAdId").Eq(atlas.Col("impressionAdId")).
-		And(atlas.Col("clickTime").Geq(atlas.Col("impressionTime"))).
-		And(atlas.Col("clickTime").Leq(atlas.Col("impressionTime").Plus(atlas.Lit(time.Hour))))
+func guideCondition() engine.Column {
+	return engine.Col("clickAdId").Eq(engine.Col("impressionAdId")).
+		And(engine.Col("clickTime").Geq(engine.Col("impressionTime"))).
+		And(engine.Col("clickTime").Leq(engine.Col("impressionTime").Plus(engine.Lit(time.Hour))))
 }
 
 type adsRun struct {
 	batches  map[int64][]string
-	progress []atlas.StreamingQueryProgress
+	progress []engine.StreamingQueryProgress
 	err      error
 }
 
 // run runs df to the end of the data (AvailableNow) on checkpoint ck;
 // failAt >= 0 fails the first offer of that batch, after its offsets entry
 // is written and before its commit, as a crash would.
-func (e *adsEnv) run(df *atlas.DataFrame, ck string, failAt int64, batches map[int64][]string) adsRun {
+func (e *adsEnv) run(df *engine.DataFrame, ck string, failAt int64, batches map[int64][]string) adsRun {
 	e.t.Helper()
 	failed := false
-	q, err := df.WriteStream().OutputMode("append").Trigger(atlas.AvailableNow()).Progress(false).
+	q, err := df.WriteStream().OutputMode("append").Trigger(engine.AvailableNow()).Progress(false).
 		Option("checkpointLocation", filepath.Join(e.home, ck)).
-		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+		ForeachBatch(func(b *engine.DataFrame, id int64) error {
 			if id == failAt && !failed {
 				failed = true
 				return fmt.Errorf("injected failure in batch %d", id)
@@ -160,7 +160,7 @@ func (e *adsEnv) run(df *atlas.DataFrame, ck string, failAt int64, batches map[i
 	return adsRun{batches: batches, progress: q.RecentProgress(), err: err}
 }
 
-func adRow(r atlas.Row) string {
+func adRow(r engine.Row) string {
 	f := func(v any) string {
 		switch x := v.(type) {
 		case nil:
@@ -263,7 +263,7 @@ func TestStreamStreamLeftOuterJoinGuideExample(t *testing.T) {
 func TestStreamStreamInnerJoinGuideExample(t *testing.T) {
 	e := newAdsEnv(t)
 	// The guide's expr("clickAdId = impressionAdId AND clickTime >= impressionTime AND clickTime <= impressionTime + interval 1 hour").
-	cond := atlas.Expr("clickAdId = impressionAdId AND clickTime >= impressionTime AND clickTime <= impressionTime + interval 1 hour")
+	cond := engine.Expr("clickAdId = impressionAdId AND clickTime >= impressionTime AND clickTime <= impressionTime + interval 1 hour")
 	run := e.run(e.joined(cond, "inner"), "ck-inner", -1, map[int64][]string{})
 	if run.err != nil {
 		t.Fatal(run.err)
@@ -285,10 +285,10 @@ func TestStreamStreamInnerJoinGuideExample(t *testing.T) {
 func TestStreamStreamRightAndFullOuterJoins(t *testing.T) {
 	e := newAdsEnv(t)
 	// Swapped: clicks on the left, impressions on the right.
-	read := func(topic, field, idName string, delay string) *atlas.DataFrame {
+	read := func(topic, field, idName string, delay string) *engine.DataFrame {
 		return e.s.ReadStream().Format("kafka").Option("subscribe", topic).
 			Option("startingOffsets", "earliest").Option("maxOffsetsPerTrigger", 2).Load().
-			Select(atlas.FromJSON(atlas.Col("value").Cast("string"), "adId long, "+field+" timestamp").Alias("j")).
+			Select(engine.FromJSON(engine.Col("value").Cast("string"), "adId long, "+field+" timestamp").Alias("j")).
 			Select("j.*").WithColumnRenamed("adId", idName).WithWatermark(field, delay)
 	}
 	clicks := read("clicks", "clickTime", "clickAdId", "3 hours")
@@ -320,16 +320,16 @@ func TestStreamStreamRightAndFullOuterJoins(t *testing.T) {
 // rows, the same eviction.
 func TestStreamStreamJoinQualifiedBetween(t *testing.T) {
 	e := newAdsEnv(t)
-	read := func(topic, field, delay string) *atlas.DataFrame {
+	read := func(topic, field, delay string) *engine.DataFrame {
 		return e.s.ReadStream().Format("kafka").Option("subscribe", topic).
 			Option("startingOffsets", "earliest").Option("maxOffsetsPerTrigger", 2).Load().
-			Select(atlas.FromJSON(atlas.Col("value").Cast("string"), "adId long, "+field+" timestamp").Alias("j")).
-			Select(atlas.Col("j.adId"), atlas.Col("j."+field).Alias("ts")).WithWatermark("ts", delay).Alias(topic)
+			Select(engine.FromJSON(engine.Col("value").Cast("string"), "adId long, "+field+" timestamp").Alias("j")).
+			Select(engine.Col("j.adId"), engine.Col("j."+field).Alias("ts")).WithWatermark("ts", delay).Alias(topic)
 	}
-	cond := atlas.Expr("clicks.adId = impressions.adId AND clicks.ts BETWEEN impressions.ts AND impressions.ts + INTERVAL 1 HOUR")
+	cond := engine.Expr("clicks.adId = impressions.adId AND clicks.ts BETWEEN impressions.ts AND impressions.ts + INTERVAL 1 HOUR")
 	df := read("impressions", "impressionTime", "2 hours").Join(read("clicks", "clickTime", "3 hours"), cond, "left").
-		Select(atlas.Col("impressions.adId").Alias("impressionAdId"), atlas.Col("impressions.ts").Alias("impressionTime"),
-			atlas.Col("clicks.adId").Alias("clickAdId"), atlas.Col("clicks.ts").Alias("clickTime"))
+		Select(engine.Col("impressions.adId").Alias("impressionAdId"), engine.Col("impressions.ts").Alias("impressionTime"),
+			engine.Col("clicks.adId").Alias("clickAdId"), engine.Col("clicks.ts").Alias("clickTime"))
 	run := e.run(df, "ck-qualified", -1, map[int64][]string{})
 	if run.err != nil {
 		t.Fatal(run.err)

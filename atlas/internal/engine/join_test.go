@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // joinRow is one input row of the batch join tests: a nullable int key, a
@@ -41,7 +41,7 @@ func randomJoinRows(rng *rand.Rand, n int) []joinRow {
 }
 
 // joinFrame builds a DataFrame with columns <prefix>k, <prefix>s, <prefix>v.
-func joinFrame(t *testing.T, s *atlas.Session, names [3]string, rows []joinRow) *atlas.DataFrame {
+func joinFrame(t *testing.T, s *engine.Session, names [3]string, rows []joinRow) *engine.DataFrame {
 	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: names[0], Type: arrow.PrimitiveTypes.Int64, Nullable: true},
@@ -93,7 +93,7 @@ func cell(v any) string {
 
 // collectLines runs df and renders each row positionally ("1|a|3"),
 // sorted: duplicate column names of a join stay apart.
-func collectLines(t *testing.T, df *atlas.DataFrame) []string {
+func collectLines(t *testing.T, df *engine.DataFrame) []string {
 	t.Helper()
 	schema, recs, err := df.Collect(context.Background())
 	if err != nil {
@@ -174,21 +174,21 @@ func eqInt(a, b *int64) bool  { return a != nil && b != nil && *a == *b }
 func eqStr(a, b *string) bool { return a != nil && b != nil && *a == *b }
 
 func TestBatchJoinsMatchNestedLoop(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	rng := rand.New(rand.NewSource(7))
 	left, right := randomJoinRows(rng, 40), randomJoinRows(rng, 30)
 	l := joinFrame(t, s, [3]string{"lk", "ls", "lv"}, left)
 	r := joinFrame(t, s, [3]string{"rk", "rs", "rv"}, right)
 	conds := []struct {
 		name string
-		col  atlas.Column
+		col  engine.Column
 		ref  func(l, r joinRow) bool
 	}{
-		{"equi", atlas.Col("lk").Eq(atlas.Col("rk")), func(l, r joinRow) bool { return eqInt(l.k, r.k) }},
-		{"two keys", atlas.Col("rs").Eq(atlas.Col("ls")).And(atlas.Col("lk").Eq(atlas.Col("rk"))), func(l, r joinRow) bool { return eqInt(l.k, r.k) && eqStr(l.s, r.s) }},
-		{"equi and range", atlas.Col("lk").Eq(atlas.Col("rk")).And(atlas.Col("lv").Lt(atlas.Col("rv"))), func(l, r joinRow) bool { return eqInt(l.k, r.k) && l.val < r.val }},
-		{"range only", atlas.Col("lv").Plus(5).Lt(atlas.Col("rv")), func(l, r joinRow) bool { return l.val+5 < r.val }},
-		{"side filters", atlas.Col("lk").Eq(atlas.Col("rk")).And(atlas.Col("lv").Gt(8)).And(atlas.Col("rv").Leq(12)), func(l, r joinRow) bool { return eqInt(l.k, r.k) && l.val > 8 && r.val <= 12 }},
+		{"equi", engine.Col("lk").Eq(engine.Col("rk")), func(l, r joinRow) bool { return eqInt(l.k, r.k) }},
+		{"two keys", engine.Col("rs").Eq(engine.Col("ls")).And(engine.Col("lk").Eq(engine.Col("rk"))), func(l, r joinRow) bool { return eqInt(l.k, r.k) && eqStr(l.s, r.s) }},
+		{"equi and range", engine.Col("lk").Eq(engine.Col("rk")).And(engine.Col("lv").Lt(engine.Col("rv"))), func(l, r joinRow) bool { return eqInt(l.k, r.k) && l.val < r.val }},
+		{"range only", engine.Col("lv").Plus(5).Lt(engine.Col("rv")), func(l, r joinRow) bool { return l.val+5 < r.val }},
+		{"side filters", engine.Col("lk").Eq(engine.Col("rk")).And(engine.Col("lv").Gt(8)).And(engine.Col("rv").Leq(12)), func(l, r joinRow) bool { return eqInt(l.k, r.k) && l.val > 8 && r.val <= 12 }},
 	}
 	for _, c := range conds {
 		for _, how := range []string{"inner", "left", "right", "full", "left_semi", "left_anti"} {
@@ -204,7 +204,7 @@ func TestBatchJoinsMatchNestedLoop(t *testing.T) {
 }
 
 func TestBatchUsingJoinMatchesNestedLoop(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	rng := rand.New(rand.NewSource(11))
 	left, right := randomJoinRows(rng, 35), randomJoinRows(rng, 25)
 	l := joinFrame(t, s, [3]string{"k", "ls", "lv"}, left)
@@ -242,22 +242,22 @@ func TestBatchUsingJoinMatchesNestedLoop(t *testing.T) {
 }
 
 func TestJoinAmbiguousColumnsAndAliases(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	k1, k2 := int64(1), int64(2)
 	a := joinFrame(t, s, [3]string{"k", "s", "v"}, []joinRow{{k: &k1, val: 10}, {k: &k2, val: 20}})
 	b := joinFrame(t, s, [3]string{"k", "s", "v"}, []joinRow{{k: &k1, val: 100}})
-	bad := a.Join(b, atlas.Col("k").Eq(atlas.Col("k")))
+	bad := a.Join(b, engine.Col("k").Eq(engine.Col("k")))
 	if err := bad.Err(); err == nil || !strings.Contains(err.Error(), "AMBIGUOUS_REFERENCE") || !strings.Contains(err.Error(), "Alias") {
 		t.Fatalf("ambiguous k: got %v, want an AMBIGUOUS_REFERENCE error naming Alias", err)
 	}
-	j := a.Alias("a").Join(b.Alias("b"), atlas.Col("a.k").Eq(atlas.Col("b.k")), "left").
-		Select(atlas.Col("a.k"), atlas.Col("a.v"), atlas.Col("b.v").Alias("bv"))
+	j := a.Alias("a").Join(b.Alias("b"), engine.Col("a.k").Eq(engine.Col("b.k")), "left").
+		Select(engine.Col("a.k"), engine.Col("a.v"), engine.Col("b.v").Alias("bv"))
 	got := collectLines(t, j)
 	want := []string{"1|10|100", "2|20|null"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("aliased join: got %v, want %v", got, want)
 	}
-	all := collectLines(t, a.Alias("a").Join(b.Alias("b"), atlas.Col("a.k").Eq(atlas.Col("b.k"))).Select("*"))
+	all := collectLines(t, a.Alias("a").Join(b.Alias("b"), engine.Col("a.k").Eq(engine.Col("b.k"))).Select("*"))
 	if strings.Join(all, ",") != "1|null|10|1|null|100" {
 		t.Fatalf("select * of a join with duplicate names: got %v", all)
 	}
@@ -334,15 +334,15 @@ func TestSQLJoinsMatchNestedLoop(t *testing.T) {
 // of the name, as Spark's drop; WithColumnRenamed and WithColumn keep the
 // other columns apart by position.
 func TestDropAndRenameAfterJoinWithDuplicateNames(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	k1 := int64(1)
 	a := joinFrame(t, s, [3]string{"k", "s", "v"}, []joinRow{{k: &k1, val: 10}})
 	b := joinFrame(t, s, [3]string{"k", "s", "v"}, []joinRow{{k: &k1, val: 100}})
-	j := a.Alias("a").Join(b.Alias("b"), atlas.Col("a.k").Eq(atlas.Col("b.k")))
+	j := a.Alias("a").Join(b.Alias("b"), engine.Col("a.k").Eq(engine.Col("b.k")))
 	if got := strings.Join(j.Drop("s").Columns(), ","); got != "k,v,k,v" {
 		t.Fatalf("drop s: columns %s, want k,v,k,v", got)
 	}
-	if got := collectLines(t, j.Drop("s").WithColumn("w", atlas.Col("a.v").Plus(1))); strings.Join(got, ",") != "1|10|1|100|11" {
+	if got := collectLines(t, j.Drop("s").WithColumn("w", engine.Col("a.v").Plus(1))); strings.Join(got, ",") != "1|10|1|100|11" {
 		t.Fatalf("withColumn after a join: %v", got)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -41,7 +41,7 @@ func newDurableEnv(t *testing.T) *durableEnv {
 	}
 	d := &durableEnv{dir: dir, broker: b}
 	t.Cleanup(func() { d.current().Close() })
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, dir).Config(atlas.ConfKafkaBrokers, b.Addr()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, dir).Config(engine.ConfKafkaBrokers, b.Addr()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	d.env = &env{t: t, brokers: b.Addr(), home: dir, session: s}
 	return d
@@ -77,7 +77,7 @@ func TestBrokerOutageRunningQueryWaitsAndResumesExactlyOnce(t *testing.T) {
 	e.produceEvents(cfg)
 	q, err := eventsQuery(e.session, 800).WriteStream().
 		OutputMode("append").
-		Trigger(atlas.ProcessingTime("150 milliseconds")).
+		Trigger(engine.ProcessingTime("150 milliseconds")).
 		Option("checkpointLocation", filepath.Join(e.home, "ck", "outage")).
 		Progress(false).
 		ToTable("lakehouse.gold.event_windows")
@@ -192,7 +192,7 @@ func TestBrokerOutageMidBatchRunsTheBatchOnce(t *testing.T) {
 	// past most windows, which append mode then writes.
 	q, err := eventsQueryWith(e.session, 100_000, small).WriteStream().
 		OutputMode("append").
-		Trigger(atlas.AvailableNow()).
+		Trigger(engine.AvailableNow()).
 		Option("checkpointLocation", filepath.Join(e.home, "ck", "midbatch")).
 		Progress(false).
 		ToTable("lakehouse.gold.event_windows")
@@ -238,7 +238,7 @@ func TestBrokerDownAvailableNowGivesUpNamingTheBroker(t *testing.T) {
 			Option("brokerUnavailableTimeout", "1s").
 			Load().
 			WriteStream().
-			Trigger(atlas.AvailableNow()).
+			Trigger(engine.AvailableNow()).
 			Option("checkpointLocation", filepath.Join(e.home, "ck", "down")).
 			Progress(false).
 			ToTable("lakehouse.bronze.events_down")

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -61,7 +61,7 @@ func (e *env) recreateTopic(topic string) {
 	}
 }
 
-func (e *env) startRaw(name string, trigger atlas.Trigger, failOnDataLoss bool) *atlas.StreamingQuery {
+func (e *env) startRaw(name string, trigger engine.Trigger, failOnDataLoss bool) *engine.StreamingQuery {
 	e.t.Helper()
 	q, err := e.session.ReadStream().Format("kafka").
 		Option("subscribe", "raw").
@@ -94,7 +94,7 @@ func (e *env) tableValues(name string) []string {
 	return out
 }
 
-func inputRows(q *atlas.StreamingQuery) int64 {
+func inputRows(q *engine.StreamingQuery) int64 {
 	var n int64
 	for _, p := range q.RecentProgress() {
 		n += p.NumInputRows
@@ -113,9 +113,9 @@ func TestRecreatedTopicEndToEnd(t *testing.T) {
 	}
 	old := e.produceValues("raw", "old", 300)
 
-	lenient := e.startRaw("lenient", atlas.ProcessingTime("100 milliseconds"), false)
+	lenient := e.startRaw("lenient", engine.ProcessingTime("100 milliseconds"), false)
 	defer lenient.Stop()
-	strict := e.startRaw("strict", atlas.AvailableNow(), true)
+	strict := e.startRaw("strict", engine.AvailableNow(), true)
 	if err := strict.AwaitTermination(); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestRecreatedTopicEndToEnd(t *testing.T) {
 
 	// The strict query read the old topic; the new one holds more records,
 	// so its offsets look valid: only the topic id tells.
-	strict = e.startRaw("strict", atlas.AvailableNow(), true)
+	strict = e.startRaw("strict", engine.AvailableNow(), true)
 	err := strict.AwaitTermination()
 	if err == nil || !strings.Contains(err.Error(), `topic "raw" was deleted and created again`) || !strings.Contains(err.Error(), "failOnDataLoss") {
 		t.Fatalf("AvailableNow on a recreated topic: err = %v, want the recreation named", err)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -67,10 +67,10 @@ func TestKafkaSinkQueryCrashAfterTransactionCommit(t *testing.T) {
 		}
 	}
 	ck := filepath.Join(e.home, "ck")
-	run := func() *atlas.StreamingQuery {
-		q, err := ms.ToDF().Select(atlas.Col("k").Alias("key"), atlas.Col("v").Alias("value")).
+	run := func() *engine.StreamingQuery {
+		q, err := ms.ToDF().Select(engine.Col("k").Alias("key"), engine.Col("v").Alias("value")).
 			WriteStream().Format("kafka").Option("topic", "out").Option("checkpointLocation", ck).
-			Trigger(atlas.AvailableNow()).Progress(false).Start()
+			Trigger(engine.AvailableNow()).Progress(false).Start()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
@@ -30,8 +30,8 @@ func TestConcurrentMergesInsertEachKeyOnce(t *testing.T) {
 func testConcurrentMerges(t *testing.T, mode string) {
 	ctx := context.Background()
 	home := t.TempDir()
-	open := func() *atlas.Session {
-		s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	open := func() *engine.Session {
+		s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 		t.Cleanup(s.Stop)
 		return s
 	}
@@ -74,11 +74,11 @@ func testConcurrentMerges(t *testing.T, mode string) {
 			onlyB = append(onlyB, 1000*(r+1)+500+i)
 		}
 		srcs := map[string][]int64{"a": shared, "b": append(append([]int64{}, shared...), onlyB...)}
-		res := map[string]atlas.MergeResult{}
+		res := map[string]engine.MergeResult{}
 		errs := map[string]error{}
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		for who, s := range map[string]*atlas.Session{"a": sa, "b": sb} {
+		for who, s := range map[string]*engine.Session{"a": sa, "b": sb} {
 			val := fmt.Sprintf("%s%d", who, r)
 			rec := kvRecord(srcs[who], func(int64) string { return val })
 			src := s.CreateDataFrame(kvSchema, []arrow.RecordBatch{rec})

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // Two source rows inserting one new key fail like the cardinality
@@ -24,7 +24,7 @@ func TestMergeDuplicateInsertsFailUnlessAllowed(t *testing.T) {
 	if err == nil {
 		t.Fatal("a merge inserting id=9 twice succeeded")
 	}
-	for _, want := range []string{"MERGE_DUPLICATE_INSERT", "id=9", "2 rows", `LatestPerKey([]string{"id"}`, atlas.PropMergeAllowDuplicateInserts, "AllowDuplicateInserts()"} {
+	for _, want := range []string{"MERGE_DUPLICATE_INSERT", "id=9", "2 rows", `LatestPerKey([]string{"id"}`, engine.PropMergeAllowDuplicateInserts, "AllowDuplicateInserts()"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error misses %q: %v", want, err)
 		}
@@ -52,7 +52,7 @@ func TestMergeDuplicateInsertsFailUnlessAllowed(t *testing.T) {
 		append([]string{"id=5 name=e qty=50", "id=9 name=z qty=90", "id=9 name=z2 qty=91"}, original...))
 
 	// Allowed by the table property, in SQL.
-	mustSQL(t, s, "CREATE TABLE lakehouse.silver.log (id bigint, name string, qty bigint) USING iceberg TBLPROPERTIES ('"+atlas.PropMergeAllowDuplicateInserts+"' = 'true')")
+	mustSQL(t, s, "CREATE TABLE lakehouse.silver.log (id bigint, name string, qty bigint) USING iceberg TBLPROPERTIES ('"+engine.PropMergeAllowDuplicateInserts+"' = 'true')")
 	mustSQL(t, s, `MERGE INTO lakehouse.silver.log t USING lakehouse.silver.src s ON t.id = s.id WHEN NOT MATCHED THEN INSERT *`)
 	sameLines(t, "allowed by the table property", render(rowsOf(t, s.Table("lakehouse.silver.log")), "id", "name", "qty"),
 		[]string{"id=5 name=e qty=50", "id=9 name=z qty=90", "id=9 name=z2 qty=91"})

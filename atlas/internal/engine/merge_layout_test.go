@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
@@ -92,7 +92,7 @@ func TestMergeRewritesProportionally(t *testing.T) {
 	const name = "lakehouse.silver.layout"
 	// Small-file packing off: every rewritten file comes back on its own.
 	tbl, err := lh.CreateTable(ctx, name, kvSchema, lakehouse.CreateOptions{
-		Properties: map[string]string{atlas.PropMergeSmallFileRows: "0"},
+		Properties: map[string]string{engine.PropMergeSmallFileRows: "0"},
 	})
 	if err != nil {
 		t.Fatal(err)

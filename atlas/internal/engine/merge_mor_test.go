@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
@@ -128,7 +128,7 @@ func diffMor(t *testing.T, what string, got, want map[int64]morRow) {
 
 // createMorTable creates a target with props and loads rows as files of
 // `per` ids each.
-func createMorTable(t *testing.T, s *atlas.Session, name string, props map[string]string, rows map[int64]morRow, per int, partitionBy ...string) *lakehouse.Table {
+func createMorTable(t *testing.T, s *engine.Session, name string, props map[string]string, rows map[int64]morRow, per int, partitionBy ...string) *lakehouse.Table {
 	t.Helper()
 	ctx := context.Background()
 	lh, err := s.Lakehouse(ctx)
@@ -214,7 +214,7 @@ func applyMor(ref map[int64]morRow, chs []morChange, addN bool) {
 }
 
 // mergeMor runs the CDC MERGE of chs into name.
-func mergeMor(t *testing.T, s *atlas.Session, name string, chs []morChange, addN bool) atlas.MergeResult {
+func mergeMor(t *testing.T, s *engine.Session, name string, chs []morChange, addN bool) engine.MergeResult {
 	t.Helper()
 	rec := morChangeRecord(chs)
 	src := s.CreateDataFrame(morChangeSchema, []arrow.RecordBatch{rec})
@@ -265,7 +265,7 @@ func TestMergeOnReadEqualsCopyOnWriteAndReplay(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+			s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 			t.Cleanup(s.Stop)
 			ref := initialMor(1000)
 			var parts []string
@@ -382,7 +382,7 @@ func filesWithDeletes(t *testing.T, tbl *lakehouse.Table) int {
 // apache/iceberg-go#2042), and the table equals the replay throughout.
 func TestMergeModeSwitchNeverResurrects(t *testing.T) {
 	ctx := context.Background()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	const name = "lakehouse.t.switch"
 	ref := initialMor(400)
@@ -421,7 +421,7 @@ func TestMergeModeSwitchNeverResurrects(t *testing.T) {
 // copy-on-write does.
 func TestMergeOnReadNotMatchedBySource(t *testing.T) {
 	ctx := context.Background()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ref := initialMor(300)
 	for _, mode := range []string{lakehouse.MergeOnRead, lakehouse.CopyOnWrite} {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // genBatches makes rows (event, ts) for several micro-batches, with event
@@ -92,24 +92,24 @@ func TestOutputModesMatchReference(t *testing.T) {
 	wantAppend, wantUpdate, wantComplete := modeReference(batches)
 	for _, mode := range []string{"append", "update", "complete"} {
 		t.Run(mode, func(t *testing.T) {
-			s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+			s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 			ms, err := s.MemoryStream("ev", "event string, ts timestamp")
 			if err != nil {
 				t.Fatal(err)
 			}
 			counts := ms.ToDF().WithWatermark("ts", "10 minutes").
-				GroupBy(atlas.Window(atlas.Col("ts"), "5 minutes"), atlas.Col("event")).Count()
+				GroupBy(engine.Window(engine.Col("ts"), "5 minutes"), engine.Col("event")).Count()
 			got := map[int64]map[wkey]int64{}
 			q, err := counts.WriteStream().OutputMode(mode).Progress(false).
 				Option("checkpointLocation", t.TempDir()).
-				ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+				ForeachBatch(func(b *engine.DataFrame, id int64) error {
 					rows, err := b.Rows(t.Context())
 					if err != nil {
 						return err
 					}
 					m := map[wkey]int64{}
 					for _, r := range rows {
-						w := r["window"].(atlas.Row)
+						w := r["window"].(engine.Row)
 						k := wkey{r["event"].(string), w["start"].(time.Time)}
 						if _, dup := m[k]; dup {
 							return fmt.Errorf("batch %d emitted %v twice", id, k)

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -146,9 +146,9 @@ func freePort(t *testing.T) string {
 }
 
 // session returns a session on the stack's catalog and broker.
-func (st *privateStack) session(t *testing.T) *atlas.Session {
+func (st *privateStack) session(t *testing.T) *engine.Session {
 	t.Helper()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, st.home).Config(atlas.ConfKafkaBrokers, st.addr).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, st.home).Config(engine.ConfKafkaBrokers, st.addr).GetOrCreate()
 	t.Cleanup(s.Stop)
 	return s
 }

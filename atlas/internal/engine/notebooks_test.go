@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -223,7 +223,7 @@ func eventWindowsReference(t *testing.T, st *privateStack) int {
 
 // committedBatches reads the offsets log of a checkpoint as the progress
 // reports referenceWindows takes: batch id, start and end offsets, watermark.
-func committedBatches(t *testing.T, checkpoint string, recs map[int32][]kafkaRecord) []atlas.StreamingQueryProgress {
+func committedBatches(t *testing.T, checkpoint string, recs map[int32][]kafkaRecord) []engine.StreamingQueryProgress {
 	t.Helper()
 	entries, err := os.ReadDir(filepath.Join(checkpoint, "offsets"))
 	if err != nil {
@@ -236,7 +236,7 @@ func committedBatches(t *testing.T, checkpoint string, recs map[int32][]kafkaRec
 		}
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	var out []atlas.StreamingQueryProgress
+	var out []engine.StreamingQueryProgress
 	prev := json.RawMessage("{}")
 	for i, id := range ids {
 		if id != int64(i) {
@@ -257,7 +257,7 @@ func committedBatches(t *testing.T, checkpoint string, recs map[int32][]kafkaRec
 			t.Fatalf("offsets entry %d of %s is not v1, metadata, one source offset:\n%s", id, checkpoint, data)
 		}
 		end := json.RawMessage(lines[2])
-		out = append(out, atlas.StreamingQueryProgress{
+		out = append(out, engine.StreamingQueryProgress{
 			BatchID:   id,
 			EventTime: map[string]string{"watermark": time.UnixMilli(meta.BatchWatermarkMs).UTC().Format("2006-01-02T15:04:05.000Z")},
 			Sources:   []progress.SourceProgress{{StartOffset: prev, EndOffset: end}},

@@ -14,7 +14,7 @@ import (
 	// drivers-tagged kernel (the AWS SDK it also links is not needed here).
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/pgtest"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
@@ -37,8 +37,8 @@ func newPostgresEnv(t *testing.T) (*env, string) {
 	}
 	t.Cleanup(b.Close)
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).Config(atlas.ConfKafkaBrokers, b.Addr()).
-		Config(atlas.ConfCatalogURI, uri).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).Config(engine.ConfKafkaBrokers, b.Addr()).
+		Config(engine.ConfCatalogURI, uri).GetOrCreate()
 	t.Cleanup(s.Stop)
 	return &env{t: t, brokers: b.Addr(), home: home, session: s}, uri
 }
@@ -90,7 +90,7 @@ func TestPostgresCatalogCDCScenario(t *testing.T) {
 	e, uri := newPostgresEnv(t)
 	cfg := cdcConfig(23)
 	e.produceCDC(cfg)
-	opts := scenarios.CDCOptions{MaxOffsetsPerTrigger: 300, Checkpoint: filepath.Join(e.home, "ck", "cdc"), Trigger: atlas.AvailableNow()}
+	opts := scenarios.CDCOptions{MaxOffsetsPerTrigger: 300, Checkpoint: filepath.Join(e.home, "ck", "cdc"), Trigger: engine.AvailableNow()}
 	var first scenarios.MergeTotals
 	q, err := scenarios.StartOnlineRetailCDC(e.session, opts, &first)
 	if err != nil {
@@ -131,7 +131,7 @@ func TestPostgresCatalogConcurrentWriters(t *testing.T) {
 	uri := pgtest.URI(t)
 	home := t.TempDir()
 	open := func() *lakehouse.Table {
-		s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).Config(atlas.ConfCatalogURI, uri).GetOrCreate()
+		s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).Config(engine.ConfCatalogURI, uri).GetOrCreate()
 		t.Cleanup(s.Stop)
 		lh, err := s.Lakehouse(ctx)
 		if err != nil {

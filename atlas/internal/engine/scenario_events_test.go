@@ -13,7 +13,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
@@ -23,7 +23,7 @@ type env struct {
 	t       *testing.T
 	brokers string
 	home    string
-	session *atlas.Session
+	session *engine.Session
 }
 
 func newEnv(t *testing.T) *env {
@@ -34,7 +34,7 @@ func newEnv(t *testing.T) *env {
 	}
 	t.Cleanup(b.Close)
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).Config(atlas.ConfKafkaBrokers, b.Addr()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).Config(engine.ConfKafkaBrokers, b.Addr()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	return &env{t: t, brokers: b.Addr(), home: home, session: s}
 }
@@ -81,12 +81,12 @@ func (e *env) readTopic(topic string) map[int32][]kafkaRecord {
 }
 
 // eventsQuery is scenario 1 as a notebook writes it.
-func eventsQuery(s *atlas.Session, maxPerTrigger int) *atlas.DataFrame {
+func eventsQuery(s *engine.Session, maxPerTrigger int) *engine.DataFrame {
 	return eventsQueryWith(s, maxPerTrigger, nil)
 }
 
 // eventsQueryWith is eventsQuery with more Kafka source options.
-func eventsQueryWith(s *atlas.Session, maxPerTrigger int, opts map[string]string) *atlas.DataFrame {
+func eventsQueryWith(s *engine.Session, maxPerTrigger int, opts map[string]string) *engine.DataFrame {
 	raw := s.ReadStream().Format("kafka").
 		Option("subscribe", "events").
 		Option("startingOffsets", "earliest").
@@ -94,12 +94,12 @@ func eventsQueryWith(s *atlas.Session, maxPerTrigger int, opts map[string]string
 		Options(opts).
 		Load()
 	events := raw.SelectExpr("CAST(value AS STRING) AS json").
-		Select(atlas.FromJSON(atlas.Col("json"), "user_id string, event string, ts timestamp").Alias("data")).
+		Select(engine.FromJSON(engine.Col("json"), "user_id string, event string, ts timestamp").Alias("data")).
 		Select("data.*")
 	return events.WithWatermark("ts", "10 minutes").
-		GroupBy(atlas.Window(atlas.Col("ts"), "5 minutes"), atlas.Col("event")).
+		GroupBy(engine.Window(engine.Col("ts"), "5 minutes"), engine.Col("event")).
 		Count().
-		Select(atlas.Col("event"), atlas.Col("window.start").Alias("window_start"), atlas.Col("window.end").Alias("window_end"), atlas.Col("count"))
+		Select(engine.Col("event"), engine.Col("window.start").Alias("window_start"), engine.Col("window.end").Alias("window_end"), engine.Col("count"))
 }
 
 type windowKey struct {
@@ -117,7 +117,7 @@ type windowKey struct {
 //
 // It also returns the late rows as a multiset of lateRow strings: the
 // rows lateRowsTable must hold.
-func referenceWindows(t *testing.T, recs map[int32][]kafkaRecord, batches []atlas.StreamingQueryProgress) (map[windowKey]int64, int64, map[string]int) {
+func referenceWindows(t *testing.T, recs map[int32][]kafkaRecord, batches []engine.StreamingQueryProgress) (map[windowKey]int64, int64, map[string]int) {
 	t.Helper()
 	const size = 5 * time.Minute
 	counts := map[windowKey]int64{}
@@ -208,7 +208,7 @@ func nullTimeRow(batchID int64) string {
 const eventsLateTable = "lakehouse.gold.event_windows_late"
 
 // readLateRows reads the late-rows table as a multiset of lateRow strings.
-func readLateRows(t *testing.T, s *atlas.Session) map[string]int {
+func readLateRows(t *testing.T, s *engine.Session) map[string]int {
 	t.Helper()
 	out := map[string]int{}
 	for _, r := range rowsOf(t, s.Table(eventsLateTable)) {
@@ -264,7 +264,7 @@ func diffMaps[K, V comparable](t *testing.T, what string, got, want map[K]V, lab
 	}
 }
 
-func readWindows(t *testing.T, s *atlas.Session) map[windowKey]int64 {
+func readWindows(t *testing.T, s *engine.Session) map[windowKey]int64 {
 	t.Helper()
 	df := s.Table("lakehouse.gold.event_windows")
 	rows, err := df.Rows(context.Background())
@@ -290,11 +290,11 @@ func diffWindows(t *testing.T, got, want map[windowKey]int64) {
 	diffMaps(t, "window", got, want, func(k windowKey) string { return k.start.Format(time.RFC3339) + " " + k.event })
 }
 
-func runEvents(t *testing.T, e *env, maxPerTrigger int, name string) *atlas.StreamingQuery {
+func runEvents(t *testing.T, e *env, maxPerTrigger int, name string) *engine.StreamingQuery {
 	t.Helper()
 	q, err := eventsQuery(e.session, maxPerTrigger).WriteStream().
 		OutputMode("append").
-		Trigger(atlas.AvailableNow()).
+		Trigger(engine.AvailableNow()).
 		Option("checkpointLocation", filepath.Join(e.home, "ck", name)).
 		Option("lateRowsTable", eventsLateTable).
 		Progress(false).
@@ -363,7 +363,7 @@ func TestEventWindowsRestartExactlyOnce(t *testing.T) {
 	e := newEnv(t)
 	cfg := produce.EventsConfig{Topic: "events", Count: 12000, Seed: 11, Span: 90 * time.Minute, OutOfOrder: 0.1, Late: 0.02}
 	e.produceEvents(cfg)
-	var all []atlas.StreamingQueryProgress
+	var all []engine.StreamingQueryProgress
 	// Run a few batches, stop mid-stream.
 	q := runEvents(t, e, 1000, "ck")
 	for q.IsActive() {
@@ -409,14 +409,14 @@ func TestInvalidQueriesFailAtStart(t *testing.T) {
 	e := newEnv(t)
 	raw := e.session.ReadStream().Format("kafka").Option("subscribe", "events").Load()
 	events := raw.SelectExpr("CAST(value AS STRING) AS json").
-		Select(atlas.FromJSON(atlas.Col("json"), "user_id string, event string, ts timestamp").Alias("data")).Select("data.*")
+		Select(engine.FromJSON(engine.Col("json"), "user_id string, event string, ts timestamp").Alias("data")).Select("data.*")
 	cases := []struct {
 		name string
-		df   *atlas.DataFrame
+		df   *engine.DataFrame
 		mode string
 		want string
 	}{
-		{"append without watermark", events.GroupBy(atlas.Window(atlas.Col("ts"), "5 minutes"), "event").Count(), "append", "without watermark"},
+		{"append without watermark", events.GroupBy(engine.Window(engine.Col("ts"), "5 minutes"), "event").Count(), "append", "without watermark"},
 		{"complete without aggregation", events, "complete", "no streaming aggregations"},
 		{"unknown column", events.Select("nope"), "append", "cannot resolve column \"nope\""},
 		{"bad duration", events.WithWatermark("ts", "10 parsecs"), "append", "unknown unit"},
@@ -432,10 +432,10 @@ func TestInvalidQueriesFailAtStart(t *testing.T) {
 	}
 	// Late rows exist only behind a watermark, and never in complete mode.
 	counts := events.GroupBy("event").Count()
-	windowed := events.WithWatermark("ts", "10 minutes").GroupBy(atlas.Window(atlas.Col("ts"), "5 minutes"), "event").Count()
+	windowed := events.WithWatermark("ts", "10 minutes").GroupBy(engine.Window(engine.Col("ts"), "5 minutes"), "event").Count()
 	for _, c := range []struct {
 		name string
-		df   *atlas.DataFrame
+		df   *engine.DataFrame
 		mode string
 	}{{"late rows without watermark", counts, "update"}, {"late rows in complete mode", windowed, "complete"}} {
 		_, err := c.df.WriteStream().OutputMode(c.mode).Format("console").Option("lateRowsTable", "lakehouse.gold.late").Progress(false).Start()

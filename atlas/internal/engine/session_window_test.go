@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -25,18 +25,18 @@ func t21(s string) time.Time {
 }
 
 // sessionLines renders rows (a, session_window, cnt) sorted.
-func sessionLines(t *testing.T, rows []atlas.Row, key, count string) []string {
+func sessionLines(t *testing.T, rows []engine.Row, key, count string) []string {
 	t.Helper()
 	var out []string
 	for _, r := range rows {
-		w := r["session_window"].(atlas.Row)
+		w := r["session_window"].(engine.Row)
 		out = append(out, fmt.Sprintf("%v %s %s %v", r[key], w["start"].(time.Time).Format("15:04:05"), w["end"].(time.Time).Format("15:04:05"), r[count]))
 	}
 	sort.Strings(out)
 	return out
 }
 
-func abFrame(t *testing.T, s *atlas.Session, rows [][2]string) *atlas.DataFrame {
+func abFrame(t *testing.T, s *engine.Session, rows [][2]string) *engine.DataFrame {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "b", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true}}, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()
@@ -53,9 +53,9 @@ func abFrame(t *testing.T, s *atlas.Session, rows [][2]string) *atlas.DataFrame 
 // session_window documentation (SQL function reference) and expects their
 // documented output.
 func TestSessionWindowSparkDocExamples(t *testing.T) {
-	s := atlas.NewSession()
+	s := engine.NewSession()
 	df := abFrame(t, s, [][2]string{{"A1", "00:00:00"}, {"A1", "00:04:30"}, {"A1", "00:10:00"}, {"A2", "00:01:00"}})
-	rows, err := df.GroupBy(atlas.Col("a"), atlas.SessionWindow(atlas.Col("b"), "5 minutes")).Agg(atlas.Count(atlas.Col("*")).Alias("cnt")).Rows(t.Context())
+	rows, err := df.GroupBy(engine.Col("a"), engine.SessionWindow(engine.Col("b"), "5 minutes")).Agg(engine.Count(engine.Col("*")).Alias("cnt")).Rows(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +66,8 @@ func TestSessionWindowSparkDocExamples(t *testing.T) {
 	// The dynamic gap: CASE WHEN a = 'A1' THEN '5 minutes' WHEN a = 'A2'
 	// THEN '1 minute' ELSE '10 minutes' END.
 	df2 := abFrame(t, s, [][2]string{{"A1", "00:00:00"}, {"A1", "00:04:30"}, {"A1", "00:10:00"}, {"A2", "00:01:00"}, {"A2", "00:04:30"}})
-	gap := atlas.When(atlas.Col("a").EqualTo("A1"), "5 minutes").When(atlas.Col("a").EqualTo("A2"), "1 minute").Otherwise("10 minutes")
-	rows, err = df2.GroupBy(atlas.Col("a"), atlas.SessionWindow(atlas.Col("b"), gap)).Agg(atlas.Count(atlas.Col("*")).Alias("cnt")).Rows(t.Context())
+	gap := engine.When(engine.Col("a").EqualTo("A1"), "5 minutes").When(engine.Col("a").EqualTo("A2"), "1 minute").Otherwise("10 minutes")
+	rows, err = df2.GroupBy(engine.Col("a"), engine.SessionWindow(engine.Col("b"), gap)).Agg(engine.Count(engine.Col("*")).Alias("cnt")).Rows(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,10 +145,10 @@ func TestSessionWindowStreamingMatchesSessionizer(t *testing.T) {
 	batches = append(batches, [][]any{{closing.user, closing.ts, closing.v}})
 	gap := func(event) time.Duration { return 30 * time.Second }
 	want := sessionize(events, gap, nil)
-	build := func(df *atlas.DataFrame) *atlas.DataFrame {
+	build := func(df *engine.DataFrame) *engine.DataFrame {
 		return df.WithWatermark("ts", "2 minutes").
-			GroupBy(atlas.Col("user"), atlas.SessionWindow(atlas.Col("ts"), "30 seconds")).
-			Agg(atlas.Sum(atlas.Col("v")).Alias("total"))
+			GroupBy(engine.Col("user"), engine.SessionWindow(engine.Col("ts"), "30 seconds")).
+			Agg(engine.Sum(engine.Col("v")).Alias("total"))
 	}
 	for _, restart := range []int{-1, 4} {
 		got := runStream(t, "user string, ts timestamp, v bigint", build, "append", batches, restart)
@@ -199,10 +199,10 @@ func TestSessionWindowLateRowsDropped(t *testing.T) {
 		// 00:08:50 ends at 00:09:20 > 00:09:00: kept.
 		{{"u", t21("00:20:00"), int64(16)}},
 	}
-	build := func(df *atlas.DataFrame) *atlas.DataFrame {
+	build := func(df *engine.DataFrame) *engine.DataFrame {
 		return df.WithWatermark("ts", "1 minute").
-			GroupBy(atlas.Col("user"), atlas.SessionWindow(atlas.Col("ts"), "30 seconds")).
-			Agg(atlas.Sum(atlas.Col("v")).Alias("total"))
+			GroupBy(engine.Col("user"), engine.SessionWindow(engine.Col("ts"), "30 seconds")).
+			Agg(engine.Sum(engine.Col("v")).Alias("total"))
 	}
 	got := runStream(t, "user string, ts timestamp, v bigint", build, "append", batches, -1)
 	lines := sessionLines(t, got.rows, "user", "total")

@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -99,7 +99,7 @@ func wikiReference(values [][]byte) map[string]int64 {
 }
 
 // wikiCounts reads (wiki, count) rows.
-func wikiCounts(ctx context.Context, df *atlas.DataFrame) (map[string]int64, error) {
+func wikiCounts(ctx context.Context, df *engine.DataFrame) (map[string]int64, error) {
 	rows, err := df.Rows(ctx)
 	if err != nil {
 		return nil, err
@@ -136,14 +136,14 @@ func sameCounts(got, want map[string]int64) error {
 
 // parsedEdits is the course's parsed stream: one DataFrame that several
 // queries use.
-func parsedEdits(s *atlas.Session) *atlas.DataFrame {
+func parsedEdits(s *engine.Session) *engine.DataFrame {
 	return s.ReadStream().Format("kafka").
 		Option("subscribe", wikiTopic).
 		Option("startingOffsets", "earliest").
 		Option("maxOffsetsPerTrigger", 700).
 		Load().
 		SelectExpr("CAST(value AS STRING) AS json").
-		Select(atlas.FromJSON(atlas.Col("json"), wikiSchema).Alias("data")).
+		Select(engine.FromJSON(engine.Col("json"), wikiSchema).Alias("data")).
 		Select("data.*")
 }
 
@@ -158,7 +158,7 @@ func TestQueriesFromOneDataFrame(t *testing.T) {
 			const edits = 5000
 			want := wikiReference(produceWiki(t, e, edits))
 			counts := parsedEdits(e.session).GroupBy("wiki").Count()
-			queries := make([]*atlas.StreamingQuery, n)
+			queries := make([]*engine.StreamingQuery, n)
 			errs := make([]error, n)
 			var wg sync.WaitGroup
 			for i := range n {
@@ -169,7 +169,7 @@ func TestQueriesFromOneDataFrame(t *testing.T) {
 						Format("memory").
 						QueryName(fmt.Sprintf("wiki_counts_%d", i)).
 						OutputMode("complete").
-						Trigger(atlas.AvailableNow()).
+						Trigger(engine.AvailableNow()).
 						Option("checkpointLocation", filepath.Join(e.home, "ck", fmt.Sprint(i))).
 						Progress(false).
 						Start()
@@ -224,7 +224,7 @@ func TestDataFrameSharedByQueryAndBatchActions(t *testing.T) {
 	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(edits))
 	col.Release()
 	batchCounts := e.session.CreateDataFrame(schema, []arrow.RecordBatch{rec}).
-		Select(atlas.FromJSON(atlas.Col("json"), wikiSchema).Alias("data")).
+		Select(engine.FromJSON(engine.Col("json"), wikiSchema).Alias("data")).
 		Select("data.*").
 		GroupBy("wiki").Count()
 	rec.Release()
@@ -232,7 +232,7 @@ func TestDataFrameSharedByQueryAndBatchActions(t *testing.T) {
 	parsed := parsedEdits(e.session)
 	agg, err := parsed.GroupBy("wiki").Count().WriteStream().
 		Format("memory").QueryName("wiki_agg").OutputMode("complete").
-		Trigger(atlas.AvailableNow()).
+		Trigger(engine.AvailableNow()).
 		Option("checkpointLocation", filepath.Join(e.home, "ck", "agg")).
 		Progress(false).Start()
 	if err != nil {
@@ -242,7 +242,7 @@ func TestDataFrameSharedByQueryAndBatchActions(t *testing.T) {
 	perBatch := map[string]int64{}
 	var inBatchErr error
 	fb, err := parsed.WriteStream().
-		ForeachBatch(func(batch *atlas.DataFrame, _ int64) error {
+		ForeachBatch(func(batch *engine.DataFrame, _ int64) error {
 			rows, err := batch.Rows(context.Background())
 			if err != nil {
 				return err
@@ -265,7 +265,7 @@ func TestDataFrameSharedByQueryAndBatchActions(t *testing.T) {
 			}
 			return nil
 		}).
-		Trigger(atlas.AvailableNow()).
+		Trigger(engine.AvailableNow()).
 		Option("checkpointLocation", filepath.Join(e.home, "ck", "fb")).
 		Progress(false).Start()
 	if err != nil {
@@ -317,7 +317,7 @@ func TestDataFrameSharedByQueryAndBatchActions(t *testing.T) {
 }
 
 // userCounts reads (user, count) rows of a memory table.
-func userCounts(t *testing.T, s *atlas.Session, table string) map[string]int64 {
+func userCounts(t *testing.T, s *engine.Session, table string) map[string]int64 {
 	t.Helper()
 	rows, err := s.Table(table).Rows(context.Background())
 	if err != nil {
@@ -332,7 +332,7 @@ func userCounts(t *testing.T, s *atlas.Session, table string) map[string]int64 {
 
 // processAllAvailable calls q.ProcessAllAvailable, failing the test if it
 // has not returned after a generous bound (it must not block forever).
-func processAllAvailable(t *testing.T, q *atlas.StreamingQuery) {
+func processAllAvailable(t *testing.T, q *engine.StreamingQuery) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- q.ProcessAllAvailable() }()
@@ -349,7 +349,7 @@ func processAllAvailable(t *testing.T, q *atlas.StreamingQuery) {
 // TestProcessAllAvailable returns when the query has caught up, and after
 // new rows arrive returns only once they are all counted.
 func TestProcessAllAvailable(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ms, err := s.MemoryStream("clicks", "user string, n int")
 	if err != nil {
@@ -386,7 +386,7 @@ func TestProcessAllAvailable(t *testing.T) {
 }
 
 // waitStatus polls the query's status until done says so.
-func waitStatus(t *testing.T, q *atlas.StreamingQuery, done func(atlas.StreamingQueryStatus) bool) atlas.StreamingQueryStatus {
+func waitStatus(t *testing.T, q *engine.StreamingQuery, done func(engine.StreamingQueryStatus) bool) engine.StreamingQueryStatus {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -405,9 +405,9 @@ func waitStatus(t *testing.T, q *atlas.StreamingQuery, done func(atlas.Streaming
 // MicroBatchExecution says "Waiting for next trigger" with the trigger
 // inactive, and isDataAvailable as the last trigger found it.
 func TestStatusBetweenProcessingTimeTriggers(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
-	start := func(stream string, rows int) *atlas.StreamingQuery {
+	start := func(stream string, rows int) *engine.StreamingQuery {
 		ms, err := s.MemoryStream(stream, "user string, n int")
 		if err != nil {
 			t.Fatal(err)
@@ -419,7 +419,7 @@ func TestStatusBetweenProcessingTimeTriggers(t *testing.T) {
 		}
 		q, err := ms.ToDF().GroupBy("user").Count().WriteStream().
 			Format("memory").QueryName(stream + "_out").OutputMode("complete").
-			Trigger(atlas.ProcessingTime("1 hour")).Progress(false).Start()
+			Trigger(engine.ProcessingTime("1 hour")).Progress(false).Start()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -429,22 +429,22 @@ func TestStatusBetweenProcessingTimeTriggers(t *testing.T) {
 
 	// The first trigger found no data; the next one is an hour away.
 	idle := start("idle", 0)
-	got := waitStatus(t, idle, func(st atlas.StreamingQueryStatus) bool {
+	got := waitStatus(t, idle, func(st engine.StreamingQueryStatus) bool {
 		return !st.IsTriggerActive && st.Message != "Initializing sources"
 	})
-	want := atlas.StreamingQueryStatus{Message: "Waiting for next trigger", IsDataAvailable: false, IsTriggerActive: false}
+	want := engine.StreamingQueryStatus{Message: "Waiting for next trigger", IsDataAvailable: false, IsTriggerActive: false}
 	if got != want {
 		t.Errorf("idle between triggers: status %+v, want %+v", got, want)
 	}
 
 	// The first trigger processed 10 rows.
 	busy := start("busy", 10)
-	waitStatus(t, busy, func(atlas.StreamingQueryStatus) bool { return busy.LastProgress() != nil })
+	waitStatus(t, busy, func(engine.StreamingQueryStatus) bool { return busy.LastProgress() != nil })
 	if p := busy.LastProgress(); p.NumInputRows != 10 {
 		t.Fatalf("first batch read %d rows, want 10", p.NumInputRows)
 	}
 	got = busy.Status()
-	want = atlas.StreamingQueryStatus{Message: "Waiting for next trigger", IsDataAvailable: true, IsTriggerActive: false}
+	want = engine.StreamingQueryStatus{Message: "Waiting for next trigger", IsDataAvailable: true, IsTriggerActive: false}
 	if got != want {
 		t.Errorf("after a batch, between triggers: status %+v, want %+v", got, want)
 	}
@@ -455,7 +455,7 @@ func TestStatusBetweenProcessingTimeTriggers(t *testing.T) {
 // batch: every read must be one whole result (its counts sum to the rows
 // of some prefix of the rounds), never rows the sink has let go.
 func TestMemoryTableReadWhileQueryReplacesIt(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ms, err := s.MemoryStream("edits", "user string, n int")
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // Errors about the SQL text (a missing table, view or namespace) name the
@@ -15,7 +15,7 @@ import (
 // statement name the table but no position: they are not SQL errors.
 func TestSQLStorageErrorsCarryNoPosition(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	mustSQL(t, s, "CREATE TABLE lakehouse.silver.t (id bigint, v string) USING iceberg")
 	mustSQL(t, s, "INSERT INTO lakehouse.silver.t VALUES (1, 'a'), (2, 'b')")

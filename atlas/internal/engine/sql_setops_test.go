@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // orders is the table the set-operation tests query, with a Go copy of its
@@ -23,7 +23,7 @@ var orderRows = []orderRow{
 	{5, "UG", 5, "food"}, {6, "RW", 3, "books"}, {7, "UG", 1, "toys"}, {8, "KE", 7, "books"},
 }
 
-func ordersSession(t *testing.T) *atlas.Session {
+func ordersSession(t *testing.T) *engine.Session {
 	t.Helper()
 	s := sqlSession(t)
 	mustSQL(t, s, "CREATE NAMESPACE IF NOT EXISTS lakehouse.silver")
@@ -40,7 +40,7 @@ func ordersSession(t *testing.T) *atlas.Session {
 	return s
 }
 
-func lines(t *testing.T, df *atlas.DataFrame, cols ...string) []string {
+func lines(t *testing.T, df *engine.DataFrame, cols ...string) []string {
 	t.Helper()
 	return render(rowsOf(t, df), cols...)
 }
@@ -214,7 +214,7 @@ func TestSQLCountDistinct(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Streams cannot be SQL views; functions.expr reaches the same planner.
-	df := ms.ToDF().GroupBy().Agg(atlas.Expr("count(DISTINCT user) AS users"))
+	df := ms.ToDF().GroupBy().Agg(engine.Expr("count(DISTINCT user) AS users"))
 	q, err := df.WriteStream().OutputMode("complete").Format("memory").QueryName("users").Start()
 	if err == nil {
 		q.Stop()

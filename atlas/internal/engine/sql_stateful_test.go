@@ -9,14 +9,14 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // TestSQLSessionWindowDocExamples runs Spark's session_window SQL
 // examples verbatim (over a temp view instead of VALUES) and expects
 // their documented output.
 func TestSQLSessionWindowDocExamples(t *testing.T) {
-	s := atlas.NewSession()
+	s := engine.NewSession()
 	if err := abFrame(t, s, [][2]string{{"A1", "00:00:00"}, {"A1", "00:04:30"}, {"A1", "00:10:00"}, {"A2", "00:01:00"}, {"A2", "00:04:30"}}).CreateOrReplaceTempView("tab"); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestSQLSessionWindowDocExamples(t *testing.T) {
 // TestSQLAggregateFunctions: the SQL forms of the new aggregates equal
 // the DataFrame forms and the Go references.
 func TestSQLAggregateFunctions(t *testing.T) {
-	s := atlas.NewSession()
+	s := engine.NewSession()
 	rows := aggRows(5000, 300, 8)
 	rec := aggRecord(rows)
 	defer rec.Release()

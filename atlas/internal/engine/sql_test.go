@@ -8,18 +8,18 @@ import (
 	"strings"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // sqlSession is a session with a private lakehouse and no broker.
-func sqlSession(t *testing.T) *atlas.Session {
+func sqlSession(t *testing.T) *engine.Session {
 	t.Helper()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	return s
 }
 
-func mustSQL(t *testing.T, s *atlas.Session, q string) *atlas.DataFrame {
+func mustSQL(t *testing.T, s *engine.Session, q string) *engine.DataFrame {
 	t.Helper()
 	df, err := s.SQL(q)
 	if err != nil {
@@ -28,7 +28,7 @@ func mustSQL(t *testing.T, s *atlas.Session, q string) *atlas.DataFrame {
 	return df
 }
 
-func rowsOf(t *testing.T, df *atlas.DataFrame) []atlas.Row {
+func rowsOf(t *testing.T, df *engine.DataFrame) []engine.Row {
 	t.Helper()
 	rows, err := df.Rows(context.Background())
 	if err != nil {
@@ -38,7 +38,7 @@ func rowsOf(t *testing.T, df *atlas.DataFrame) []atlas.Row {
 }
 
 // render prints rows as sorted "a=1 b=x" lines over cols, for exact comparisons.
-func render(rows []atlas.Row, cols ...string) []string {
+func render(rows []engine.Row, cols ...string) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		parts := make([]string, len(cols))
@@ -143,7 +143,7 @@ func TestSQLErrorsNameLineAndColumn(t *testing.T) {
 }
 
 // mergeFixture creates target t(id, name, qty) and source src(id, name, qty, op, seq).
-func mergeFixture(t *testing.T, s *atlas.Session) {
+func mergeFixture(t *testing.T, s *engine.Session) {
 	t.Helper()
 	mustSQL(t, s, "CREATE TABLE lakehouse.silver.target (id bigint, name string, qty bigint) USING iceberg")
 	mustSQL(t, s, "INSERT INTO lakehouse.silver.target VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30), (4, 'd', 40)")
@@ -309,7 +309,7 @@ func TestMergeRewritesOnlyFilesHoldingMatchedKeys(t *testing.T) {
 // and expire_snapshots leaves one snapshot; the rows (compared with what
 // was inserted) never change, and bad calls fail with what to write.
 func TestSQLCallProcedures(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	mustSQL(t, s, "CREATE TABLE lakehouse.gold.m (id bigint, v string) USING iceberg")
 	var want []string

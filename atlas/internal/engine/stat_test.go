@@ -6,7 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/sketch"
 )
 
@@ -17,7 +17,7 @@ func TestCountMinSketchBounds(t *testing.T) {
 	rows := aggRows(50_000, 5000, 21)
 	rec := aggRecord(rows)
 	defer rec.Release()
-	df := atlas.NewSession().CreateDataFrame(aggSchema, []arrow.RecordBatch{rec})
+	df := engine.NewSession().CreateDataFrame(aggSchema, []arrow.RecordBatch{rec})
 	const eps, conf = 0.0005, 0.99
 	for _, col := range []string{"v", "s"} {
 		cms, err := df.Stat().CountMinSketch(t.Context(), col, eps, conf, 42)
@@ -82,7 +82,7 @@ func TestBloomFilterMembership(t *testing.T) {
 	rows := aggRows(20_000, 1_000_000, 22)
 	rec := aggRecord(rows)
 	defer rec.Release()
-	df := atlas.NewSession().CreateDataFrame(aggSchema, []arrow.RecordBatch{rec})
+	df := engine.NewSession().CreateDataFrame(aggSchema, []arrow.RecordBatch{rec})
 	bf, err := df.Stat().BloomFilter(t.Context(), "v", 20_000, 0.01)
 	if err != nil {
 		t.Fatal(err)

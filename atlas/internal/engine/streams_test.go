@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // eventLog records listener events as short strings, in delivery order.
 type eventLog struct {
 	mu     sync.Mutex
 	events []string
-	term   *atlas.QueryTerminatedEvent
-	start  *atlas.QueryStartedEvent
+	term   *engine.QueryTerminatedEvent
+	start  *engine.QueryStartedEvent
 }
 
 func (l *eventLog) add(s string) {
@@ -49,19 +49,19 @@ func (l *eventLog) waitFor(t *testing.T, n int) []string {
 	return nil
 }
 
-func (l *eventLog) listener() *atlas.StreamingQueryListenerFuncs {
-	return &atlas.StreamingQueryListenerFuncs{
-		Started: func(e *atlas.QueryStartedEvent) {
+func (l *eventLog) listener() *engine.StreamingQueryListenerFuncs {
+	return &engine.StreamingQueryListenerFuncs{
+		Started: func(e *engine.QueryStartedEvent) {
 			l.mu.Lock()
 			l.start = e
 			l.mu.Unlock()
 			l.add(fmt.Sprintf("started %s %s %s", e.ID, e.RunID, e.Name))
 		},
-		Progress: func(e *atlas.QueryProgressEvent) {
+		Progress: func(e *engine.QueryProgressEvent) {
 			l.add(fmt.Sprintf("progress %s batch=%d rows=%d", e.Progress.ID, e.Progress.BatchID, e.Progress.NumInputRows))
 		},
-		Idle: func(e *atlas.QueryIdleEvent) { l.add("idle " + e.ID) },
-		Terminated: func(e *atlas.QueryTerminatedEvent) {
+		Idle: func(e *engine.QueryIdleEvent) { l.add("idle " + e.ID) },
+		Terminated: func(e *engine.QueryTerminatedEvent) {
 			l.mu.Lock()
 			l.term = e
 			l.mu.Unlock()
@@ -77,8 +77,8 @@ func (l *eventLog) listener() *atlas.StreamingQueryListenerFuncs {
 // batch with the rows added for it, and terminated with the exception
 // that failed the query. Active, Get and AwaitAnyTermination follow it.
 func TestStreamsManagerAndListenerEvents(t *testing.T) {
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, t.TempDir()).
-		Config(atlas.ConfNoDataProgressEventInterval, "3600000").GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, t.TempDir()).
+		Config(engine.ConfNoDataProgressEventInterval, "3600000").GetOrCreate()
 	t.Cleanup(s.Stop)
 	log := &eventLog{}
 	l := log.listener()
@@ -90,7 +90,7 @@ func TestStreamsManagerAndListenerEvents(t *testing.T) {
 	boom := errors.New("boom: negative value")
 	q, err := ms.ToDF().WriteStream().QueryName("watched").Progress(false).
 		Option("checkpointLocation", filepath.Join(t.TempDir(), "ck")).
-		ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+		ForeachBatch(func(b *engine.DataFrame, id int64) error {
 			rows, err := b.Rows(context.Background())
 			if err != nil {
 				return err
@@ -181,7 +181,7 @@ func TestStreamsManagerAndListenerEvents(t *testing.T) {
 // reads the stream again from its start; with one it resumes.
 func TestMemorySinkTemporaryCheckpoint(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	ms, err := s.MemoryStream("src", "v bigint")
 	if err != nil {
@@ -194,7 +194,7 @@ func TestMemorySinkTemporaryCheckpoint(t *testing.T) {
 		}
 	}
 	run := func(ck string) (int64, string, int) {
-		w := ms.ToDF().WriteStream().Format("memory").QueryName("mem").Progress(false).Trigger(atlas.AvailableNow())
+		w := ms.ToDF().WriteStream().Format("memory").QueryName("mem").Progress(false).Trigger(engine.AvailableNow())
 		if ck != "" {
 			w = w.Option("checkpointLocation", ck)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
@@ -30,7 +30,7 @@ type wmEnv struct {
 	t       *testing.T
 	brokers string
 	home    string
-	s       *atlas.Session
+	s       *engine.Session
 }
 
 func newWMEnv(t *testing.T) *wmEnv {
@@ -44,7 +44,7 @@ func newWMEnv(t *testing.T) *wmEnv {
 	if err := stack.EnsureTopic(context.Background(), []string{b.Addr()}, "ev", 1); err != nil {
 		t.Fatal(err)
 	}
-	s := atlas.Builder().AppName(t.Name()).Config(atlas.ConfHome, home).Config(atlas.ConfKafkaBrokers, b.Addr()).GetOrCreate()
+	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, home).Config(engine.ConfKafkaBrokers, b.Addr()).GetOrCreate()
 	t.Cleanup(s.Stop)
 	return &wmEnv{t: t, brokers: b.Addr(), home: home, s: s}
 }
@@ -90,7 +90,7 @@ const wmLateTable = "lakehouse.gold.wm_late"
 // first offer) and the progress reports.
 type wmRun struct {
 	windows  map[int64]map[string]int64
-	progress []atlas.StreamingQueryProgress
+	progress []engine.StreamingQueryProgress
 	err      error
 }
 
@@ -107,21 +107,21 @@ func (e *wmEnv) runWM(ck string, failAt int64, windows map[int64]map[string]int6
 		Option("maxOffsetsPerTrigger", 2).
 		Load()
 	events := raw.SelectExpr("CAST(value AS STRING) AS json").
-		Select(atlas.FromJSON(atlas.Col("json"), "event string, ts timestamp").Alias("data")).
+		Select(engine.FromJSON(engine.Col("json"), "event string, ts timestamp").Alias("data")).
 		Select("data.*")
 	counts := events.WithWatermark("ts", "10 minutes").
-		GroupBy(atlas.Window(atlas.Col("ts"), "5 minutes"), atlas.Col("event")).
+		GroupBy(engine.Window(engine.Col("ts"), "5 minutes"), engine.Col("event")).
 		Count()
 	failed := false
 	w := counts.WriteStream().OutputMode("append").
-		Trigger(atlas.AvailableNow()).
+		Trigger(engine.AvailableNow()).
 		Option("checkpointLocation", filepath.Join(e.home, ck)).
 		Option("lateRowsTable", wmLateTable).
 		Progress(false)
 	for k, v := range opts {
 		w = w.Option(k, v)
 	}
-	q, err := w.ForeachBatch(func(b *atlas.DataFrame, id int64) error {
+	q, err := w.ForeachBatch(func(b *engine.DataFrame, id int64) error {
 		if id == failAt && !failed {
 			failed = true
 			return fmt.Errorf("injected failure in batch %d", id)
@@ -132,7 +132,7 @@ func (e *wmEnv) runWM(ck string, failAt int64, windows map[int64]map[string]int6
 		}
 		m := map[string]int64{}
 		for _, r := range rows {
-			start := r["window"].(atlas.Row)["start"].(time.Time)
+			start := r["window"].(engine.Row)["start"].(time.Time)
 			m[start.UTC().Format("15:04")] += r["count"].(int64)
 		}
 		windows[id] = m
@@ -202,7 +202,7 @@ func sameStrings(t *testing.T, what string, got, want []string) {
 	}
 }
 
-func droppedByBatch(ps []atlas.StreamingQueryProgress) map[int64]int64 {
+func droppedByBatch(ps []engine.StreamingQueryProgress) map[int64]int64 {
 	out := map[int64]int64{}
 	for _, p := range ps {
 		if n := p.StateOperators[0].NumRowsDroppedByWatermark; n > 0 {

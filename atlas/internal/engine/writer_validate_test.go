@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // Every refused Start names the reason and the fix, and leaves no trace:
 // no table in the catalog, no checkpoint directory.
 func TestStartRefusesInvalidSinksBeforeAnySideEffect(t *testing.T) {
 	home := t.TempDir()
-	s := atlas.Builder().Config(atlas.ConfHome, home).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, home).GetOrCreate()
 	t.Cleanup(s.Stop)
 	mustSQL(t, s, "CREATE NAMESPACE IF NOT EXISTS lakehouse.gold")
 	ms, err := s.MemoryStream("ev", "event string, ts timestamp")
@@ -21,61 +21,61 @@ func TestStartRefusesInvalidSinksBeforeAnySideEffect(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := ms.ToDF()
-	counts := rows.WithWatermark("ts", "10 minutes").GroupBy(atlas.Window(atlas.Col("ts"), "5 minutes"), atlas.Col("event")).Count()
+	counts := rows.WithWatermark("ts", "10 minutes").GroupBy(engine.Window(engine.Col("ts"), "5 minutes"), engine.Col("event")).Count()
 	const table = "lakehouse.gold.out"
 	ck := filepath.Join(home, "ck")
 
 	cases := []struct {
 		name  string
-		start func() (*atlas.StreamingQuery, error)
+		start func() (*engine.StreamingQuery, error)
 		want  []string
 	}{
-		{"delta", func() (*atlas.StreamingQuery, error) {
+		{"delta", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Format("delta").Progress(false).ToTable(table)
 		}, []string{`sink format "delta" is not available`, "ToTable(", `Format("console")`}},
-		{"unknown format", func() (*atlas.StreamingQuery, error) {
+		{"unknown format", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Format("parquett").Progress(false).Option("checkpointLocation", ck).Start()
 		}, []string{`unknown sink format "parquett"`, `Format("iceberg")`, `Format("memory")`, "ForeachBatch(fn)"}},
-		{"kafka format", func() (*atlas.StreamingQuery, error) {
+		{"kafka format", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Format("kafka").Option("kafka.bootstrap.servers", "127.0.0.1:9092").Option("topic", "t").
 				Option("checkpointLocation", ck).Progress(false).Start()
 		}, []string{`required attribute 'value' not found among the columns [event ts]`, `Alias("value")`}},
-		{"kafka without topic", func() (*atlas.StreamingQuery, error) {
-			return rows.Select(atlas.Col("event").Alias("value")).WriteStream().Format("kafka").
+		{"kafka without topic", func() (*engine.StreamingQuery, error) {
+			return rows.Select(engine.Col("event").Alias("value")).WriteStream().Format("kafka").
 				Option("checkpointLocation", ck).Progress(false).Start()
 		}, []string{`topic option required when no 'topic' attribute is present`}},
-		{"kafka option", func() (*atlas.StreamingQuery, error) {
+		{"kafka option", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Option("topic", "events").Progress(false).ToTable(table)
 		}, []string{`option "topic" belongs to the kafka sink, not the iceberg sink`, "the iceberg sink takes: checkpointLocation, eventTimeMaxAheadOfProcessing, lateRowsTable, path, queryName"}},
-		{"delta option", func() (*atlas.StreamingQuery, error) {
+		{"delta option", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Option("mergeSchema", "true").Progress(false).ToTable(table)
 		}, []string{`option "mergeSchema" belongs to Spark's delta sink, which is not available`}},
-		{"console option on iceberg", func() (*atlas.StreamingQuery, error) {
+		{"console option on iceberg", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Option("numRows", 5).Progress(false).ToTable(table)
 		}, []string{`option "numRows" belongs to the console sink, not the iceberg sink`}},
-		{"update mode into iceberg", func() (*atlas.StreamingQuery, error) {
+		{"update mode into iceberg", func() (*engine.StreamingQuery, error) {
 			return counts.WriteStream().OutputMode("update").Progress(false).ToTable(table)
 		}, []string{"output mode update is not supported by the iceberg sink", "MERGE INTO"}},
-		{"late rows without aggregation", func() (*atlas.StreamingQuery, error) {
+		{"late rows without aggregation", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Option("lateRowsTable", table+"_late").Progress(false).ToTable(table)
 		}, []string{"late rows exist only for an aggregation with a watermark", "WithWatermark"}},
-		{"late rows into the target", func() (*atlas.StreamingQuery, error) {
+		{"late rows into the target", func() (*engine.StreamingQuery, error) {
 			return counts.WriteStream().Option("lateRowsTable", table).Progress(false).ToTable(table)
 		}, []string{"is the query's own target table", table + "_late"}},
-		{"late rows in complete mode", func() (*atlas.StreamingQuery, error) {
+		{"late rows in complete mode", func() (*engine.StreamingQuery, error) {
 			return counts.WriteStream().OutputMode("complete").Option("lateRowsTable", table+"_late").Progress(false).ToTable(table)
 		}, []string{"append or update mode"}},
-		{"no checkpoint", func() (*atlas.StreamingQuery, error) {
+		{"no checkpoint", func() (*engine.StreamingQuery, error) {
 			return counts.WriteStream().Option("lateRowsTable", table+"_late").Progress(false).
-				ForeachBatch(func(*atlas.DataFrame, int64) error { return nil }).Start()
+				ForeachBatch(func(*engine.DataFrame, int64) error { return nil }).Start()
 		}, []string{"checkpointLocation must be specified", "QueryName("}},
-		{"eventTimeMaxAheadOfProcessing not a duration", func() (*atlas.StreamingQuery, error) {
+		{"eventTimeMaxAheadOfProcessing not a duration", func() (*engine.StreamingQuery, error) {
 			return counts.WriteStream().Option("eventTimeMaxAheadOfProcessing", "soon").Progress(false).ToTable(table)
 		}, []string{`eventTimeMaxAheadOfProcessing "soon"`, `"1 hour"`}},
-		{"eventTimeMaxAheadOfProcessing without watermark", func() (*atlas.StreamingQuery, error) {
+		{"eventTimeMaxAheadOfProcessing without watermark", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Option("eventTimeMaxAheadOfProcessing", "1 hour").Progress(false).ToTable(table)
 		}, []string{`eventTimeMaxAheadOfProcessing "1 hour"`, "WithWatermark"}},
-		{"bad console option", func() (*atlas.StreamingQuery, error) {
+		{"bad console option", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Format("console").Option("numRows", -1).Option("checkpointLocation", ck).Progress(false).Start()
 		}, []string{"numRows must be a non-negative integer"}},
 	}

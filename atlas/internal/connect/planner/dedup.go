@@ -4,14 +4,14 @@ import (
 	"context"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // deduplicate is df.dropDuplicates(subset) and
 // df.dropDuplicatesWithinWatermark(subset): PySpark sends
 // all_columns_as_keys without a subset, column_names with one, and
 // within_watermark for the second.
-func (p *Planner) deduplicate(ctx context.Context, d *pb.Deduplicate) (*atlas.DataFrame, error) {
+func (p *Planner) deduplicate(ctx context.Context, d *pb.Deduplicate) (*engine.DataFrame, error) {
 	in, err := p.Relation(ctx, d.GetInput())
 	if err != nil {
 		return nil, err

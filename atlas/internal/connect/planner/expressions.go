@@ -5,30 +5,30 @@ import (
 	"strings"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // Column translates a Spark Connect expression into an engine Column.
-func Column(e *pb.Expression) (atlas.Column, error) {
+func Column(e *pb.Expression) (engine.Column, error) {
 	if e == nil {
-		return atlas.Column{}, fmt.Errorf("an expression is required here, got none")
+		return engine.Column{}, fmt.Errorf("an expression is required here, got none")
 	}
 	switch x := e.GetExprType().(type) {
 	case *pb.Expression_UnresolvedAttribute_:
 		if x.UnresolvedAttribute.GetIsMetadataColumn() {
-			return atlas.Column{}, unsupported("metadata columns", "")
+			return engine.Column{}, unsupported("metadata columns", "")
 		}
 		a := x.UnresolvedAttribute
 		if a.PlanId != nil && !strings.ContainsAny(a.GetUnparsedIdentifier(), ".`") {
 			// df["k"]: the k of that DataFrame, told apart after a join.
-			return atlas.PlanCol(a.GetUnparsedIdentifier(), a.GetPlanId()), nil
+			return engine.PlanCol(a.GetUnparsedIdentifier(), a.GetPlanId()), nil
 		}
-		return atlas.Col(a.GetUnparsedIdentifier()), nil
+		return engine.Col(a.GetUnparsedIdentifier()), nil
 	case *pb.Expression_UnresolvedStar_:
 		if t := x.UnresolvedStar.GetUnparsedTarget(); t != "" {
-			return atlas.Col(t), nil
+			return engine.Col(t), nil
 		}
-		return atlas.Col("*"), nil
+		return engine.Col("*"), nil
 	case *pb.Expression_Literal_:
 		return literal(x.Literal)
 	case *pb.Expression_Alias_:
@@ -36,17 +36,17 @@ func Column(e *pb.Expression) (atlas.Column, error) {
 	case *pb.Expression_Cast_:
 		return cast(x.Cast)
 	case *pb.Expression_ExpressionString_:
-		return atlas.ParseExpr(x.ExpressionString.GetExpression())
+		return engine.ParseExpr(x.ExpressionString.GetExpression())
 	case *pb.Expression_UnresolvedFunction_:
 		return function(x.UnresolvedFunction)
 	case *pb.Expression_SortOrder_:
-		return atlas.Column{}, unsupported("a sort order outside orderBy", "")
+		return engine.Column{}, unsupported("a sort order outside orderBy", "")
 	case nil:
 		if len(e.ProtoReflect().GetUnknown()) == 0 {
-			return atlas.Column{}, fmt.Errorf("the expression has no type set")
+			return engine.Column{}, fmt.Errorf("the expression has no type set")
 		}
 	}
-	return atlas.Column{}, unsupported("expression "+OneofName(e.ProtoReflect(), "expr_type"), "see the README's table of supported Spark Connect messages")
+	return engine.Column{}, unsupported("expression "+OneofName(e.ProtoReflect(), "expr_type"), "see the README's table of supported Spark Connect messages")
 }
 
 // columns translates expressions for Select and GroupBy.
@@ -62,51 +62,51 @@ func columns(es []*pb.Expression) ([]any, error) {
 	return out, nil
 }
 
-func alias(a *pb.Expression_Alias) (atlas.Column, error) {
+func alias(a *pb.Expression_Alias) (engine.Column, error) {
 	if len(a.GetName()) != 1 {
-		return atlas.Column{}, unsupported(fmt.Sprintf("an alias of %d names", len(a.GetName())), "alias one column to one name")
+		return engine.Column{}, unsupported(fmt.Sprintf("an alias of %d names", len(a.GetName())), "alias one column to one name")
 	}
 	c, err := Column(a.GetExpr())
 	if err != nil {
-		return atlas.Column{}, err
+		return engine.Column{}, err
 	}
 	return c.Alias(a.GetName()[0]), nil
 }
 
-func cast(c *pb.Expression_Cast) (atlas.Column, error) {
+func cast(c *pb.Expression_Cast) (engine.Column, error) {
 	in, err := Column(c.GetExpr())
 	if err != nil {
-		return atlas.Column{}, err
+		return engine.Column{}, err
 	}
 	name := c.GetTypeStr()
 	if t := c.GetType(); t != nil {
 		if name, err = TypeName(t); err != nil {
-			return atlas.Column{}, fmt.Errorf("cast: %w", err)
+			return engine.Column{}, fmt.Errorf("cast: %w", err)
 		}
 	}
 	if name == "" {
-		return atlas.Column{}, fmt.Errorf("cast: no target type")
+		return engine.Column{}, fmt.Errorf("cast: no target type")
 	}
 	return in.Cast(name), nil
 }
 
 // sortOrder is a key of orderBy: Spark's default null placement only
 // (NULLS FIRST ascending, NULLS LAST descending), as the engine sorts.
-func sortOrder(o *pb.Expression_SortOrder) (atlas.Column, error) {
+func sortOrder(o *pb.Expression_SortOrder) (engine.Column, error) {
 	c, err := Column(o.GetChild())
 	if err != nil {
-		return atlas.Column{}, err
+		return engine.Column{}, err
 	}
 	desc := o.GetDirection() == pb.Expression_SortOrder_SORT_DIRECTION_DESCENDING
 	nulls := o.GetNullOrdering()
 	if desc {
 		if nulls == pb.Expression_SortOrder_SORT_NULLS_FIRST {
-			return atlas.Column{}, unsupported("desc_nulls_first", "Atlas sorts nulls last in descending order")
+			return engine.Column{}, unsupported("desc_nulls_first", "Atlas sorts nulls last in descending order")
 		}
 		return c.Desc(), nil
 	}
 	if nulls == pb.Expression_SortOrder_SORT_NULLS_LAST {
-		return atlas.Column{}, unsupported("asc_nulls_last", "Atlas sorts nulls first in ascending order")
+		return engine.Column{}, unsupported("asc_nulls_last", "Atlas sorts nulls first in ascending order")
 	}
 	return c.Asc(), nil
 }

@@ -7,12 +7,12 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // extension plans an Atlas extension relation (Relation.extension holding
 // an atlas.connect message).
-func (p *Planner) extension(ctx context.Context, ext *anypb.Any) (*atlas.DataFrame, error) {
+func (p *Planner) extension(ctx context.Context, ext *anypb.Any) (*engine.DataFrame, error) {
 	latest := &atlaspb.LatestPerKey{}
 	if ext.MessageIs(latest) {
 		if err := ext.UnmarshalTo(latest); err != nil {

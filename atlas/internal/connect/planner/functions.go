@@ -6,51 +6,51 @@ import (
 	"strings"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // binaryOps maps Spark's operator and function names (as the clients send
 // them in UnresolvedFunction) to the engine's Column methods.
-var binaryOps = map[string]func(a, b atlas.Column) atlas.Column{
-	"==":  func(a, b atlas.Column) atlas.Column { return a.EqualTo(b) },
-	"=":   func(a, b atlas.Column) atlas.Column { return a.EqualTo(b) },
-	"!=":  func(a, b atlas.Column) atlas.Column { return a.NotEqual(b) },
-	"<>":  func(a, b atlas.Column) atlas.Column { return a.NotEqual(b) },
-	"<":   func(a, b atlas.Column) atlas.Column { return a.Lt(b) },
-	"<=":  func(a, b atlas.Column) atlas.Column { return a.Leq(b) },
-	">":   func(a, b atlas.Column) atlas.Column { return a.Gt(b) },
-	">=":  func(a, b atlas.Column) atlas.Column { return a.Geq(b) },
-	"and": func(a, b atlas.Column) atlas.Column { return a.And(b) },
-	"or":  func(a, b atlas.Column) atlas.Column { return a.Or(b) },
-	"+":   func(a, b atlas.Column) atlas.Column { return a.Plus(b) },
-	"-":   func(a, b atlas.Column) atlas.Column { return a.Minus(b) },
-	"*":   func(a, b atlas.Column) atlas.Column { return a.Multiply(b) },
-	"/":   func(a, b atlas.Column) atlas.Column { return a.Divide(b) },
-	"%":   func(a, b atlas.Column) atlas.Column { return a.Mod(b) },
+var binaryOps = map[string]func(a, b engine.Column) engine.Column{
+	"==":  func(a, b engine.Column) engine.Column { return a.EqualTo(b) },
+	"=":   func(a, b engine.Column) engine.Column { return a.EqualTo(b) },
+	"!=":  func(a, b engine.Column) engine.Column { return a.NotEqual(b) },
+	"<>":  func(a, b engine.Column) engine.Column { return a.NotEqual(b) },
+	"<":   func(a, b engine.Column) engine.Column { return a.Lt(b) },
+	"<=":  func(a, b engine.Column) engine.Column { return a.Leq(b) },
+	">":   func(a, b engine.Column) engine.Column { return a.Gt(b) },
+	">=":  func(a, b engine.Column) engine.Column { return a.Geq(b) },
+	"and": func(a, b engine.Column) engine.Column { return a.And(b) },
+	"or":  func(a, b engine.Column) engine.Column { return a.Or(b) },
+	"+":   func(a, b engine.Column) engine.Column { return a.Plus(b) },
+	"-":   func(a, b engine.Column) engine.Column { return a.Minus(b) },
+	"*":   func(a, b engine.Column) engine.Column { return a.Multiply(b) },
+	"/":   func(a, b engine.Column) engine.Column { return a.Divide(b) },
+	"%":   func(a, b engine.Column) engine.Column { return a.Mod(b) },
 }
 
 // unaryFns are the one-argument functions other than aggregates.
-var unaryFns = map[string]func(a atlas.Column) atlas.Column{
-	"not":       atlas.Not,
-	"isnull":    func(a atlas.Column) atlas.Column { return a.IsNull() },
-	"isnotnull": func(a atlas.Column) atlas.Column { return a.IsNotNull() },
+var unaryFns = map[string]func(a engine.Column) engine.Column{
+	"not":       engine.Not,
+	"isnull":    func(a engine.Column) engine.Column { return a.IsNull() },
+	"isnotnull": func(a engine.Column) engine.Column { return a.IsNotNull() },
 }
 
 // aggregates are Spark's aggregate functions the engine implements.
-var aggregates = map[string]func(a atlas.Column) atlas.Column{
-	"count": atlas.Count,
-	"sum":   atlas.Sum,
-	"avg":   atlas.Avg,
-	"mean":  atlas.Avg,
-	"min":   atlas.Min,
-	"max":   atlas.Max,
+var aggregates = map[string]func(a engine.Column) engine.Column{
+	"count": engine.Count,
+	"sum":   engine.Sum,
+	"avg":   engine.Avg,
+	"mean":  engine.Avg,
+	"min":   engine.Min,
+	"max":   engine.Max,
 }
 
 // function translates an UnresolvedFunction call.
-func function(f *pb.Expression_UnresolvedFunction) (atlas.Column, error) {
+func function(f *pb.Expression_UnresolvedFunction) (engine.Column, error) {
 	name := strings.ToLower(f.GetFunctionName())
 	if f.GetIsUserDefinedFunction() {
-		return atlas.Column{}, unsupported("user-defined function "+f.GetFunctionName(), "")
+		return engine.Column{}, unsupported("user-defined function "+f.GetFunctionName(), "")
 	}
 	if c, ok, err := statefulFunction(name, f); ok {
 		return c, err
@@ -71,11 +71,11 @@ func function(f *pb.Expression_UnresolvedFunction) (atlas.Column, error) {
 	case "in":
 		return in(args)
 	}
-	cols := make([]atlas.Column, len(args))
+	cols := make([]engine.Column, len(args))
 	for i, a := range args {
 		c, err := Column(a)
 		if err != nil {
-			return atlas.Column{}, fmt.Errorf("%s: %w", name, err)
+			return engine.Column{}, fmt.Errorf("%s: %w", name, err)
 		}
 		cols[i] = c
 	}
@@ -89,15 +89,15 @@ func function(f *pb.Expression_UnresolvedFunction) (atlas.Column, error) {
 		return fn(cols[0]), nil
 	}
 	if name == "-" && len(cols) == 1 {
-		return atlas.Lit(0).Minus(cols[0]), nil
+		return engine.Lit(0).Minus(cols[0]), nil
 	}
 	if name == "negative" && len(cols) == 1 {
-		return atlas.Lit(0).Minus(cols[0]), nil
+		return engine.Lit(0).Minus(cols[0]), nil
 	}
 	if known(name) {
-		return atlas.Column{}, fmt.Errorf("%s takes a different number of arguments than %d", name, len(cols))
+		return engine.Column{}, fmt.Errorf("%s takes a different number of arguments than %d", name, len(cols))
 	}
-	return atlas.Column{}, unsupported("function "+f.GetFunctionName(), "Atlas implements "+strings.Join(Functions(), ", "))
+	return engine.Column{}, unsupported("function "+f.GetFunctionName(), "Atlas implements "+strings.Join(Functions(), ", "))
 }
 
 // Functions lists the Spark function names the planner translates.
@@ -130,85 +130,85 @@ func known(name string) bool {
 
 // window is window(timeColumn, windowDuration[, slideDuration[, startTime]])
 // with the durations as string literals ("10 minutes").
-func window(args []*pb.Expression) (atlas.Column, error) {
+func window(args []*pb.Expression) (engine.Column, error) {
 	if len(args) < 2 || len(args) > 4 {
-		return atlas.Column{}, fmt.Errorf("window takes a time column and 1 to 3 durations, got %d arguments", len(args))
+		return engine.Column{}, fmt.Errorf("window takes a time column and 1 to 3 durations, got %d arguments", len(args))
 	}
 	t, err := Column(args[0])
 	if err != nil {
-		return atlas.Column{}, fmt.Errorf("window: %w", err)
+		return engine.Column{}, fmt.Errorf("window: %w", err)
 	}
 	durs := make([]any, 0, 3)
 	for i, a := range args[1:] {
 		s, ok := stringLiteral(a)
 		if !ok {
-			return atlas.Column{}, fmt.Errorf("window: argument %d must be a duration string such as \"10 minutes\"", i+2)
+			return engine.Column{}, fmt.Errorf("window: argument %d must be a duration string such as \"10 minutes\"", i+2)
 		}
 		durs = append(durs, s)
 	}
-	return atlas.Window(t, durs[0], durs[1:]...), nil
+	return engine.Window(t, durs[0], durs[1:]...), nil
 }
 
 // fromJSON is from_json(column, schema) with the schema as a DDL string.
-func fromJSON(args []*pb.Expression) (atlas.Column, error) {
+func fromJSON(args []*pb.Expression) (engine.Column, error) {
 	if len(args) < 2 {
-		return atlas.Column{}, fmt.Errorf("from_json takes a column and a schema, got %d arguments", len(args))
+		return engine.Column{}, fmt.Errorf("from_json takes a column and a schema, got %d arguments", len(args))
 	}
 	if len(args) > 2 {
-		return atlas.Column{}, unsupported("from_json options", "")
+		return engine.Column{}, unsupported("from_json options", "")
 	}
 	c, err := Column(args[0])
 	if err != nil {
-		return atlas.Column{}, fmt.Errorf("from_json: %w", err)
+		return engine.Column{}, fmt.Errorf("from_json: %w", err)
 	}
 	ddl, ok := stringLiteral(args[1])
 	if !ok {
-		return atlas.Column{}, unsupported("a from_json schema other than a DDL string", "pass the schema as \"a string, b bigint\"")
+		return engine.Column{}, unsupported("a from_json schema other than a DDL string", "pass the schema as \"a string, b bigint\"")
 	}
-	return atlas.FromJSON(c, ddl), nil
+	return engine.FromJSON(c, ddl), nil
 }
 
 // fromAvro is from_avro(data, jsonFormatSchema[, options]) as PySpark's
 // Connect client sends it: the schema a string literal, the options a
 // map(k1, v1, ...) call of string literals.
-func fromAvro(args []*pb.Expression) (atlas.Column, error) {
+func fromAvro(args []*pb.Expression) (engine.Column, error) {
 	if len(args) < 2 || len(args) > 3 {
-		return atlas.Column{}, fmt.Errorf("from_avro takes a column, a schema and options, got %d arguments", len(args))
+		return engine.Column{}, fmt.Errorf("from_avro takes a column, a schema and options, got %d arguments", len(args))
 	}
 	c, err := Column(args[0])
 	if err != nil {
-		return atlas.Column{}, fmt.Errorf("from_avro: %w", err)
+		return engine.Column{}, fmt.Errorf("from_avro: %w", err)
 	}
 	schema, ok := stringLiteral(args[1])
 	if !ok {
-		return atlas.Column{}, fmt.Errorf("from_avro: the schema must be a string literal (the Avro schema as JSON)")
+		return engine.Column{}, fmt.Errorf("from_avro: the schema must be a string literal (the Avro schema as JSON)")
 	}
 	opts := map[string]string{}
 	if len(args) == 3 {
 		if opts, err = literalMap(args[2]); err != nil {
-			return atlas.Column{}, fmt.Errorf("from_avro options: %w", err)
+			return engine.Column{}, fmt.Errorf("from_avro options: %w", err)
 		}
 	}
-	return atlas.FromAvro(c, schema, opts), nil
+	return engine.FromAvro(c, schema, opts), nil
 }
 
 // toAvro is to_avro(data[, jsonFormatSchema]).
-func toAvro(args []*pb.Expression) (atlas.Column, error) {
+func toAvro(args []*pb.Expression) (engine.Column, error) {
 	if len(args) < 1 || len(args) > 2 {
-		return atlas.Column{}, fmt.Errorf("to_avro takes a column and an optional schema, got %d arguments", len(args))
+		return engine.Column{}, fmt.Errorf("to_avro takes a column and an optional schema, got %d arguments", len(args))
 	}
 	c, err := Column(args[0])
 	if err != nil {
-		return atlas.Column{}, fmt.Errorf("to_avro: %w", err)
+		return engine.Column{}, fmt.Errorf("to_avro: %w", err)
 	}
 	if len(args) == 1 {
-		return atlas.ToAvro(c), nil
+		return engine.ToAvro(c), nil
 	}
 	schema, ok := stringLiteral(args[1])
 	if !ok {
-		return atlas.Column{}, fmt.Errorf("to_avro: the schema must be a string literal (the Avro schema as JSON)")
+		return engine.Column{}, fmt.Errorf("to_avro: the schema must be a string literal (the Avro schema as JSON)")
 	}
-	return atlas.ToAvro(c, schema), nil
+	return engine.ToAvro(c, schema), nil
 }
 
 // literalMap reads map(k1, v1, k2, v2, ...) of string literals, as
@@ -232,18 +232,18 @@ func literalMap(e *pb.Expression) (map[string]string, error) {
 }
 
 // in is col.isin(values...).
-func in(args []*pb.Expression) (atlas.Column, error) {
+func in(args []*pb.Expression) (engine.Column, error) {
 	if len(args) < 1 {
-		return atlas.Column{}, fmt.Errorf("in takes a column and values")
+		return engine.Column{}, fmt.Errorf("in takes a column and values")
 	}
 	c, err := Column(args[0])
 	if err != nil {
-		return atlas.Column{}, fmt.Errorf("in: %w", err)
+		return engine.Column{}, fmt.Errorf("in: %w", err)
 	}
 	vals := make([]any, len(args)-1)
 	for i, a := range args[1:] {
 		if vals[i], err = Column(a); err != nil {
-			return atlas.Column{}, fmt.Errorf("in: %w", err)
+			return engine.Column{}, fmt.Errorf("in: %w", err)
 		}
 	}
 	return c.IsIn(vals...), nil

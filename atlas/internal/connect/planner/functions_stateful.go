@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // statefulFunctionNames are the aggregate and session functions
@@ -21,64 +21,64 @@ var statefulFunctionNames = []string{
 // first/last(col, lit(ignorenulls)), percentile_approx(col, lit(p) or
 // array(lit...) or an array literal, lit(accuracy)), session_window(col,
 // lit("5 minutes") or a column). ok is false for other names.
-func statefulFunction(name string, f *pb.Expression_UnresolvedFunction) (c atlas.Column, ok bool, err error) {
+func statefulFunction(name string, f *pb.Expression_UnresolvedFunction) (c engine.Column, ok bool, err error) {
 	args := f.GetArguments()
-	col := func(i int) (atlas.Column, error) {
+	col := func(i int) (engine.Column, error) {
 		if i >= len(args) {
-			return atlas.Column{}, fmt.Errorf("%s needs at least %d arguments, got %d", name, i+1, len(args))
+			return engine.Column{}, fmt.Errorf("%s needs at least %d arguments, got %d", name, i+1, len(args))
 		}
 		c, err := Column(args[i])
 		if err != nil {
-			return atlas.Column{}, fmt.Errorf("%s: %w", name, err)
+			return engine.Column{}, fmt.Errorf("%s: %w", name, err)
 		}
 		return c, nil
 	}
 	if f.GetIsDistinct() {
 		if name != "count" {
-			return atlas.Column{}, true, unsupported(name+"(DISTINCT ...)", "only count(DISTINCT ...) is")
+			return engine.Column{}, true, unsupported(name+"(DISTINCT ...)", "only count(DISTINCT ...) is")
 		}
 		if len(args) != 1 {
-			return atlas.Column{}, true, unsupported("count(DISTINCT ...) over several columns", "count the distinct values of one column")
+			return engine.Column{}, true, unsupported("count(DISTINCT ...) over several columns", "count the distinct values of one column")
 		}
 		c, err := col(0)
-		return atlas.CountDistinct(c), true, err
+		return engine.CountDistinct(c), true, err
 	}
 	switch name {
 	case "session_window":
 		if len(args) != 2 {
-			return atlas.Column{}, true, fmt.Errorf("session_window takes a time column and a gap, got %d arguments", len(args))
+			return engine.Column{}, true, fmt.Errorf("session_window takes a time column and a gap, got %d arguments", len(args))
 		}
 		c, err := col(0)
 		if err != nil {
 			return c, true, err
 		}
 		if s, isStr := stringLiteral(args[1]); isStr {
-			return atlas.SessionWindow(c, s), true, nil
+			return engine.SessionWindow(c, s), true, nil
 		}
 		gap, err := col(1)
 		if err != nil {
 			return gap, true, err
 		}
-		return atlas.SessionWindow(c, gap), true, nil
+		return engine.SessionWindow(c, gap), true, nil
 	case "approx_count_distinct":
 		c, err := col(0)
 		if err != nil || len(args) == 1 {
-			return atlas.ApproxCountDistinct(c), true, err
+			return engine.ApproxCountDistinct(c), true, err
 		}
 		rsd, isNum := numberLiteral(args[1])
 		if !isNum || len(args) > 2 {
-			return atlas.Column{}, true, fmt.Errorf("approx_count_distinct takes a column and a numeric rsd literal")
+			return engine.Column{}, true, fmt.Errorf("approx_count_distinct takes a column and a numeric rsd literal")
 		}
-		return atlas.ApproxCountDistinct(c, rsd), true, nil
+		return engine.ApproxCountDistinct(c, rsd), true, nil
 	case "collect_list", "collect_set":
 		c, err := col(0)
 		if err == nil && len(args) != 1 {
 			err = fmt.Errorf("%s takes one column, got %d arguments", name, len(args))
 		}
 		if name == "collect_list" {
-			return atlas.CollectList(c), true, err
+			return engine.CollectList(c), true, err
 		}
-		return atlas.CollectSet(c), true, err
+		return engine.CollectSet(c), true, err
 	case "first", "last", "first_value", "last_value":
 		c, err := col(0)
 		if err != nil {
@@ -88,21 +88,21 @@ func statefulFunction(name string, f *pb.Expression_UnresolvedFunction) (c atlas
 		if len(args) > 1 {
 			b, isBool := boolLiteral(args[1])
 			if !isBool || len(args) > 2 {
-				return atlas.Column{}, true, fmt.Errorf("%s takes a column and a boolean ignorenulls literal", name)
+				return engine.Column{}, true, fmt.Errorf("%s takes a column and a boolean ignorenulls literal", name)
 			}
 			ignore = b
 		}
 		if name == "first" || name == "first_value" {
-			return atlas.First(c, ignore), true, nil
+			return engine.First(c, ignore), true, nil
 		}
-		return atlas.Last(c, ignore), true, nil
+		return engine.Last(c, ignore), true, nil
 	case "percentile_approx", "approx_percentile":
 		c, err := col(0)
 		if err != nil {
 			return c, true, err
 		}
 		if len(args) < 2 || len(args) > 3 {
-			return atlas.Column{}, true, fmt.Errorf("percentile_approx takes a column, a percentage and an accuracy, got %d arguments", len(args))
+			return engine.Column{}, true, fmt.Errorf("percentile_approx takes a column, a percentage and an accuracy, got %d arguments", len(args))
 		}
 		var pct any
 		if p, isNum := numberLiteral(args[1]); isNum {
@@ -110,28 +110,28 @@ func statefulFunction(name string, f *pb.Expression_UnresolvedFunction) (c atlas
 		} else if ps, isArr := numberArray(args[1]); isArr {
 			pct = ps
 		} else {
-			return atlas.Column{}, true, fmt.Errorf("percentile_approx: the percentage must be a number or an array of numbers between 0.0 and 1.0")
+			return engine.Column{}, true, fmt.Errorf("percentile_approx: the percentage must be a number or an array of numbers between 0.0 and 1.0")
 		}
 		if len(args) == 2 {
-			return atlas.PercentileApprox(c, pct), true, nil
+			return engine.PercentileApprox(c, pct), true, nil
 		}
 		acc, isNum := numberLiteral(args[2])
 		if !isNum || acc != float64(int64(acc)) {
-			return atlas.Column{}, true, fmt.Errorf("percentile_approx: the accuracy must be an integer literal")
+			return engine.Column{}, true, fmt.Errorf("percentile_approx: the accuracy must be an integer literal")
 		}
-		return atlas.PercentileApprox(c, pct, int64(acc)), true, nil
+		return engine.PercentileApprox(c, pct, int64(acc)), true, nil
 	case "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
 		c, err := col(0)
 		if err == nil && len(args) != 1 {
 			err = fmt.Errorf("%s takes one column, got %d arguments", name, len(args))
 		}
-		fn := map[string]func(atlas.Column) atlas.Column{
-			"stddev": atlas.Stddev, "std": atlas.Stddev, "stddev_samp": atlas.StddevSamp, "stddev_pop": atlas.StddevPop,
-			"variance": atlas.Variance, "var_samp": atlas.VarSamp, "var_pop": atlas.VarPop,
+		fn := map[string]func(engine.Column) engine.Column{
+			"stddev": engine.Stddev, "std": engine.Stddev, "stddev_samp": engine.StddevSamp, "stddev_pop": engine.StddevPop,
+			"variance": engine.Variance, "var_samp": engine.VarSamp, "var_pop": engine.VarPop,
 		}[name]
 		return fn(c), true, err
 	}
-	return atlas.Column{}, false, nil
+	return engine.Column{}, false, nil
 }
 
 // numberLiteral reads a numeric literal as float64.

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // joinTypes maps Spark Connect's Join.JoinType to DataFrame.Join's how.
@@ -25,7 +25,7 @@ var joinTypes = map[pb.Join_JoinType]string{
 // join plans the Join relation PySpark sends for df.join(other, on, how)
 // and df.crossJoin(other): using_columns for a name or a list of names,
 // join_condition for a Column.
-func (p *Planner) join(ctx context.Context, j *pb.Join) (*atlas.DataFrame, error) {
+func (p *Planner) join(ctx context.Context, j *pb.Join) (*engine.DataFrame, error) {
 	if j.JoinDataType != nil {
 		return nil, unsupported("joinWith (Join.join_data_type)", "use join")
 	}
@@ -63,7 +63,7 @@ func (p *Planner) join(ctx context.Context, j *pb.Join) (*atlas.DataFrame, error
 
 // hint passes a plan through its hint: Atlas runs in one process, so
 // broadcast, coalesce and the join strategy hints change nothing.
-func (p *Planner) hint(ctx context.Context, h *pb.Hint) (*atlas.DataFrame, error) {
+func (p *Planner) hint(ctx context.Context, h *pb.Hint) (*engine.DataFrame, error) {
 	switch strings.ToLower(h.GetName()) {
 	case "broadcast", "broadcastjoin", "mapjoin", "merge", "shuffle_merge", "mergejoin", "shuffle_hash", "shuffle_replicate_nl", "coalesce", "repartition", "rebalance":
 		return p.Relation(ctx, h.GetInput())

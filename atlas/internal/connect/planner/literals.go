@@ -4,25 +4,25 @@ import (
 	"time"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // literal translates a Spark literal into a constant Column: integers keep
 // their width (byte, short and int as int, long as bigint), timestamps are
 // microseconds since the epoch in UTC, dates days since the epoch.
-func literal(l *pb.Expression_Literal) (atlas.Column, error) {
+func literal(l *pb.Expression_Literal) (engine.Column, error) {
 	v, err := literalValue(l)
 	if err != nil {
-		return atlas.Column{}, err
+		return engine.Column{}, err
 	}
-	c := atlas.Lit(v)
+	c := engine.Lit(v)
 	if _, ok := l.GetLiteralType().(*pb.Expression_Literal_Date); ok {
 		c = c.Cast("date")
 	}
 	return c, nil
 }
 
-// literalValue is the Go value of a Spark literal (as atlas.Lit takes it).
+// literalValue is the Go value of a Spark literal (as engine.Lit takes it).
 func literalValue(l *pb.Expression_Literal) (any, error) {
 	switch x := l.GetLiteralType().(type) {
 	case *pb.Expression_Literal_Null:

@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
@@ -61,7 +61,7 @@ func aliasOf(e *pb.Expression, name string) *pb.Expression {
 // TestWindowAggregate: groupBy(window(ts, "10 minutes"), user).agg(sum,
 // count) as PySpark sends it, against buckets computed in Go.
 func TestWindowAggregate(t *testing.T) {
-	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	defer s.Stop()
 	p := &Planner{Session: s}
 	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -117,7 +117,7 @@ func TestWindowAggregate(t *testing.T) {
 // TestUnsupportedNamesTheMessage: what Atlas does not implement fails as
 // UnsupportedError naming the relation or function.
 func TestUnsupportedNamesTheMessage(t *testing.T) {
-	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	defer s.Stop()
 	p := &Planner{Session: s}
 	in := events(t, []string{"a"}, []time.Time{time.Unix(0, 0)}, []int64{1})

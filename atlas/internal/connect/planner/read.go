@@ -7,12 +7,12 @@ import (
 	"strings"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // read plans spark.table(name) and spark.read...; streaming reads come
 // through readStream.
-func (p *Planner) read(ctx context.Context, r *pb.Read) (*atlas.DataFrame, error) {
+func (p *Planner) read(ctx context.Context, r *pb.Read) (*engine.DataFrame, error) {
 	switch t := r.GetReadType().(type) {
 	case *pb.Read_NamedTable_:
 		if r.GetIsStreaming() {
@@ -33,7 +33,7 @@ func (p *Planner) read(ctx context.Context, r *pb.Read) (*atlas.DataFrame, error
 
 // localRelation is a DataFrame the client sent as Arrow IPC stream bytes
 // (spark.createDataFrame, and the results of eager SQL commands).
-func (p *Planner) localRelation(l *pb.LocalRelation) (*atlas.DataFrame, error) {
+func (p *Planner) localRelation(l *pb.LocalRelation) (*engine.DataFrame, error) {
 	if len(l.GetData()) == 0 {
 		return nil, unsupported("a local relation without data (schema only)", "")
 	}
@@ -51,7 +51,7 @@ func (p *Planner) localRelation(l *pb.LocalRelation) (*atlas.DataFrame, error) {
 
 // readFiles plans spark.read.format(...).schema(...).options(...).load(paths)
 // for the file formats (json, csv, parquet); the files are read now.
-func (p *Planner) readFiles(ds *pb.Read_DataSource) (*atlas.DataFrame, error) {
+func (p *Planner) readFiles(ds *pb.Read_DataSource) (*engine.DataFrame, error) {
 	if len(ds.GetPredicates()) > 0 {
 		return nil, unsupported("spark.read with predicates (JDBC)", "")
 	}

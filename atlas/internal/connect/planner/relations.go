@@ -5,19 +5,19 @@ import (
 	"fmt"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // Planner turns Spark Connect relations into DataFrames of one session.
 type Planner struct {
 	// Session is the engine session the relations read from (its temp
 	// views, memory tables and lakehouse).
-	Session *atlas.Session
+	Session *engine.Session
 }
 
 // Relation plans rel into a DataFrame; nothing runs until the DataFrame is
 // collected, except what Spark also runs eagerly (non-SELECT SQL).
-func (p *Planner) Relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFrame, error) {
+func (p *Planner) Relation(ctx context.Context, rel *pb.Relation) (*engine.DataFrame, error) {
 	if rel == nil {
 		return nil, fmt.Errorf("a relation is required here, got none")
 	}
@@ -31,7 +31,7 @@ func (p *Planner) Relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFr
 	return df, nil
 }
 
-func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFrame, error) {
+func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*engine.DataFrame, error) {
 	switch r := rel.GetRelType().(type) {
 	case *pb.Relation_Read:
 		return p.read(ctx, r.Read)
@@ -94,14 +94,14 @@ func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*atlas.DataFr
 	return nil, unsupported("relation "+OneofName(rel.ProtoReflect(), "rel_type"), "see the README's table of supported Spark Connect messages")
 }
 
-func (p *Planner) sql(ctx context.Context, q *pb.SQL) (*atlas.DataFrame, error) {
+func (p *Planner) sql(ctx context.Context, q *pb.SQL) (*engine.DataFrame, error) {
 	if len(q.GetArgs()) > 0 || len(q.GetPosArgs()) > 0 || len(q.GetNamedArguments()) > 0 || len(q.GetPosArguments()) > 0 {
 		return nil, unsupported("SQL parameters (args)", "put the values in the query text")
 	}
 	return p.Session.SQLContext(ctx, q.GetQuery())
 }
 
-func (p *Planner) project(ctx context.Context, pr *pb.Project) (*atlas.DataFrame, error) {
+func (p *Planner) project(ctx context.Context, pr *pb.Project) (*engine.DataFrame, error) {
 	if pr.GetInput() == nil {
 		return nil, unsupported("a projection without an input relation", "select from a table, a view or a SQL query")
 	}
@@ -116,7 +116,7 @@ func (p *Planner) project(ctx context.Context, pr *pb.Project) (*atlas.DataFrame
 	return in.Select(cols...), nil
 }
 
-func (p *Planner) filter(ctx context.Context, f *pb.Filter) (*atlas.DataFrame, error) {
+func (p *Planner) filter(ctx context.Context, f *pb.Filter) (*engine.DataFrame, error) {
 	in, err := p.Relation(ctx, f.GetInput())
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func (p *Planner) filter(ctx context.Context, f *pb.Filter) (*atlas.DataFrame, e
 	return in.Where(cond), nil
 }
 
-func (p *Planner) aggregate(ctx context.Context, a *pb.Aggregate) (*atlas.DataFrame, error) {
+func (p *Planner) aggregate(ctx context.Context, a *pb.Aggregate) (*engine.DataFrame, error) {
 	if t := a.GetGroupType(); t != pb.Aggregate_GROUP_TYPE_GROUPBY {
 		return nil, unsupported("aggregate group type "+t.String(), "use groupBy")
 	}
@@ -140,7 +140,7 @@ func (p *Planner) aggregate(ctx context.Context, a *pb.Aggregate) (*atlas.DataFr
 	if err != nil {
 		return nil, fmt.Errorf("groupBy: %w", err)
 	}
-	aggs := make([]atlas.Column, len(a.GetAggregateExpressions()))
+	aggs := make([]engine.Column, len(a.GetAggregateExpressions()))
 	for i, e := range a.GetAggregateExpressions() {
 		if aggs[i], err = Column(e); err != nil {
 			return nil, fmt.Errorf("agg: %w", err)
@@ -149,7 +149,7 @@ func (p *Planner) aggregate(ctx context.Context, a *pb.Aggregate) (*atlas.DataFr
 	return in.GroupBy(keys...).Agg(aggs...), nil
 }
 
-func (p *Planner) sort(ctx context.Context, s *pb.Sort) (*atlas.DataFrame, error) {
+func (p *Planner) sort(ctx context.Context, s *pb.Sort) (*engine.DataFrame, error) {
 	in, err := p.Relation(ctx, s.GetInput())
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (p *Planner) sort(ctx context.Context, s *pb.Sort) (*atlas.DataFrame, error
 	return in.OrderBy(keys...), nil
 }
 
-func (p *Planner) withColumns(ctx context.Context, w *pb.WithColumns) (*atlas.DataFrame, error) {
+func (p *Planner) withColumns(ctx context.Context, w *pb.WithColumns) (*engine.DataFrame, error) {
 	df, err := p.Relation(ctx, w.GetInput())
 	if err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func (p *Planner) withColumns(ctx context.Context, w *pb.WithColumns) (*atlas.Da
 	return df, nil
 }
 
-func (p *Planner) withColumnsRenamed(ctx context.Context, w *pb.WithColumnsRenamed) (*atlas.DataFrame, error) {
+func (p *Planner) withColumnsRenamed(ctx context.Context, w *pb.WithColumnsRenamed) (*engine.DataFrame, error) {
 	df, err := p.Relation(ctx, w.GetInput())
 	if err != nil {
 		return nil, err
@@ -195,7 +195,7 @@ func (p *Planner) withColumnsRenamed(ctx context.Context, w *pb.WithColumnsRenam
 	return df, nil
 }
 
-func (p *Planner) drop(ctx context.Context, d *pb.Drop) (*atlas.DataFrame, error) {
+func (p *Planner) drop(ctx context.Context, d *pb.Drop) (*engine.DataFrame, error) {
 	df, err := p.Relation(ctx, d.GetInput())
 	if err != nil {
 		return nil, err

@@ -4,13 +4,13 @@ import (
 	"context"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // setOperation is df.union(other) / unionAll: a SetOperation of type UNION
 // with is_all, by position. unionByName, UNION DISTINCT, INTERSECT and
 // EXCEPT are refused by name.
-func (p *Planner) setOperation(ctx context.Context, s *pb.SetOperation) (*atlas.DataFrame, error) {
+func (p *Planner) setOperation(ctx context.Context, s *pb.SetOperation) (*engine.DataFrame, error) {
 	if s.GetSetOpType() != pb.SetOperation_SET_OP_TYPE_UNION {
 		return nil, unsupported("set operation "+s.GetSetOpType().String(), "union (UNION ALL) is supported")
 	}

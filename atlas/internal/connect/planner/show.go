@@ -10,13 +10,13 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/display"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // showString runs df.show(n, truncate) on the server, as Spark does: the
 // result is one row with one string column, show_string, holding the
 // rendered table.
-func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*atlas.DataFrame, error) {
+func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*engine.DataFrame, error) {
 	if s.GetVertical() {
 		return nil, unsupported("show(vertical=True)", "")
 	}
@@ -38,7 +38,7 @@ func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*atlas.Data
 }
 
 // strings is a one-column string DataFrame.
-func (p *Planner) strings(column string, values []string) (*atlas.DataFrame, error) {
+func (p *Planner) strings(column string, values []string) (*engine.DataFrame, error) {
 	schema := arrow.NewSchema([]arrow.Field{{Name: column, Type: arrow.BinaryTypes.String}}, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer b.Release()

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // sparkMessage encodes a message the way a Spark 4.0 client does: known is
@@ -41,7 +41,7 @@ func sparkMessage(t *testing.T, known proto.Message, n protowire.Number, m proto
 // relations.proto and expressions.proto: to_df = 18, tail = 22, catalog =
 // 200, call_function = 16, lambda_function = 10).
 func TestUnsupportedNamesLeftOutFields(t *testing.T) {
-	s := atlas.Builder().Config(atlas.ConfHome, t.TempDir()).GetOrCreate()
+	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	defer s.Stop()
 	p := &Planner{Session: s}
 	for _, tc := range []struct {

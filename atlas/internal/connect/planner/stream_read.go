@@ -2,12 +2,12 @@ package planner
 
 import (
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // readStream plans spark.readStream.format(...).options(...).load([path]);
 // a file stream's directory comes as the one path.
-func (p *Planner) readStream(ds *pb.Read_DataSource) (*atlas.DataFrame, error) {
+func (p *Planner) readStream(ds *pb.Read_DataSource) (*engine.DataFrame, error) {
 	if len(ds.GetPredicates()) > 0 {
 		return nil, unsupported("readStream with predicates", "")
 	}

@@ -6,14 +6,14 @@ import (
 	"fmt"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	atlas "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
 // StartStream starts df.writeStream as WriteStreamOperationStart describes
 // it: format, options, output mode, trigger, query name, and a path or a
 // table as the destination. Invalid queries fail here, before any side
 // effect. The live progress display is off: the server has no notebook.
-func (p *Planner) StartStream(ctx context.Context, w *pb.WriteStreamOperationStart) (*atlas.StreamingQuery, string, error) {
+func (p *Planner) StartStream(ctx context.Context, w *pb.WriteStreamOperationStart) (*engine.StreamingQuery, string, error) {
 	switch {
 	case w.GetForeachBatch() != nil:
 		return nil, "", unsupported("foreachBatch with a Python or Scala function", "write to a table, memory or console sink")
@@ -24,16 +24,16 @@ func (p *Planner) StartStream(ctx context.Context, w *pb.WriteStreamOperationSta
 	case len(w.GetClusteringColumnNames()) > 0:
 		return nil, "", unsupported("writeStream.clusterBy", "")
 	}
-	var trigger *atlas.Trigger
+	var trigger *engine.Trigger
 	switch t := w.GetTrigger().(type) {
 	case *pb.WriteStreamOperationStart_ProcessingTimeInterval:
-		tr := atlas.ProcessingTime(t.ProcessingTimeInterval)
+		tr := engine.ProcessingTime(t.ProcessingTimeInterval)
 		trigger = &tr
 	case *pb.WriteStreamOperationStart_AvailableNow:
-		tr := atlas.AvailableNow()
+		tr := engine.AvailableNow()
 		trigger = &tr
 	case *pb.WriteStreamOperationStart_Once:
-		tr := atlas.Once()
+		tr := engine.Once()
 		trigger = &tr
 	case *pb.WriteStreamOperationStart_ContinuousCheckpointInterval:
 		return nil, "", unsupported("continuous triggers", "use a processing-time trigger")
@@ -58,7 +58,7 @@ func (p *Planner) StartStream(ctx context.Context, w *pb.WriteStreamOperationSta
 	if trigger != nil {
 		wr = wr.Trigger(*trigger)
 	}
-	var sq *atlas.StreamingQuery
+	var sq *engine.StreamingQuery
 	switch d := w.GetSinkDestination().(type) {
 	case *pb.WriteStreamOperationStart_TableName:
 		sq, err = wr.ToTable(d.TableName)
@@ -74,7 +74,7 @@ func (p *Planner) StartStream(ctx context.Context, w *pb.WriteStreamOperationSta
 }
 
 // QueryStatus is query.status in Spark's shape.
-func QueryStatus(sq *atlas.StreamingQuery) *pb.StreamingQueryCommandResult_StatusResult {
+func QueryStatus(sq *engine.StreamingQuery) *pb.StreamingQueryCommandResult_StatusResult {
 	st := sq.Status()
 	return &pb.StreamingQueryCommandResult_StatusResult{
 		StatusMessage:   st.Message,
@@ -86,7 +86,7 @@ func QueryStatus(sq *atlas.StreamingQuery) *pb.StreamingQueryCommandResult_Statu
 
 // QueryProgress is query.recentProgress (or, with last, lastProgress) as
 // Spark's progress JSON documents, oldest first.
-func QueryProgress(sq *atlas.StreamingQuery, last bool) (*pb.StreamingQueryCommandResult_RecentProgressResult, error) {
+func QueryProgress(sq *engine.StreamingQuery, last bool) (*pb.StreamingQueryCommandResult_RecentProgressResult, error) {
 	ps := sq.RecentProgress()
 	if last && len(ps) > 0 {
 		ps = ps[len(ps)-1:]
@@ -104,7 +104,7 @@ func QueryProgress(sq *atlas.StreamingQuery, last bool) (*pb.StreamingQueryComma
 
 // QueryException is query.exception(): empty while the query runs or when
 // it ended cleanly.
-func QueryException(sq *atlas.StreamingQuery) *pb.StreamingQueryCommandResult_ExceptionResult {
+func QueryException(sq *engine.StreamingQuery) *pb.StreamingQueryCommandResult_ExceptionResult {
 	err := sq.Exception()
 	if err == nil {
 		return &pb.StreamingQueryCommandResult_ExceptionResult{}
