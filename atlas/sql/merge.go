@@ -27,7 +27,7 @@ type MergeSpec struct {
 	// At is where the statement starts (for errors without a better place).
 	At parser.Position
 	// AllowDuplicateInserts lets several source rows insert one key that
-	// matched no target row (see atlas.PropMergeAllowDuplicateInserts).
+	// matched no target row (see merge.PropAllowDuplicateInserts).
 	AllowDuplicateInserts bool
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/merge"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	mem "github.com/atlas-lakehouse/atlas/atlas/source/memory"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
@@ -31,7 +32,7 @@ type Session struct {
 	// streamsMgr is spark.streams, made on first use.
 	streamsMgr *StreamingQueryManager
 	// keyIndexes caches the key indexes of merge-on-read MERGEs.
-	keyIndexes *keyIndexCache
+	keyIndexes *merge.KeyIndexCache
 	// callbackMu runs one foreachBatch callback at a time per session, so
 	// batch (which keys the callback's table writes for exactly-once) is
 	// never shared by two queries' callbacks.

@@ -1,8 +1,9 @@
-package engine
+package merge
 
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -473,7 +474,7 @@ func cardinalityError(mp *sql.MergePlan, key string, n int) error {
 	}
 	return fmt.Errorf("[MERGE_CARDINALITY_VIOLATION] the ON condition of MERGE INTO %s matched one target row (%s) with %d rows of the source: a target row may be updated or deleted by one source row only. "+
 		"A CDC micro-batch often holds several changes of one key; keep the latest change per key before merging, e.g. batch.LatestPerKey([]string{%s}, \"offset\") (the Kafka offset, or the change's timestamp column)",
-		mp.Spec.Target, key, n, joinComma(keys))
+		mp.Spec.Target, key, n, strings.Join(keys, ", "))
 }
 
 // checkDuplicateInserts fails when two of the source rows (rows, with the
@@ -503,13 +504,14 @@ func checkDuplicateInserts(mp *sql.MergePlan, src *mergeSource, rows []int32, ch
 	return duplicateInsertError(mp, describeKey(names, src.keys, int(worst)), inserted[worst])
 }
 
-// PropMergeAllowDuplicateInserts is the table property that lets a MERGE
+// PropAllowDuplicateInserts is the table property that lets a MERGE
 // insert several source rows with one key that matched no target row
 // ('true'). Without it such a merge fails with MERGE_DUPLICATE_INSERT, an
 // Atlas guard: Spark inserts every copy, and the table then holds the key
 // twice, so every later merge on that key fails its cardinality check.
-// MergeBuilder.AllowDuplicateInserts allows it for one merge.
-const PropMergeAllowDuplicateInserts = "atlas.merge.allow-duplicate-inserts"
+// MergeSpec.AllowDuplicateInserts (the engine's
+// MergeBuilder.AllowDuplicateInserts) allows it for one merge.
+const PropAllowDuplicateInserts = "atlas.merge.allow-duplicate-inserts"
 
 // duplicateInsertError reports n source rows inserting one new key, with
 // the fix, in the style of cardinalityError.
@@ -521,16 +523,5 @@ func duplicateInsertError(mp *sql.MergePlan, key string, n int) error {
 	return fmt.Errorf("[MERGE_DUPLICATE_INSERT] MERGE INTO %s would insert %d rows with one key (%s): no target row matches that key, so the table would hold it %d times and every later merge of it would fail its cardinality check. "+
 		"A CDC micro-batch often holds several changes of one key; keep the latest change per key before merging, e.g. batch.LatestPerKey([]string{%s}, \"offset\") (the Kafka offset, or the change's timestamp column). "+
 		"To insert every copy on purpose, set the table property '%s'='true' or call MergeInto(...).AllowDuplicateInserts()",
-		mp.Spec.Target, n, key, n, joinComma(keys), PropMergeAllowDuplicateInserts)
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
+		mp.Spec.Target, n, key, n, strings.Join(keys, ", "), PropAllowDuplicateInserts)
 }

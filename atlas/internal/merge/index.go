@@ -1,4 +1,4 @@
-package engine
+package merge
 
 import (
 	"bytes"
@@ -95,16 +95,16 @@ func (ix *keyIndex) lookup(key []byte, fn func(pos int32)) {
 
 func (ix *keyIndex) rows() int64 { return int64(len(ix.offs) - 1) }
 
-// DefaultMergeKeyIndexRows is how many rows of data files the key indexes
+// DefaultKeyIndexRows is how many rows of data files the key indexes
 // of a session's merge-on-read MERGEs cover at most (about 40 MB per
 // million rows with short string keys); beyond it the least recently used
 // indexes are dropped and rebuilt when needed.
-const DefaultMergeKeyIndexRows = 4 << 20
+const DefaultKeyIndexRows = 4 << 20
 
-// keyIndexCache keeps the key indexes of the data files a session's
+// KeyIndexCache keeps the key indexes of the data files a session's
 // merge-on-read MERGEs probed, so that a stream of merges reads each data
 // file's key columns once, not once per merge.
-type keyIndexCache struct {
+type KeyIndexCache struct {
 	mu      sync.Mutex
 	entries map[string]*keyIndexEntry
 	rows    int64
@@ -121,13 +121,15 @@ type keyIndexEntry struct {
 	err   error
 }
 
-func newKeyIndexCache(limit int64) *keyIndexCache {
-	return &keyIndexCache{entries: map[string]*keyIndexEntry{}, limit: limit}
+// NewKeyIndexCache returns an empty cache of key indexes covering at most
+// limit rows of data files. It is safe for concurrent use.
+func NewKeyIndexCache(limit int64) *KeyIndexCache {
+	return &KeyIndexCache{entries: map[string]*keyIndexEntry{}, limit: limit}
 }
 
 // get returns the key index of data file f for the merge keys of mp,
 // building it (reading only the key columns) when it is not cached.
-func (kc *keyIndexCache) get(ctx context.Context, c *expr.Ctx, tbl *lakehouse.Table, mp *sql.MergePlan, f lakehouse.DataFile) (*keyIndex, error) {
+func (kc *KeyIndexCache) get(ctx context.Context, c *expr.Ctx, tbl *lakehouse.Table, mp *sql.MergePlan, f lakehouse.DataFile) (*keyIndex, error) {
 	names := make([]string, len(mp.Keys))
 	for k, key := range mp.Keys {
 		names[k] = mp.Target.Field(key.Target).Name
@@ -174,7 +176,7 @@ func (kc *keyIndexCache) get(ctx context.Context, c *expr.Ctx, tbl *lakehouse.Ta
 
 // evictLocked drops the least recently used built indexes (never keep)
 // until the cached rows fit the limit.
-func (kc *keyIndexCache) evictLocked(keep string) {
+func (kc *KeyIndexCache) evictLocked(keep string) {
 	for kc.rows > kc.limit {
 		victim, oldest := "", uint64(0)
 		for id, e := range kc.entries {
@@ -195,7 +197,7 @@ func (kc *keyIndexCache) evictLocked(keep string) {
 
 // seed indexes the data file path from rec, the rows it was written from
 // in file order (see lakehouse.Table.KeepsRowOrder).
-func (kc *keyIndexCache) seed(tbl *lakehouse.Table, mp *sql.MergePlan, path string, rec arrow.RecordBatch) {
+func (kc *KeyIndexCache) seed(tbl *lakehouse.Table, mp *sql.MergePlan, path string, rec arrow.RecordBatch) {
 	names := make([]string, len(mp.Keys))
 	cols := make([]arrow.Array, len(mp.Keys))
 	for k, key := range mp.Keys {

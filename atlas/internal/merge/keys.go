@@ -1,4 +1,4 @@
-package engine
+package merge
 
 import (
 	"encoding/binary"

@@ -1,12 +1,9 @@
-package engine
+package merge
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -19,13 +16,13 @@ import (
 // computeMergeMoR is computeMerge for a merge-on-read table (write.merge.mode
 // = merge-on-read): no data file is rewritten. For each file whose
 // statistics may hold a source key, the matched rows are located by the
-// file's key columns alone (through the session's key index, read once per
+// file's key columns alone (through the key index cache kc, read once per
 // data file) minus the rows already deleted; their positions go into a
 // position delete (deletion vector on v3), and their new values, with the
 // inserted rows, into one new data file sorted by key. Only when a clause
 // reads target columns beyond the keys are the full rows of the files with
 // a match read; NOT MATCHED BY SOURCE clauses read every live row.
-func (s *Session) computeMergeMoR(ctx context.Context, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource) (*mergeOutcome, error) {
+func computeMergeMoR(ctx context.Context, kc *KeyIndexCache, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource) (*mergeOutcome, error) {
 	rd, err := tbl.NewRowDelta()
 	if err != nil {
 		return nil, err
@@ -41,13 +38,13 @@ func (s *Session) computeMergeMoR(ctx context.Context, tbl *lakehouse.Table, mp 
 		}
 	}
 	o.scanned = len(files)
-	if err := s.locateAll(ctx, tbl, mp, src, o, files); err != nil {
+	if err := o.locateAll(ctx, kc, tbl, mp, src, files); err != nil {
 		releaseAll(o.packed)
 		rd.Abort()
 		return nil, err
 	}
 	c := expr.NewCtx(ctx)
-	allowDup := mp.Spec.AllowDuplicateInserts || strings.EqualFold(tbl.Properties()[PropMergeAllowDuplicateInserts], "true")
+	allowDup := mp.Spec.AllowDuplicateInserts || strings.EqualFold(tbl.Properties()[PropAllowDuplicateInserts], "true")
 	if err := mergeInserts(c, mp, src, o, allowDup); err != nil {
 		releaseAll(o.inserts)
 		releaseAll(o.packed)
@@ -62,7 +59,7 @@ func (s *Session) computeMergeMoR(ctx context.Context, tbl *lakehouse.Table, mp 
 			// The next merge probes the file just written: index it from
 			// the rows in memory instead of reading its keys back.
 			if added := rd.AddedFiles()[before:]; len(added) == 1 && added[0].RecordCount == rows.NumRows() && tbl.KeepsRowOrder() {
-				s.mergeKeyIndexes().seed(tbl, mp, added[0].Path, rows)
+				kc.seed(tbl, mp, added[0].Path, rows)
 			}
 		}
 		rows.Release()
@@ -74,45 +71,12 @@ func (s *Session) computeMergeMoR(ctx context.Context, tbl *lakehouse.Table, mp 
 	return o, nil
 }
 
-// mergeKeyIndexes returns the session's key index cache, made on first use.
-func (s *Session) mergeKeyIndexes() *keyIndexCache {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.keyIndexes == nil {
-		s.keyIndexes = newKeyIndexCache(DefaultMergeKeyIndexRows)
-	}
-	return s.keyIndexes
-}
-
-// locateAll runs locateFile over files in a pool of mergeParallelism
-// workers; the first error stops the others.
-func (s *Session) locateAll(ctx context.Context, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource, o *mergeOutcome, files []lakehouse.DataFile) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	kc := s.mergeKeyIndexes()
+// locateAll runs locateFile over files (see forEachFile).
+func (o *mergeOutcome) locateAll(ctx context.Context, kc *KeyIndexCache, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource, files []lakehouse.DataFile) error {
 	full := needsTargetValues(mp)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(mergeParallelism(), len(files)) {
-		wg.Go(func() {
-			c := expr.NewCtx(ctx)
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(files) || ctx.Err() != nil {
-					return
-				}
-				if err := o.locateFile(ctx, c, kc, tbl, mp, src, files[i], full); err != nil {
-					cancel(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return err
-	}
-	return ctx.Err()
+	return forEachFile(ctx, files, func(ctx context.Context, c *expr.Ctx, f lakehouse.DataFile) error {
+		return o.locateFile(ctx, c, kc, tbl, mp, src, f, full)
+	})
 }
 
 // needsTargetValues reports whether the clauses of mp read target columns
@@ -148,7 +112,7 @@ func needsTargetValues(mp *sql.MergePlan) bool {
 // locateFile finds the live rows of f the MATCHED (and NOT MATCHED BY
 // SOURCE) clauses change, deletes them by position in the row delta and
 // keeps their new values for the new data file.
-func (o *mergeOutcome) locateFile(ctx context.Context, c *expr.Ctx, kc *keyIndexCache, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource, f lakehouse.DataFile, full bool) error {
+func (o *mergeOutcome) locateFile(ctx context.Context, c *expr.Ctx, kc *KeyIndexCache, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource, f lakehouse.DataFile, full bool) error {
 	deleted, err := tbl.DeletedPositions(ctx, f)
 	if err != nil {
 		return err
