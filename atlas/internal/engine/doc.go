@@ -1,7 +1,7 @@
 // Package engine is Atlas's in-process Structured Streaming engine: the
-// Session, DataFrame and logical plans, the SQL session, the MERGE glue
-// (package merge runs MERGE INTO), the sinks, the streaming query manager
-// and the write log. The Atlas
+// Session, DataFrame and logical plans, the glue of SQL and MERGE
+// (packages sqlexec and merge run the statements), the sinks, the
+// streaming query manager and the write log. The Atlas
 // Connect server (atlas/connect/server, through atlas/internal/connect/planner)
 // runs every client plan on it; user code does not import it: notebooks and
 // Go programs use the Connect client, package atlas. In-process programs

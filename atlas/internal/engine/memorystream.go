@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/rowconv"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 	mem "github.com/atlas-lakehouse/atlas/atlas/source/memory"
 )
@@ -61,7 +62,7 @@ func (m *MemoryStream) AddRows(rows ...[]any) error {
 			return fmt.Errorf("row %d has %d values, the schema has %d columns", ri, len(row), schema.NumFields())
 		}
 		for i, v := range row {
-			if err := appendValue(b.Field(i), v); err != nil {
+			if err := rowconv.AppendValue(b.Field(i), v); err != nil {
 				return fmt.Errorf("row %d column %s: %w", ri, schema.Field(i).Name, err)
 			}
 		}

@@ -5,12 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-
-	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/merge"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/sql"
 )
 
@@ -94,31 +89,4 @@ func (s *Session) mergeKeyIndexes() *merge.KeyIndexCache {
 		s.keyIndexes = merge.NewKeyIndexCache(DefaultMergeKeyIndexRows)
 	}
 	return s.keyIndexes
-}
-
-// mergeResultFrame is the one-row result of MERGE INTO in SQL.
-func (s *Session) mergeResultFrame(r MergeResult) *DataFrame {
-	names := []string{"num_affected_rows", "num_updated_rows", "num_deleted_rows", "num_inserted_rows"}
-	vals := []int64{r.NumAffectedRows, r.NumUpdatedRows, r.NumDeletedRows, r.NumInsertedRows}
-	var meta arrow.Metadata
-	if r.Skipped {
-		meta = arrow.NewMetadata([]string{"atlas.note"}, []string{"skipped: this micro-batch's merge had already committed (exactly-once replay)"})
-	}
-	return s.int64Frame("merge", names, vals, &meta)
-}
-
-// int64Frame is a one-row batch DataFrame of bigint columns.
-func (s *Session) int64Frame(name string, names []string, vals []int64, meta *arrow.Metadata) *DataFrame {
-	fields := make([]arrow.Field, len(names))
-	cols := make([]arrow.Array, len(names))
-	for i, n := range names {
-		fields[i] = arrow.Field{Name: n, Type: arrow.PrimitiveTypes.Int64}
-		b := array.NewInt64Builder(expr.NewCtx(nil).Mem)
-		b.Append(vals[i])
-		cols[i] = b.NewArray()
-		b.Release()
-	}
-	schema := arrow.NewSchema(fields, meta)
-	rec := array.NewRecordBatch(schema, cols, 1)
-	return &DataFrame{s: s, node: &plan.LocalScan{Name: name, Out: schema, Records: []arrow.RecordBatch{rec}}}
 }

@@ -2,19 +2,13 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
+	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/iceberg-go/catalog"
-
+	"github.com/atlas-lakehouse/atlas/atlas/internal/merge"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sqlexec"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/sql"
-	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
 )
 
 // SQL runs one SQL statement, as spark.sql(query), and returns its result
@@ -43,140 +37,50 @@ func (s *Session) SQL(query string) (*DataFrame, error) {
 
 // SQLContext is SQL with a context bounding the statement's I/O.
 func (s *Session) SQLContext(ctx context.Context, query string) (*DataFrame, error) {
-	stmt, err := parser.Parse(query)
-	if err != nil {
-		return nil, err
-	}
-	switch st := stmt.(type) {
-	case *parser.Select:
-		return s.sqlSelect(ctx, st)
-	case *parser.Merge:
-		return s.sqlMerge(ctx, st)
-	case *parser.Insert:
-		return s.sqlInsert(ctx, st)
-	case *parser.CreateTable:
-		return s.sqlCreateTable(ctx, st)
-	case *parser.DropTable:
-		return s.sqlDropTable(ctx, st)
-	case *parser.CreateNamespace:
-		return s.sqlCreateNamespace(ctx, st)
-	case *parser.DropNamespace:
-		return s.sqlDropNamespace(ctx, st)
-	case *parser.ShowTables:
-		return s.sqlShowTables(ctx, st)
-	case *parser.ShowNamespaces:
-		return s.sqlShowNamespaces(ctx, st)
-	case *parser.Describe:
-		return s.sqlDescribe(ctx, st)
-	case *parser.CallProcedure:
-		return s.sqlCall(ctx, st)
-	}
-	p := stmt.Pos()
-	return nil, &sql.Error{Line: p.Line, Col: p.Col, Msg: fmt.Sprintf("%T statements are not supported yet; use MERGE INTO for row-level changes", stmt)}
-}
-
-// relations resolves FROM names through Session.Table's lookup.
-func (s *Session) relations(ctx context.Context) sql.Relations {
-	return func(name *parser.Name) (plan.Node, error) {
-		df, err := s.table(ctx, sql.TableName(name))
-		if err != nil {
-			return nil, atName(name, sql.TableName(name), err)
-		}
-		return df.node, nil
-	}
-}
-
-// atName reports err, met resolving the table or view name written at n,
-// at n's line and column when the name is at fault (no such table, view
-// or namespace; a malformed name; a table that already exists). Other
-// errors (the catalog or the storage failing: credentials, network) are
-// not about the SQL text: they name the table but carry no position.
-func atName(n parser.Node, name string, err error) error {
-	if isNameError(name, err) {
-		return errAtNode(n, "%v", err)
-	}
-	return fmt.Errorf("table %s: %w", name, err)
-}
-
-func isNameError(name string, err error) bool {
-	if errors.Is(err, lakehouse.ErrNoSuchTable) || errors.Is(err, catalog.ErrNoSuchNamespace) || errors.Is(err, lakehouse.ErrTableExists) {
-		return true
-	}
-	if !strings.Contains(name, ".") {
-		return true // Session.table: no temp view or memory table of that name
-	}
-	_, _, perr := lakehouse.ParseIdent(name)
-	return perr != nil
-}
-
-func (s *Session) sqlSelect(ctx context.Context, st *parser.Select) (*DataFrame, error) {
-	n, err := sql.PlanSelect(st, s.relations(ctx))
+	n, err := sqlexec.Run(ctx, sqlSession{s}, query)
 	if err != nil {
 		return nil, err
 	}
 	return &DataFrame{s: s, node: n}, nil
 }
 
-func (s *Session) sqlMerge(ctx context.Context, st *parser.Merge) (*DataFrame, error) {
-	spec := sql.MergeSpec{
-		Target:      sql.TableName(st.Target.Name),
-		TargetAlias: aliasOr(st.Target.Alias, st.Target.Name),
-		On:          st.On,
-		Clauses:     st.Clauses,
-		At:          st.At,
-	}
-	var source *DataFrame
-	switch src := st.Source.(type) {
-	case *parser.TableRef:
-		df, err := s.table(ctx, sql.TableName(src.Name))
-		if err != nil {
-			return nil, atName(src, sql.TableName(src.Name), err)
-		}
-		source, spec.SourceAlias = df, aliasOr(src.Alias, src.Name)
-	case *parser.SubqueryRef:
-		n, err := sql.PlanSelect(src.Query, s.relations(ctx))
-		if err != nil {
-			return nil, err
-		}
-		source, spec.SourceAlias = &DataFrame{s: s, node: n}, src.Alias
-		if spec.SourceAlias == "" {
-			spec.SourceAlias = "source"
-		}
-	default:
-		p := st.Source.Pos()
-		return nil, &sql.Error{Line: p.Line, Col: p.Col, Msg: "MERGE USING takes a table, a view or a parenthesised query"}
-	}
-	res, err := s.merge(ctx, spec, source)
+// sqlSession is the session as package sqlexec sees it.
+type sqlSession struct{ s *Session }
+
+// Lakehouse returns the session's lakehouse.
+func (q sqlSession) Lakehouse(ctx context.Context) (*lakehouse.Lakehouse, error) {
+	return q.s.Lakehouse(ctx)
+}
+
+// Table resolves name as Session.Table does.
+func (q sqlSession) Table(ctx context.Context, name string) (plan.Node, error) {
+	df, err := q.s.table(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	return s.mergeResultFrame(res), nil
+	return df.node, nil
 }
 
-func aliasOr(alias string, name *parser.Name) string {
-	if alias != "" {
-		return alias
+// TempViews lists the session's temp view names.
+func (q sqlSession) TempViews() []string {
+	q.s.mu.Lock()
+	defer q.s.mu.Unlock()
+	var views []string
+	for v := range q.s.views {
+		views = append(views, v)
 	}
-	return name.Parts[len(name.Parts)-1]
+	return views
 }
 
-// rowsFrame is a batch DataFrame holding rows of Go values (see appendValue).
-func (s *Session) rowsFrame(name string, schema *arrow.Schema, rows [][]any) (*DataFrame, error) {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	for _, r := range rows {
-		for i, v := range r {
-			if err := appendValue(b.Field(i), v); err != nil {
-				return nil, fmt.Errorf("%s: column %s: %w", name, schema.Field(i).Name, err)
-			}
-		}
-	}
-	rec := b.NewRecordBatch()
-	return &DataFrame{s: s, node: &plan.LocalScan{Name: name, Out: schema, Records: []arrow.RecordBatch{rec}}}, nil
+// NextWrite returns the exactly-once key of a write (see nextWrite).
+func (q sqlSession) NextWrite(op string) lakehouse.Commit { return q.s.nextWrite(op) }
+
+// NoteInsert records an INSERT for the live view of a foreachBatch query.
+func (q sqlSession) NoteInsert(table string, inserted int64, skipped bool, d time.Duration) {
+	q.s.noteWrite(BatchWrite{Op: "insert", Table: table, Inserted: inserted, Skipped: skipped, Duration: d})
 }
 
-// emptyFrame is the result of a statement without rows (DDL).
-func (s *Session) emptyFrame(name string) *DataFrame {
-	schema := arrow.NewSchema(nil, nil)
-	return &DataFrame{s: s, node: &plan.LocalScan{Name: name, Out: schema}}
+// Merge runs a MERGE INTO from the rows of source.
+func (q sqlSession) Merge(ctx context.Context, spec sql.MergeSpec, source plan.Node) (merge.Result, error) {
+	return q.s.merge(ctx, spec, &DataFrame{s: q.s, node: source})
 }

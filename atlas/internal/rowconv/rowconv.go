@@ -1,9 +1,11 @@
 // Package rowconv turns Arrow record batches into Go rows, the one
 // conversion behind both the engine's and the Connect client's
-// DataFrame.Rows. It depends on Arrow only.
+// DataFrame.Rows, and Go values back into Arrow builders (AppendValue). It
+// depends on Arrow only.
 package rowconv
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -90,4 +92,82 @@ func Value(a arrow.Array, i int) any {
 		return out
 	}
 	return a.ValueStr(i)
+}
+
+// AppendValue appends a Go value to a builder: nil as null, a string,
+// an integer (int, int32, int64) to an integer or float64 column, float64,
+// bool, time.Time to a timestamp (microseconds), []byte or a string to
+// binary.
+func AppendValue(b array.Builder, v any) error {
+	if v == nil {
+		b.AppendNull()
+		return nil
+	}
+	switch x := b.(type) {
+	case *array.StringBuilder:
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("want string, got %T", v)
+		}
+		x.Append(s)
+	case *array.Int64Builder:
+		n, ok := toInt(v)
+		if !ok {
+			return fmt.Errorf("want an integer, got %T", v)
+		}
+		x.Append(n)
+	case *array.Int32Builder:
+		n, ok := toInt(v)
+		if !ok {
+			return fmt.Errorf("want an integer, got %T", v)
+		}
+		x.Append(int32(n))
+	case *array.Float64Builder:
+		switch f := v.(type) {
+		case float64:
+			x.Append(f)
+		default:
+			n, ok := toInt(v)
+			if !ok {
+				return fmt.Errorf("want a number, got %T", v)
+			}
+			x.Append(float64(n))
+		}
+	case *array.BooleanBuilder:
+		t, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("want bool, got %T", v)
+		}
+		x.Append(t)
+	case *array.TimestampBuilder:
+		t, ok := v.(time.Time)
+		if !ok {
+			return fmt.Errorf("want time.Time, got %T", v)
+		}
+		x.Append(arrow.Timestamp(t.UnixMicro()))
+	case *array.BinaryBuilder:
+		switch d := v.(type) {
+		case []byte:
+			x.Append(d)
+		case string:
+			x.Append([]byte(d))
+		default:
+			return fmt.Errorf("want []byte, got %T", v)
+		}
+	default:
+		return fmt.Errorf("unsupported column type %s", b.Type())
+	}
+	return nil
+}
+
+func toInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case int32:
+		return int64(n), true
+	}
+	return 0, false
 }

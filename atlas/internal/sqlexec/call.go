@@ -1,7 +1,8 @@
-package engine
+package sqlexec
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ import (
 // its parameters in positional order and what it does with their values.
 type procedure struct {
 	params []string
-	run    func(ctx context.Context, s *Session, st *parser.CallProcedure, args map[string]*parser.Literal) (*DataFrame, error)
+	run    func(ctx context.Context, s Session, st *parser.CallProcedure, args map[string]*parser.Literal) (plan.Node, error)
 }
 
 // procedures are the CALL <catalog>.system.<name> procedures.
@@ -34,9 +35,9 @@ var procedures = map[string]procedure{
 	"remove_orphan_files": {params: []string{"table", "older_than", "location", "dry_run"}, run: callRemoveOrphanFiles},
 }
 
-// sqlCall runs CALL [catalog.]system.procedure(args), as Iceberg's
+// call runs CALL [catalog.]system.procedure(args), as Iceberg's
 // procedures in Spark SQL do.
-func (s *Session) sqlCall(ctx context.Context, st *parser.CallProcedure) (*DataFrame, error) {
+func call(ctx context.Context, s Session, st *parser.CallProcedure) (plan.Node, error) {
 	parts := st.Procedure.Parts
 	names := make([]string, 0, len(procedures))
 	for n := range procedures {
@@ -57,7 +58,7 @@ func (s *Session) sqlCall(ctx context.Context, st *parser.CallProcedure) (*DataF
 			}
 			key = p.params[i]
 		}
-		if !contains(p.params, key) {
+		if !slices.Contains(p.params, key) {
 			return nil, errAtNode(st, "%s has no argument %q; its arguments: %s", name, a.Name, strings.Join(p.params, ", "))
 		}
 		lit, ok := a.Value.(*parser.Literal)
@@ -74,7 +75,7 @@ func (s *Session) sqlCall(ctx context.Context, st *parser.CallProcedure) (*DataF
 
 // callTable loads the table named by the table argument (relative to the
 // catalog, as in Spark, or fully qualified).
-func (s *Session) callTable(ctx context.Context, table string) (*lakehouse.Table, error) {
+func callTable(ctx context.Context, s Session, table string) (*lakehouse.Table, error) {
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
 		return nil, err
@@ -98,12 +99,12 @@ func intArg(st *parser.CallProcedure, args map[string]*parser.Literal, key strin
 	return 0, errAtNode(st, "argument %s must be an integer, got %s", key, lit.SQL())
 }
 
-func callRewriteDataFiles(ctx context.Context, s *Session, st *parser.CallProcedure, args map[string]*parser.Literal) (*DataFrame, error) {
+func callRewriteDataFiles(ctx context.Context, s Session, st *parser.CallProcedure, args map[string]*parser.Literal) (plan.Node, error) {
 	target, err := intArg(st, args, "target_rows", lakehouse.DefaultCompactRows)
 	if err != nil {
 		return nil, err
 	}
-	tbl, err := s.callTable(ctx, args["table"].Value.(string))
+	tbl, err := callTable(ctx, s, args["table"].Value.(string))
 	if err != nil {
 		return nil, err
 	}
@@ -111,12 +112,12 @@ func callRewriteDataFiles(ctx context.Context, s *Session, st *parser.CallProced
 	if err != nil {
 		return nil, err
 	}
-	return s.int64Frame("rewrite_data_files",
+	return int64Scan("rewrite_data_files",
 		[]string{"rewritten_data_files_count", "added_data_files_count", "rewritten_bytes_count", "failed_data_files_count"},
 		[]int64{int64(res.FilesRemoved), int64(res.FilesAdded), res.Bytes, 0}, nil), nil
 }
 
-func callExpireSnapshots(ctx context.Context, s *Session, st *parser.CallProcedure, args map[string]*parser.Literal) (*DataFrame, error) {
+func callExpireSnapshots(ctx context.Context, s Session, st *parser.CallProcedure, args map[string]*parser.Literal) (plan.Node, error) {
 	olderThan := 5 * 24 * time.Hour // Iceberg's default: 5 days
 	if lit := args["older_than"]; lit != nil {
 		t, ok := lit.Value.(time.Time)
@@ -129,7 +130,7 @@ func callExpireSnapshots(ctx context.Context, s *Session, st *parser.CallProcedu
 	if err != nil {
 		return nil, err
 	}
-	tbl, err := s.callTable(ctx, args["table"].Value.(string))
+	tbl, err := callTable(ctx, s, args["table"].Value.(string))
 	if err != nil {
 		return nil, err
 	}
@@ -137,14 +138,14 @@ func callExpireSnapshots(ctx context.Context, s *Session, st *parser.CallProcedu
 	if err != nil {
 		return nil, err
 	}
-	return s.int64Frame("expire_snapshots", []string{"expired_snapshots_count"}, []int64{int64(n)}, nil), nil
+	return int64Scan("expire_snapshots", []string{"expired_snapshots_count"}, []int64{int64(n)}, nil), nil
 }
 
 // defaultOrphanAge is remove_orphan_files' default bound, Iceberg's: files
 // younger than 3 days are kept.
 const defaultOrphanAge = 3 * 24 * time.Hour
 
-func callRemoveOrphanFiles(ctx context.Context, s *Session, st *parser.CallProcedure, args map[string]*parser.Literal) (*DataFrame, error) {
+func callRemoveOrphanFiles(ctx context.Context, s Session, st *parser.CallProcedure, args map[string]*parser.Literal) (plan.Node, error) {
 	olderThan := time.Now().Add(-defaultOrphanAge)
 	if lit := args["older_than"]; lit != nil {
 		t, ok := lit.Value.(time.Time)
@@ -164,7 +165,7 @@ func callRemoveOrphanFiles(ctx context.Context, s *Session, st *parser.CallProce
 		}
 		dryRun = b
 	}
-	tbl, err := s.callTable(ctx, args["table"].Value.(string))
+	tbl, err := callTable(ctx, s, args["table"].Value.(string))
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +173,11 @@ func callRemoveOrphanFiles(ctx context.Context, s *Session, st *parser.CallProce
 	if err != nil {
 		return nil, err
 	}
-	return s.stringFrame("remove_orphan_files", "orphan_file_location", res.Locations), nil
+	return stringScan("remove_orphan_files", "orphan_file_location", res.Locations), nil
 }
 
-// stringFrame is a batch DataFrame of one string column.
-func (s *Session) stringFrame(name, column string, vals []string) *DataFrame {
+// stringScan is a batch of one string column.
+func stringScan(name, column string, vals []string) plan.Node {
 	b := array.NewStringBuilder(expr.NewCtx(nil).Mem)
 	defer b.Release()
 	b.AppendValues(vals, nil)
@@ -184,5 +185,5 @@ func (s *Session) stringFrame(name, column string, vals []string) *DataFrame {
 	defer col.Release()
 	schema := arrow.NewSchema([]arrow.Field{{Name: column, Type: arrow.BinaryTypes.String}}, nil)
 	rec := array.NewRecordBatch(schema, []arrow.Array{col}, int64(len(vals)))
-	return &DataFrame{s: s, node: &plan.LocalScan{Name: name, Out: schema, Records: []arrow.RecordBatch{rec}}}
+	return &plan.LocalScan{Name: name, Out: schema, Records: []arrow.RecordBatch{rec}}
 }

@@ -1,4 +1,4 @@
-package engine
+package sqlexec
 
 import (
 	"context"
@@ -13,18 +13,15 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/sql"
 	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
 )
 
-func errAtNode(n parser.Node, format string, args ...any) error {
-	p := n.Pos()
-	return &sql.Error{Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
-}
-
-func (s *Session) sqlCreateTable(ctx context.Context, st *parser.CreateTable) (*DataFrame, error) {
+func createTable(ctx context.Context, s Session, st *parser.CreateTable) (plan.Node, error) {
 	if st.Provider != "" && !strings.EqualFold(st.Provider, "iceberg") {
 		return nil, errAtNode(st, "USING %s is not supported: Atlas tables are Apache Iceberg tables; write USING iceberg or leave USING out", st.Provider)
 	}
@@ -32,11 +29,11 @@ func (s *Session) sqlCreateTable(ctx context.Context, st *parser.CreateTable) (*
 	var schema *arrow.Schema
 	var rows []arrow.RecordBatch
 	if st.AsSelect != nil {
-		n, err := sql.PlanSelect(st.AsSelect, s.relations(ctx))
+		n, err := sql.PlanSelect(st.AsSelect, relations(ctx, s))
 		if err != nil {
 			return nil, err
 		}
-		if schema, rows, err = (&DataFrame{s: s, node: n}).Collect(ctx); err != nil {
+		if schema, rows, err = exec.Collect(ctx, n); err != nil {
 			return nil, fmt.Errorf("create table %s as select: %w", name, err)
 		}
 		defer releaseAll(rows)
@@ -75,14 +72,14 @@ func (s *Session) sqlCreateTable(ctx context.Context, st *parser.CreateTable) (*
 		return nil, atName(st.Name, name, err)
 	}
 	if st.AsSelect != nil && len(rows) > 0 {
-		if _, err := tbl.AppendBatch(ctx, rows, s.nextWrite("create table as select")); err != nil {
+		if _, err := tbl.AppendBatch(ctx, rows, s.NextWrite("create table as select")); err != nil {
 			return nil, err
 		}
 	}
-	return s.emptyFrame("create table"), nil
+	return emptyScan("create table"), nil
 }
 
-func (s *Session) sqlDropTable(ctx context.Context, st *parser.DropTable) (*DataFrame, error) {
+func dropTable(ctx context.Context, s Session, st *parser.DropTable) (plan.Node, error) {
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
 		return nil, err
@@ -91,13 +88,13 @@ func (s *Session) sqlDropTable(ctx context.Context, st *parser.DropTable) (*Data
 	if err := lh.DropTable(ctx, name, st.Purge); err != nil {
 		if errors.Is(err, lakehouse.ErrNoSuchTable) {
 			if st.IfExists {
-				return s.emptyFrame("drop table"), nil
+				return emptyScan("drop table"), nil
 			}
 			return nil, errAtNode(st.Name, "table %s does not exist (write DROP TABLE IF EXISTS to ignore that)", name)
 		}
 		return nil, atName(st.Name, name, err)
 	}
-	return s.emptyFrame("drop table"), nil
+	return emptyScan("drop table"), nil
 }
 
 // namespaceOf returns the namespace a parsed name designates, without the
@@ -110,7 +107,7 @@ func namespaceOf(lh *lakehouse.Lakehouse, n *parser.Name) string {
 	return strings.Join(parts, ".")
 }
 
-func (s *Session) sqlCreateNamespace(ctx context.Context, st *parser.CreateNamespace) (*DataFrame, error) {
+func createNamespace(ctx context.Context, s Session, st *parser.CreateNamespace) (plan.Node, error) {
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
 		return nil, err
@@ -126,10 +123,10 @@ func (s *Session) sqlCreateNamespace(ctx context.Context, st *parser.CreateNames
 	if err := lh.EnsureNamespaces(ctx, ns); err != nil {
 		return nil, err
 	}
-	return s.emptyFrame("create namespace"), nil
+	return emptyScan("create namespace"), nil
 }
 
-func (s *Session) sqlDropNamespace(ctx context.Context, st *parser.DropNamespace) (*DataFrame, error) {
+func dropNamespace(ctx context.Context, s Session, st *parser.DropNamespace) (plan.Node, error) {
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
 		return nil, err
@@ -141,7 +138,7 @@ func (s *Session) sqlDropNamespace(ctx context.Context, st *parser.DropNamespace
 	}
 	if !slices.Contains(existing, ns) {
 		if st.IfExists {
-			return s.emptyFrame("drop namespace"), nil
+			return emptyScan("drop namespace"), nil
 		}
 		return nil, errAtNode(st.Name, "namespace %s does not exist", ns)
 	}
@@ -160,7 +157,7 @@ func (s *Session) sqlDropNamespace(ctx context.Context, st *parser.DropNamespace
 	if err := lh.Catalog().DropNamespace(ctx, table.Identifier(strings.Split(ns, "."))); err != nil {
 		return nil, fmt.Errorf("drop namespace %s: %w", ns, err)
 	}
-	return s.emptyFrame("drop namespace"), nil
+	return emptyScan("drop namespace"), nil
 }
 
 // likePattern compiles Spark's SHOW ... LIKE pattern: * matches anything,
@@ -176,7 +173,7 @@ func likePattern(p string) *regexp.Regexp {
 	return regexp.MustCompile("(?i)^(" + strings.Join(alts, "|") + ")$")
 }
 
-func (s *Session) sqlShowTables(ctx context.Context, st *parser.ShowTables) (*DataFrame, error) {
+func showTables(ctx context.Context, s Session, st *parser.ShowTables) (plan.Node, error) {
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
 		return nil, err
@@ -204,12 +201,7 @@ func (s *Session) sqlShowTables(ctx context.Context, st *parser.ShowTables) (*Da
 			}
 		}
 	}
-	s.mu.Lock()
-	var views []string
-	for v := range s.views {
-		views = append(views, v)
-	}
-	s.mu.Unlock()
+	views := s.TempViews()
 	slices.Sort(views)
 	for _, v := range views {
 		if like == nil || like.MatchString(v) {
@@ -221,10 +213,10 @@ func (s *Session) sqlShowTables(ctx context.Context, st *parser.ShowTables) (*Da
 		{Name: "tableName", Type: arrow.BinaryTypes.String},
 		{Name: "isTemporary", Type: arrow.FixedWidthTypes.Boolean},
 	}, nil)
-	return s.rowsFrame("show tables", schema, rows)
+	return rowsScan("show tables", schema, rows)
 }
 
-func (s *Session) sqlShowNamespaces(ctx context.Context, st *parser.ShowNamespaces) (*DataFrame, error) {
+func showNamespaces(ctx context.Context, s Session, st *parser.ShowNamespaces) (plan.Node, error) {
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
 		return nil, err
@@ -241,20 +233,20 @@ func (s *Session) sqlShowNamespaces(ctx context.Context, st *parser.ShowNamespac
 		}
 	}
 	schema := arrow.NewSchema([]arrow.Field{{Name: "namespace", Type: arrow.BinaryTypes.String}}, nil)
-	return s.rowsFrame("show namespaces", schema, rows)
+	return rowsScan("show namespaces", schema, rows)
 }
 
-func (s *Session) sqlDescribe(ctx context.Context, st *parser.Describe) (*DataFrame, error) {
+func describe(ctx context.Context, s Session, st *parser.Describe) (plan.Node, error) {
 	name := sql.TableName(st.Name)
 	if st.Kind == parser.DescribeHistory {
-		return s.describeHistory(ctx, st, name)
+		return describeHistory(ctx, s, st, name)
 	}
-	df, err := s.table(ctx, name)
+	n, err := s.Table(ctx, name)
 	if err != nil {
 		return nil, atName(st.Name, name, err)
 	}
 	var rows [][]any
-	for _, f := range df.Schema().Fields() {
+	for _, f := range n.Schema().Fields() {
 		var comment any
 		if f.HasMetadata() {
 			if i := f.Metadata.FindKey("comment"); i >= 0 {
@@ -286,10 +278,10 @@ func (s *Session) sqlDescribe(ctx context.Context, st *parser.Describe) (*DataFr
 		{Name: "data_type", Type: arrow.BinaryTypes.String},
 		{Name: "comment", Type: arrow.BinaryTypes.String, Nullable: true},
 	}, nil)
-	return s.rowsFrame("describe", schema, rows)
+	return rowsScan("describe", schema, rows)
 }
 
-func (s *Session) describeHistory(ctx context.Context, st *parser.Describe, name string) (*DataFrame, error) {
+func describeHistory(ctx context.Context, s Session, st *parser.Describe, name string) (plan.Node, error) {
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
 		return nil, err
@@ -322,7 +314,7 @@ func (s *Session) describeHistory(ctx context.Context, st *parser.Describe, name
 		{Name: "batch_id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "is_current", Type: arrow.FixedWidthTypes.Boolean},
 	}, nil)
-	return s.rowsFrame("describe history", schema, rows)
+	return rowsScan("describe history", schema, rows)
 }
 
 // partitionText renders a partition field as Spark's DESCRIBE does:

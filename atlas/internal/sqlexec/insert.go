@@ -1,4 +1,4 @@
-package engine
+package sqlexec
 
 import (
 	"context"
@@ -10,15 +10,16 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/sql"
 	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
 )
 
-// sqlInsert runs INSERT INTO|OVERWRITE. Without a column list the values
+// insert runs INSERT INTO|OVERWRITE. Without a column list the values
 // map to the table's columns by position, as in Spark; with one, by the
 // listed names, the other columns being null. Values are cast to the
 // column types.
-func (s *Session) sqlInsert(ctx context.Context, st *parser.Insert) (*DataFrame, error) {
+func insert(ctx context.Context, s Session, st *parser.Insert) (plan.Node, error) {
 	start := time.Now()
 	name := sql.TableName(st.Table)
 	lh, err := s.Lakehouse(ctx)
@@ -47,7 +48,7 @@ func (s *Session) sqlInsert(ctx context.Context, st *parser.Insert) (*DataFrame,
 	c := expr.NewCtx(ctx)
 	var in arrow.RecordBatch
 	if st.Query != nil {
-		n, err := sql.PlanSelect(st.Query, s.relations(ctx))
+		n, err := sql.PlanSelect(st.Query, relations(ctx, s))
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +91,7 @@ func (s *Session) sqlInsert(ctx context.Context, st *parser.Insert) (*DataFrame,
 		a.Release()
 	}
 	defer rec.Release()
-	commit := s.nextWrite("insert")
+	commit := s.NextWrite("insert")
 	var committed bool
 	if st.Overwrite {
 		committed, err = tbl.OverwriteBatch(ctx, []arrow.RecordBatch{rec}, commit)
@@ -104,8 +105,8 @@ func (s *Session) sqlInsert(ctx context.Context, st *parser.Insert) (*DataFrame,
 	if !committed {
 		n = 0
 	}
-	s.noteWrite(BatchWrite{Op: "insert", Table: name, Inserted: n, Skipped: !committed, Duration: time.Since(start)})
-	return s.int64Frame("insert", []string{"num_affected_rows", "num_inserted_rows"}, []int64{n, n}, nil), nil
+	s.NoteInsert(name, n, !committed, time.Since(start))
+	return int64Scan("insert", []string{"num_affected_rows", "num_inserted_rows"}, []int64{n, n}, nil), nil
 }
 
 // valuesRecord evaluates the rows of VALUES into one record with columns
