@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
@@ -54,7 +56,8 @@ func benchWindows(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if _, err := stack.EnsureUp(ctx, stack.Options{OwnDaemon: true}); err != nil {
+	info, err := stack.EnsureUp(ctx, stack.Options{OwnDaemon: true})
+	if err != nil {
 		return err
 	}
 	brokers := stack.Brokers()
@@ -62,23 +65,31 @@ func benchWindows(ctx context.Context, args []string) error {
 	if err := stack.EnsureTopic(ctx, brokers, topic, 3); err != nil {
 		return err
 	}
+	// The broker keeps what it holds in memory: a topic left behind by
+	// each run would make the next runs' broker slower (its garbage
+	// collector scans every record it holds).
+	defer deleteBenchTopic(brokers, topic)
 	cl, err := stack.NewClient(brokers, produce.ProducerOpts()...)
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
+	prodCPU := startCPU(info.PID)
 	if _, err := produce.ProduceEvents(ctx, cl, produce.EventsConfig{Topic: topic, Count: *n, Seed: 1, Span: 4 * time.Hour, OutOfOrder: 0.1, Late: 0.01}, nil); err != nil {
 		cl.Close()
 		return err
 	}
 	cl.Close()
 	prodDur := time.Since(t0)
+	prodCPUs := prodCPU.since("producer")
 
+	rawCPU := startCPU(info.PID)
 	raw, rawDur, err := kafka.ConsumeRate(ctx, strings.Join(brokers, ","), topic)
 	if err != nil {
 		return err
 	}
 	rawRate := float64(raw) / rawDur.Seconds()
+	rawCPUs := rawCPU.since("consumer")
 
 	home, err := os.MkdirTemp("", "atlas-bench-")
 	if err != nil {
@@ -100,6 +111,7 @@ func benchWindows(ctx context.Context, args []string) error {
 		defer stop()
 	}
 	t1 := time.Now()
+	e2eCPU := startCPU(info.PID)
 	q, err := scenarios.StartEventWindows(s, scenarios.EventsOptions{Topic: topic, MaxOffsetsPerTrigger: *maxOff}, "lakehouse.gold.bench_event_windows", filepath.Join(home, "ck"), engine.AvailableNow(), false)
 	if err != nil {
 		return err
@@ -108,6 +120,7 @@ func benchWindows(ctx context.Context, args []string) error {
 		return err
 	}
 	e2eDur := time.Since(t1)
+	e2eCPUs := e2eCPU.since("query")
 	if *memProfile != "" {
 		if err := writeHeapProfile(*memProfile); err != nil {
 			return err
@@ -131,9 +144,9 @@ func benchWindows(ctx context.Context, args []string) error {
 	}
 	sort.Float64s(closeLat)
 	fmt.Printf("events                 %d (%d micro-batches of <= %d)\n", *n, len(ps), *maxOff)
-	fmt.Printf("produce                %.0f events/s\n", float64(*n)/prodDur.Seconds())
-	fmt.Printf("raw consume            %.0f records/s (%d records in %s)\n", rawRate, raw, rawDur.Round(time.Millisecond))
-	fmt.Printf("end to end             %.0f events/s (%d rows, parse + watermark + window count + Iceberg commits, %s)\n", e2eRate, t.InputRows, e2eDur.Round(time.Millisecond))
+	fmt.Printf("produce                %.0f events/s (%s)\n", float64(*n)/prodDur.Seconds(), prodCPUs)
+	fmt.Printf("raw consume            %.0f records/s (%d records in %s; %s)\n", rawRate, raw, rawDur.Round(time.Millisecond), rawCPUs)
+	fmt.Printf("end to end             %.0f events/s (%d rows, parse + watermark + window count + Iceberg commits, %s; %s)\n", e2eRate, t.InputRows, e2eDur.Round(time.Millisecond), e2eCPUs)
 	fmt.Printf("ratio e2e/raw          %.2f\n", e2eRate/rawRate)
 	fmt.Printf("time per phase         %s\n", phaseTotals(ps))
 	if len(ps) > 0 {
@@ -147,6 +160,24 @@ func benchWindows(ctx context.Context, args []string) error {
 		fmt.Printf("window close->visible  p50 %.0f ms, max %.0f ms (one trigger, as in Spark append mode)\n", closeLat[len(closeLat)/2], closeLat[len(closeLat)-1])
 	}
 	return nil
+}
+
+// deleteBenchTopic deletes the benchmark's topic, reporting a failure on
+// stderr only: the numbers are already printed.
+func deleteBenchTopic(brokers []string, topic string) {
+	cl, err := stack.NewClient(brokers)
+	if err == nil {
+		defer cl.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var resp kadm.DeleteTopicResponse
+		if resp, err = kadm.NewClient(cl).DeleteTopic(ctx, topic); err == nil {
+			err = resp.Err
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench: could not delete topic %s: %v\n", topic, err)
+	}
 }
 
 func endOf(p engine.StreamingQueryProgress) time.Time {
