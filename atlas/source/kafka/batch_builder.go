@@ -1,11 +1,11 @@
 package kafka
 
 import (
-	"math/bits"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -19,19 +19,24 @@ const (
 )
 
 // batchBuilder turns fetched Kafka records into Arrow record batches with
-// Schema. Its builders are reused from batch to batch: each flush hands the
-// filled buffers to a new record and the builders start over.
+// Schema. It writes the columns' buffers itself rather than through Arrow's
+// builders: a record's buffers are allocated once, at the size the batch is
+// expected to need, and filled in one pass, where the builders zero every
+// buffer a second time after Go did and grow the byte buffers by doubling
+// (bench windows profile: a quarter of the builder's time was that
+// zeroing). Each flush hands the buffers to the new record, which owns
+// them from then on: they are never reused, so no reader of the record
+// can see them change.
 type batchBuilder struct {
 	maxRows  int
 	maxBytes int
 
-	key       *array.BinaryBuilder
-	value     *array.BinaryBuilder
-	topic     *array.StringBuilder
-	partition *array.Int32Builder
-	offset    *array.Int64Builder
-	timestamp *array.TimestampBuilder
-	tsType    *array.Int32Builder
+	key, value binaryColumn
+	topic      binaryColumn
+	partition  []int32
+	offset     []int64
+	timestamp  []int64
+	tsType     []int32
 
 	rows  int
 	bytes int
@@ -42,20 +47,97 @@ type batchBuilder struct {
 	// instead of growing them step by step.
 	expect           int
 	keyAvg, valueAvg int
+	topicLen         int
 }
 
-func newBatchBuilder(mem memory.Allocator, maxRows, maxBytes int) *batchBuilder {
-	return &batchBuilder{
-		maxRows:   maxRows,
-		maxBytes:  maxBytes,
-		key:       array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary),
-		value:     array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary),
-		topic:     array.NewStringBuilder(mem),
-		partition: array.NewInt32Builder(mem),
-		offset:    array.NewInt64Builder(mem),
-		timestamp: array.NewTimestampBuilder(mem, Schema.Field(colTimestamp).Type.(*arrow.TimestampType)),
-		tsType:    array.NewInt32Builder(mem),
+// binaryColumn is a binary or string column being filled: a validity
+// bitmap made only once a null is appended, the offsets (len = rows+1 once
+// the first row is in) and the bytes.
+type binaryColumn struct {
+	valid   []byte
+	nulls   int
+	offsets []int32
+	data    []byte
+}
+
+func newBatchBuilder(maxRows, maxBytes int) *batchBuilder {
+	return &batchBuilder{maxRows: maxRows, maxBytes: maxBytes}
+}
+
+// reserve makes room for rows more rows holding n more bytes.
+func (c *binaryColumn) reserve(rows, n int) {
+	if c.offsets == nil {
+		c.offsets = make([]int32, 1, rows+1)
+	} else {
+		c.offsets = grow(c.offsets, rows)
 	}
+	c.data = grow(c.data, n)
+	if c.valid != nil {
+		c.valid = grow(c.valid, int(bitutil.BytesForBits(int64(len(c.offsets)-1+rows)))-len(c.valid))
+	}
+}
+
+// append adds one row, null when v is nil.
+func (c *binaryColumn) append(v []byte) {
+	row := len(c.offsets) - 1
+	if v == nil {
+		if c.valid == nil {
+			// Every row so far is valid.
+			c.valid = make([]byte, bitutil.BytesForBits(int64(cap(c.offsets)-1)))
+			bitutil.SetBitsTo(c.valid, 0, int64(row), true)
+		}
+		c.nulls++
+	}
+	if c.valid != nil {
+		if need := int(bitutil.BytesForBits(int64(row + 1))); need > len(c.valid) {
+			c.valid = append(c.valid, make([]byte, need-len(c.valid))...)
+		}
+		bitutil.SetBitTo(c.valid, row, v != nil)
+	}
+	c.data = append(c.data, v...)
+	c.offsets = append(c.offsets, int32(len(c.data)))
+}
+
+// array hands the column's buffers to a new array of rows rows and starts
+// the column over.
+func (c *binaryColumn) array(dt arrow.DataType, rows int) arrow.Array {
+	var valid *memory.Buffer
+	if c.nulls > 0 {
+		valid = memory.NewBufferBytes(c.valid[:bitutil.BytesForBits(int64(rows))])
+	}
+	offsets := c.offsets
+	if offsets == nil {
+		offsets = []int32{0}
+	}
+	data := array.NewData(dt, rows, []*memory.Buffer{
+		valid,
+		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)),
+		memory.NewBufferBytes(c.data),
+	}, nil, c.nulls, 0)
+	defer data.Release()
+	*c = binaryColumn{}
+	return array.MakeFromData(data)
+}
+
+// fixedArray makes an array without nulls over the values of vals.
+func fixedArray[T int32 | int64](dt arrow.DataType, vals []T) arrow.Array {
+	var zero T
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vals))), len(vals)*int(unsafe.Sizeof(zero)))
+	data := array.NewData(dt, len(vals), []*memory.Buffer{nil, memory.NewBufferBytes(b)}, nil, 0, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// grow returns s with room for n more elements, growing it at least by
+// half so that many small additions do not copy it each time.
+func grow[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	c := max(len(s)+n, cap(s)+cap(s)/2)
+	out := make([]T, len(s), c)
+	copy(out, s)
+	return out
 }
 
 // add appends the records of one partition, skipping control records
@@ -69,9 +151,6 @@ func (b *batchBuilder) add(recs []*kgo.Record, flush func() error) (int64, error
 		if len(chunk) > room {
 			chunk = chunk[:room]
 		}
-		if b.rows == 0 {
-			b.presize()
-		}
 		var keyBytes, valueBytes, topicBytes, rows int
 		for i, r := range chunk {
 			size := len(r.Key) + len(r.Value)
@@ -84,26 +163,27 @@ func (b *batchBuilder) add(recs []*kgo.Record, flush func() error) (int64, error
 			topicBytes += len(r.Topic)
 			rows++
 		}
+		if b.rows == 0 {
+			if b.valueAvg == 0 && rows > 0 {
+				// No record flushed yet: size by the first records.
+				b.keyAvg = (keyBytes + rows - 1) / rows
+				b.valueAvg = (valueBytes + rows - 1) / rows
+				b.topicLen = (topicBytes + rows - 1) / rows
+			}
+			b.presize()
+		}
 		b.reserve(rows, keyBytes, valueBytes, topicBytes)
 		for _, r := range chunk {
 			if r.Attrs.IsControl() {
 				continue
 			}
-			if r.Key == nil {
-				b.key.AppendNull()
-			} else {
-				b.key.UnsafeAppend(r.Key)
-			}
-			if r.Value == nil {
-				b.value.AppendNull()
-			} else {
-				b.value.UnsafeAppend(r.Value)
-			}
-			b.topic.BinaryBuilder.UnsafeAppend(unsafe.Slice(unsafe.StringData(r.Topic), len(r.Topic)))
-			b.partition.UnsafeAppend(r.Partition)
-			b.offset.UnsafeAppend(r.Offset)
-			b.timestamp.UnsafeAppend(arrow.Timestamp(r.Timestamp.UnixMicro()))
-			b.tsType.UnsafeAppend(int32(r.Attrs.TimestampType()))
+			b.key.append(r.Key)
+			b.value.append(r.Value)
+			b.topic.append(unsafe.Slice(unsafe.StringData(r.Topic), len(r.Topic)))
+			b.partition = append(b.partition, r.Partition)
+			b.offset = append(b.offset, r.Offset)
+			b.timestamp = append(b.timestamp, r.Timestamp.UnixMicro())
+			b.tsType = append(b.tsType, int32(r.Attrs.TimestampType()))
 			b.rows++
 			b.bytes += len(r.Key) + len(r.Value)
 			n++
@@ -125,85 +205,56 @@ func (b *batchBuilder) presize() {
 	if rows <= 0 {
 		return
 	}
-	b.key.Reserve(rows)
-	b.value.Reserve(rows)
-	b.topic.Reserve(rows)
-	b.partition.Reserve(rows)
-	b.offset.Reserve(rows)
-	b.timestamp.Reserve(rows)
-	b.tsType.Reserve(rows)
-	if b.keyAvg > 0 {
-		b.key.ReserveData(min(rows*b.keyAvg, b.maxBytes))
-	}
-	if b.valueAvg > 0 {
-		b.value.ReserveData(min(rows*b.valueAvg, b.maxBytes))
-	}
+	b.reserve(rows, min(rows*b.keyAvg, b.maxBytes), min(rows*b.valueAvg, b.maxBytes), rows*b.topicLen)
 }
 
-// reserve makes room for rows more rows, growing the data buffers
-// geometrically so that many small appends do not copy the data each time.
+// reserve makes room for rows more rows with the given bytes.
 func (b *batchBuilder) reserve(rows, keyBytes, valueBytes, topicBytes int) {
-	b.key.Reserve(rows)
-	b.value.Reserve(rows)
-	b.topic.Reserve(rows)
-	b.partition.Reserve(rows)
-	b.offset.Reserve(rows)
-	b.timestamp.Reserve(rows)
-	b.tsType.Reserve(rows)
-	reserveData(b.key, keyBytes)
-	reserveData(b.value, valueBytes)
-	reserveData(b.topic.BinaryBuilder, topicBytes)
-}
-
-func reserveData(bb *array.BinaryBuilder, n int) {
-	if need := bb.DataLen() + n; need > bb.DataCap() {
-		bb.ReserveData(nextPow2(need) - bb.DataLen())
-	}
-}
-
-func nextPow2(n int) int {
-	if n <= 1 {
-		return 1
-	}
-	return 1 << bits.Len(uint(n-1))
+	b.key.reserve(rows, keyBytes)
+	b.value.reserve(rows, valueBytes)
+	b.topic.reserve(rows, topicBytes)
+	b.partition = grow(b.partition, rows)
+	b.offset = grow(b.offset, rows)
+	b.timestamp = grow(b.timestamp, rows)
+	b.tsType = grow(b.tsType, rows)
 }
 
 // len is the number of rows waiting to be flushed.
 func (b *batchBuilder) len() int { return b.rows }
 
-// newRecord builds a record batch from the rows appended so far and resets
-// the builders. The caller releases the record.
+// newRecord builds a record batch from the rows appended so far and starts
+// over with no buffers: the record owns them. The caller releases the
+// record.
 func (b *batchBuilder) newRecord() arrow.RecordBatch {
-	if b.rows > 0 {
+	rows := b.rows
+	if rows > 0 {
 		// Round up so that the next record rarely needs to grow.
-		b.keyAvg = (b.key.DataLen() + b.rows - 1) / b.rows
-		b.valueAvg = (b.value.DataLen() + b.rows - 1) / b.rows
+		b.keyAvg = (len(b.key.data) + rows - 1) / rows
+		b.valueAvg = (len(b.value.data) + rows - 1) / rows
+		b.topicLen = (len(b.topic.data) + rows - 1) / rows
 	}
-	b.expect -= b.rows
+	b.expect -= rows
 	cols := []arrow.Array{
-		b.key.NewArray(),
-		b.value.NewArray(),
-		b.topic.NewArray(),
-		b.partition.NewArray(),
-		b.offset.NewArray(),
-		b.timestamp.NewArray(),
-		b.tsType.NewArray(),
+		b.key.array(arrow.BinaryTypes.Binary, rows),
+		b.value.array(arrow.BinaryTypes.Binary, rows),
+		b.topic.array(arrow.BinaryTypes.String, rows),
+		fixedArray(arrow.PrimitiveTypes.Int32, b.partition),
+		fixedArray(arrow.PrimitiveTypes.Int64, b.offset),
+		fixedArray(Schema.Field(colTimestamp).Type, b.timestamp),
+		fixedArray(arrow.PrimitiveTypes.Int32, b.tsType),
 	}
-	rec := array.NewRecordBatch(Schema, cols, int64(b.rows))
+	rec := array.NewRecordBatch(Schema, cols, int64(rows))
 	for _, c := range cols {
 		c.Release()
 	}
+	b.partition, b.offset, b.timestamp, b.tsType = nil, nil, nil, nil
 	b.rows, b.bytes = 0, 0
 	return rec
 }
 
-// release frees the builders' buffers.
+// release drops the builder's buffers.
 func (b *batchBuilder) release() {
-	b.key.Release()
-	b.value.Release()
-	b.topic.Release()
-	b.partition.Release()
-	b.offset.Release()
-	b.timestamp.Release()
-	b.tsType.Release()
+	if b.rows > 0 {
+		b.newRecord().Release()
+	}
 }

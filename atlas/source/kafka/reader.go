@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -93,7 +92,7 @@ type offsetRange struct{ from, to int64 }
 
 func (st *partState) String() string { return fmt.Sprintf("%s-%d", st.topic, st.partition) }
 
-func newReader(cl *kgo.Client, pool *recordPool, failOnDataLoss, readCommitted bool, mem memory.Allocator) *reader {
+func newReader(cl *kgo.Client, pool *recordPool, failOnDataLoss, readCommitted bool) *reader {
 	return &reader{
 		cl:             cl,
 		pool:           pool,
@@ -103,7 +102,7 @@ func newReader(cl *kgo.Client, pool *recordPool, failOnDataLoss, readCommitted b
 		stallTimeout:   stallTimeout,
 		pauseAfter:     pauseAfter,
 		parts:          make(map[string]map[int32]*partState),
-		builder:        newBatchBuilder(mem, batchMaxRows, batchMaxBytes),
+		builder:        newBatchBuilder(batchMaxRows, batchMaxBytes),
 	}
 }
 

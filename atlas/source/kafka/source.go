@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -65,7 +64,7 @@ func New(opts map[string]string) (*Source, error) {
 		cfg:    cfg,
 		cl:     cl,
 		lister: &offsetLister{cl: cl, adm: kadm.NewClient(cl), topics: cfg.topics, readCommitted: cfg.readCommitted, pattern: cfg.pattern, assigned: cfg.assigned},
-		reader: newReader(cl, pool, cfg.failOnDataLoss, cfg.readCommitted, memory.DefaultAllocator),
+		reader: newReader(cl, pool, cfg.failOnDataLoss, cfg.readCommitted),
 	}, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -32,7 +31,7 @@ func TestEarliestReadsEverythingOnceUnderRateLimit(t *testing.T) {
 		"startingOffsets":         "earliest",
 		"maxOffsetsPerTrigger":    "600",
 	})
-	src.reader.builder = newBatchBuilder(memory.DefaultAllocator, 256, batchMaxBytes)
+	src.reader.builder = newBatchBuilder(256, batchMaxBytes)
 	if got := src.Description(); got != "KafkaV2[Subscribe[events]]" {
 		t.Errorf("Description() = %q", got)
 	}
