@@ -17,8 +17,9 @@ import (
 type recordPool struct {
 	recs  sync.Pool // *[]kgo.Record
 	bytes sync.Pool // *[]byte
-	// returned counts the record slices that came back for reuse.
-	returned atomic.Int64
+	// taken counts the record slices handed to franz-go, returned those
+	// that came back for reuse.
+	taken, returned atomic.Int64
 }
 
 var (
@@ -28,6 +29,7 @@ var (
 
 // GetRecords returns a slice of capacity at least n.
 func (p *recordPool) GetRecords(n int) []kgo.Record {
+	p.taken.Add(1)
 	if s, ok := p.recs.Get().(*[]kgo.Record); ok && cap(*s) >= n {
 		return (*s)[:0]
 	}

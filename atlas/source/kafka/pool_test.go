@@ -52,3 +52,25 @@ func TestFetchedRecordsRecycled(t *testing.T) {
 		t.Error("no fetched record slice came back to the pool: records are not recycled after the copy into Arrow")
 	}
 }
+
+// TestRecordsPastTheBatchEndRecycled reads the first 100 of 300 records
+// that reach the source in one fetch: the 200 past the batch end are kept
+// for the next batch as Arrow, and every record franz-go decoded is
+// recycled at once, so that records read ahead hold no decode memory and
+// give the garbage collector no pointers to scan. The next batch still
+// reads exactly the 200.
+func TestRecordsPastTheBatchEndRecycled(t *testing.T) {
+	ctx := testContext(t)
+	addr := newCluster(t, kfake.SeedTopics(1, "events"))
+	all := produce(t, ctx, addr, "events", "r", map[int32]int{0: 300})
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events"})
+
+	first, _ := readBatch(t, ctx, src, `{"events":{"0":0}}`, `{"events":{"0":100}}`)
+	sameRows(t, "first batch", first, all[:100])
+	taken, returned := src.reader.pool.taken.Load(), src.reader.pool.returned.Load()
+	if taken == 0 || returned != taken {
+		t.Errorf("%d record slices decoded, %d recycled: records read past the batch end are held as franz-go records", taken, returned)
+	}
+	second, _ := readBatch(t, ctx, src, `{"events":{"0":100}}`, `{"events":{"0":300}}`)
+	sameRows(t, "second batch", second, all[100:])
+}

@@ -73,10 +73,9 @@ type partState struct {
 	// fetched is the offset after the last record received from the
 	// client; anything older that still arrives is a stale duplicate.
 	fetched int64
-	// pending holds records received but not handed out, from pending[head],
-	// all at offsets >= next.
-	pending []*kgo.Record
-	head    int
+	// pending holds what was received but not handed out, in offset
+	// order, all at offsets >= next.
+	pending []*chunk
 	// losses are offset ranges the broker deleted before they were read,
 	// noticed while fetching and charged to the batch that covers them.
 	losses []offsetRange
@@ -137,17 +136,8 @@ func (r *reader) read(ctx context.Context, start, end Offsets, fn func(arrow.Rec
 }
 
 func (r *reader) readLocked(ctx context.Context, start, end Offsets, fn func(arrow.RecordBatch) error) (err error) {
-	flush := func() error {
-		rec := r.builder.newRecord()
-		defer rec.Release()
-		return fn(rec)
-	}
 	defer func() {
 		if err != nil {
-			// Leave no half-built batch behind for the next call.
-			if r.builder.len() > 0 {
-				r.builder.newRecord().Release()
-			}
 			// The batch will be retried from its start, and the poll that
 			// failed may have carried records of other partitions that were
 			// never taken: make the next read reposition every partition
@@ -168,12 +158,8 @@ func (r *reader) readLocked(ctx context.Context, start, end Offsets, fn func(arr
 	if err := r.plan(start, end); err != nil {
 		return err
 	}
-	r.builder.expect = 0
 	for _, st := range r.active {
-		r.builder.expect += int(min(st.end-st.next, batchMaxRows))
-	}
-	for _, st := range r.active {
-		if err := r.drainPending(st, flush); err != nil {
+		if err := r.drainPending(st, fn); err != nil {
 			return err
 		}
 	}
@@ -185,21 +171,18 @@ func (r *reader) readLocked(ctx context.Context, start, end Offsets, fn func(arr
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("waiting for records: %w", err)
 		}
-		progressed, err := r.handle(fetches, flush)
+		progressed, err := r.handle(fetches, fn)
 		if err != nil {
 			return err
 		}
 		if progressed {
 			lastProgress = time.Now()
 		} else if time.Since(lastProgress) >= r.stallTimeout {
-			if err := r.checkStalled(ctx, flush); err != nil {
+			if err := r.checkStalled(ctx); err != nil {
 				return err
 			}
 			lastProgress = time.Now()
 		}
-	}
-	if r.builder.len() > 0 {
-		return flush()
 	}
 	return nil
 }
@@ -234,7 +217,8 @@ func (r *reader) plan(start, end Offsets) error {
 			reposition[t][p] = kgo.NewOffset().At(s)
 			st.consuming = true
 			st.next, st.fetched = s, s
-			st.pending, st.head, st.losses = nil, 0, nil
+			releaseChunks(st.pending)
+			st.pending, st.losses = nil, nil
 		}
 		if st.paused {
 			resume[t] = append(resume[t], p)
@@ -263,30 +247,45 @@ func (r *reader) plan(start, end Offsets) error {
 	return nil
 }
 
-// drainPending hands out the records buffered for st before its batch end.
-func (r *reader) drainPending(st *partState, flush func() error) error {
-	recs := st.pending[st.head:]
-	if len(recs) == 0 {
-		return nil
+// drainPending hands out the rows buffered for st before its batch end,
+// and completes st once it has everything before the end.
+func (r *reader) drainPending(st *partState, fn func(arrow.RecordBatch) error) error {
+	for len(st.pending) > 0 {
+		c := st.pending[0]
+		if k := c.before(st.end); k > c.head {
+			if err := r.chargeLosses(st, c.offs[k-1]+1); err != nil {
+				return err
+			}
+			rec := c.rec.NewSlice(int64(c.head), int64(k))
+			err := fn(rec)
+			rec.Release()
+			if err != nil {
+				return err
+			}
+			st.next = c.offs[k-1] + 1
+			c.head = k
+		}
+		if c.rows() > 0 || c.end > st.end {
+			// The chunk reaches past the end: the batch has it all.
+			break
+		}
+		st.next = max(st.next, c.end)
+		c.release()
+		st.pending[0] = nil
+		st.pending = st.pending[1:]
 	}
-	k := countBefore(recs, st.end)
-	if err := r.emit(st, recs[:k], flush); err != nil {
-		return err
+	if len(st.pending) == 0 {
+		st.pending = nil
 	}
-	st.head += k
-	if st.head == len(st.pending) {
-		clear(st.pending)
-		st.pending, st.head = st.pending[:0], 0
-	}
-	if k < len(recs) || st.next >= st.end {
-		return r.complete(st, flush)
+	if len(st.pending) > 0 || st.next >= st.end {
+		return r.complete(st)
 	}
 	return nil
 }
 
 // handle routes one poll's records to their partitions and emits those the
 // batch needs. It reports whether any partition the batch needs moved.
-func (r *reader) handle(fetches kgo.Fetches, flush func() error) (progressed bool, err error) {
+func (r *reader) handle(fetches kgo.Fetches, fn func(arrow.RecordBatch) error) (progressed bool, err error) {
 	for i := range fetches {
 		for j := range fetches[i].Topics {
 			ft := &fetches[i].Topics[j]
@@ -335,7 +334,7 @@ func (r *reader) handle(fetches kgo.Fetches, flush func() error) (progressed boo
 					}
 					continue
 				}
-				moved, err := r.receive(st, fp, flush)
+				moved, err := r.receive(st, fp, fn)
 				if err != nil {
 					return progressed, err
 				}
@@ -346,9 +345,10 @@ func (r *reader) handle(fetches kgo.Fetches, flush func() error) (progressed boo
 	return progressed, nil
 }
 
-// receive takes the records of one fetched partition. It reports whether
-// the partition was in the batch and moved towards its batch end.
-func (r *reader) receive(st *partState, fp *kgo.FetchPartition, flush func() error) (bool, error) {
+// receive takes the records of one fetched partition: it converts them
+// to Arrow, recycles them, and hands out what the batch needs. It reports
+// whether the partition was in the batch and moved towards its batch end.
+func (r *reader) receive(st *partState, fp *kgo.FetchPartition, fn func(arrow.RecordBatch) error) (bool, error) {
 	active := st.inBatch && !st.done
 	recs := fp.Records
 	// A partition without records says nothing: brokers leave partitions
@@ -373,49 +373,27 @@ func (r *reader) receive(st *partState, fp *kgo.FetchPartition, flush func() err
 		st.losses = append(st.losses, offsetRange{st.fetched, min(fp.LogStartOffset, first)})
 	}
 	st.fetched = recs[len(recs)-1].Offset + 1
-
-	if !active || st.head < len(st.pending) {
-		st.pending = append(st.pending, recs...)
-		if active {
-			return true, r.drainPending(st, flush)
-		}
-		r.maybePause(st)
-		return false, nil
-	}
-	k := countBefore(recs, st.end)
-	if err := r.emit(st, recs[:k], flush); err != nil {
-		return true, err
-	}
-	if k < len(recs) {
-		st.pending = append(st.pending, recs[k:]...)
-		r.maybePause(st)
-	}
-	if k < len(recs) || st.next >= st.end {
-		return true, r.complete(st, flush)
-	}
-	return true, nil
-}
-
-// emit appends records of st (all before its batch end) to the batch.
-func (r *reader) emit(st *partState, recs []*kgo.Record, flush func() error) error {
-	if len(recs) == 0 {
-		return nil
-	}
-	if err := r.chargeLosses(st, recs[len(recs)-1].Offset+1); err != nil {
-		return err
-	}
-	if _, err := r.builder.add(recs, flush); err != nil {
-		return err
-	}
-	st.next = recs[len(recs)-1].Offset + 1
+	chunks, err := newChunks(r.builder, recs)
 	// Every record is copied into Arrow: its decode memory can serve the
 	// next fetch.
 	recycle(recs)
-	return nil
+	if err != nil {
+		return active, err
+	}
+	st.pending = append(st.pending, chunks...)
+	if !active {
+		r.maybePause(st)
+		return false, nil
+	}
+	if err := r.drainPending(st, fn); err != nil {
+		return true, err
+	}
+	r.maybePause(st)
+	return true, nil
 }
 
 // complete marks st as having every record of its batch.
-func (r *reader) complete(st *partState, flush func() error) error {
+func (r *reader) complete(st *partState) error {
 	if st.done {
 		return nil
 	}
@@ -455,7 +433,7 @@ func (r *reader) chargeLosses(st *partState, upTo int64) error {
 // checkStalled asks the broker about partitions that have brought nothing
 // for a while: whose records were deleted by retention before being read,
 // or whose log was truncated below the batch end. Both are data loss.
-func (r *reader) checkStalled(ctx context.Context, flush func() error) error {
+func (r *reader) checkStalled(ctx context.Context) error {
 	var topics []string
 	seen := map[string]bool{}
 	for _, st := range r.active {
@@ -488,7 +466,7 @@ func (r *reader) checkStalled(ctx context.Context, flush func() error) error {
 			continue
 		}
 		st.fetched = st.end
-		if err := r.complete(st, flush); err != nil {
+		if err := r.complete(st); err != nil {
 			return err
 		}
 	}
@@ -528,7 +506,14 @@ func (r *reader) forget(topic string) {
 // buffered many records, so that a fast partition cannot fill memory while a
 // slow one catches up.
 func (r *reader) maybePause(st *partState) {
-	if st.paused || len(st.pending)-st.head < r.pauseAfter {
+	if st.paused {
+		return
+	}
+	n := 0
+	for _, c := range st.pending {
+		n += c.rows()
+	}
+	if n < r.pauseAfter {
 		return
 	}
 	st.paused = true
@@ -544,18 +529,15 @@ func (r *reader) trim(committed Offsets) {
 		if st == nil {
 			return
 		}
-		k := countBefore(st.pending[st.head:], off)
-		clear(st.pending[st.head : st.head+k])
-		st.head += k
-		if st.head == len(st.pending) {
-			// Drop the handed-out pointers too: kept in the backing
-			// array, they would keep their fetches' memory alive.
-			clear(st.pending)
-			st.pending, st.head = st.pending[:0], 0
-		} else if st.head > len(st.pending)/2 {
-			n := copy(st.pending, st.pending[st.head:])
-			clear(st.pending[n:])
-			st.pending, st.head = st.pending[:n], 0
+		for len(st.pending) > 0 {
+			c := st.pending[0]
+			c.head = c.before(off)
+			if c.rows() > 0 || c.end > off {
+				break
+			}
+			c.release()
+			st.pending[0] = nil
+			st.pending = st.pending[1:]
 		}
 	})
 }
@@ -568,23 +550,19 @@ func (r *reader) close() {
 		return
 	}
 	r.closed = true
+	for _, ps := range r.parts {
+		for _, st := range ps {
+			releaseChunks(st.pending)
+			st.pending = nil
+		}
+	}
 	r.parts = nil
 	r.builder.release()
 }
 
-// countBefore returns how many of recs (ascending offsets) are before end.
-func countBefore(recs []*kgo.Record, end int64) int {
-	if len(recs) == 0 || recs[len(recs)-1].Offset < end {
-		return len(recs)
+// releaseChunks releases the chunks' records.
+func releaseChunks(cs []*chunk) {
+	for _, c := range cs {
+		c.release()
 	}
-	lo, hi := 0, len(recs)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if recs[m].Offset < end {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
 }
