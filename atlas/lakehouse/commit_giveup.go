@@ -37,12 +37,12 @@ func (e *ContentionError) Error() string {
 // Unwrap returns the catalog's last refusal.
 func (e *ContentionError) Unwrap() error { return e.cause }
 
-// snapshotID is the id of t's current snapshot, or -1 for none.
+// snapshotID is the id of t's current snapshot, or noSnapshot (-1) for none.
 func snapshotID(t *table.Table) int64 {
 	if s := t.CurrentSnapshot(); s != nil {
 		return s.SnapshotID
 	}
-	return -1
+	return noSnapshot
 }
 
 // commitsSince counts the snapshots of t's current branch ancestry after

@@ -18,7 +18,7 @@ import (
 var ErrConflict = errors.New("a concurrent commit conflicts with this rewrite (it removed a file being rewritten or added rows the rewrite could match); plan the rewrite again")
 
 // checkNoConflictingData returns ErrConflict when a snapshot committed
-// after baseID (0: an empty table) and before cur's current snapshot added
+// after baseID (noSnapshot: an empty table) and before cur's current snapshot added
 // a data file whose partition values and column statistics may hold a row
 // matching filter (nil: any row). This is Iceberg Java's
 // validateAddedDataFiles of MergingSnapshotProducer, behind
@@ -32,7 +32,7 @@ func checkNoConflictingData(ctx context.Context, cur *table.Table, baseID int64,
 	if filter != nil {
 		opts = append(opts, table.WithRowFilter(filter))
 	}
-	if baseID == 0 {
+	if baseID == noSnapshot {
 		// Based on an empty table: every live file was added since.
 		tasks, err := cur.Scan(append(opts, table.WithSnapshotID(snap.SnapshotID))...).PlanFiles(ctx)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
 )
 
@@ -94,7 +95,7 @@ func TestRewriteValidateFromEmptyTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	rw, _ := b.NewRewrite()
-	if rw.BaseSnapshotID() != 0 {
+	if rw.BaseSnapshotID() != -1 {
 		t.Fatalf("base snapshot %d of an empty table", rw.BaseSnapshotID())
 	}
 	rw.ValidateNoConflictingData(nil)
@@ -112,4 +113,56 @@ func TestRewriteValidateFromEmptyTable(t *testing.T) {
 	}
 	all, _ := b.ReadAll(ctx)
 	assertRows(t, all, genRows(100, 3))
+}
+
+// A rewrite and a row delta based on an empty table report base snapshot
+// -1 (iceberg-go's and Iceberg's "no snapshot") and, validated for a key
+// range, commit beside a concurrent first append outside that range: only
+// matching files conflict.
+func TestValidateFromEmptyTableIgnoresOtherKeys(t *testing.T) {
+	ctx := context.Background()
+	inRange := iceberg.LessThan(iceberg.Reference("id"), int64(50))
+	for _, kind := range []string{"rewrite", "row delta"} {
+		t.Run(kind, func(t *testing.T) {
+			dir := t.TempDir()
+			a := createTestTable(t, openTest(t, dir), CreateOptions{})
+			b, err := openTest(t, dir).LoadTable(ctx, "gold.events")
+			if err != nil {
+				t.Fatal(err)
+			}
+			type pending interface {
+				BaseSnapshotID() int64
+				ValidateNoConflictingData(iceberg.BooleanExpression)
+				Add(context.Context, arrow.RecordBatch) error
+				Commit(context.Context, Commit) (bool, error)
+			}
+			var w pending
+			if kind == "rewrite" {
+				w, err = b.NewRewrite()
+			} else {
+				w, err = b.NewRowDelta()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id := w.BaseSnapshotID(); id != -1 {
+				t.Fatalf("base snapshot %d of an empty table, want -1", id)
+			}
+			w.ValidateNoConflictingData(inRange)
+			if err := w.Add(ctx, buildBatch(t, testSchema, genRows(0, 3))); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := a.AppendBatch(ctx, batchesOf(t, genRows(100, 3), 100), Commit{}); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+			if ok, err := w.Commit(ctx, Commit{}); !ok || err != nil {
+				t.Fatalf("commit beside a concurrent append of other keys: %v %v", ok, err)
+			}
+			if err := b.Refresh(ctx); err != nil {
+				t.Fatal(err)
+			}
+			all, _ := b.ReadAll(ctx)
+			assertRows(t, all, concat(genRows(100, 3), genRows(0, 3)))
+		})
+	}
 }

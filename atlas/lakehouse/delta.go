@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 )
@@ -23,17 +21,10 @@ import (
 // A RowDelta is used once: after Commit or Abort it accepts nothing more.
 // Add, Delete and PlanFiles are safe for concurrent use.
 type RowDelta struct {
-	t      *Table
-	base   *table.Table
-	target *arrow.Schema
-
-	mu       sync.Mutex
-	deletes  map[string]*deltaDeletes // data file path → rows to delete
-	added    []iceberg.DataFile
-	validate bool
-	filter   iceberg.BooleanExpression
-	done     bool
-	written  int // delete files written by Commit
+	pendingWrite
+	// guarded by mu:
+	deletes map[string]*deltaDeletes // data file path → rows to delete
+	written int                      // delete files written by Commit
 	// groups are the deletes each position delete file holds, by path.
 	groups map[string][]*deltaDeletes
 }
@@ -55,17 +46,7 @@ func (t *Table) NewRowDelta() (*RowDelta, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lakehouse: merge-on-read into %s: %w", t.name, err)
 	}
-	return &RowDelta{t: t, base: base, target: target, deletes: map[string]*deltaDeletes{}}, nil
-}
-
-// BaseSnapshotID returns the id of the snapshot the delta is based on, -1
-// when the table had none (the value its commit compares the table's
-// current snapshot id with; Rewrite.BaseSnapshotID says 0 instead).
-func (r *RowDelta) BaseSnapshotID() int64 { return snapshotID(r.base) }
-
-// PlanFiles is Table.PlanFiles on the delta's base state.
-func (r *RowDelta) PlanFiles(ctx context.Context, filter iceberg.BooleanExpression) ([]DataFile, error) {
-	return r.t.planFiles(ctx, r.base, filter)
+	return &RowDelta{pendingWrite: pendingWrite{t: t, base: base, target: target, op: "merge-on-read into", kind: "row delta"}, deletes: map[string]*deltaDeletes{}}, nil
 }
 
 // Delete marks rows of the data file f (from PlanFiles) deleted by their
@@ -74,7 +55,7 @@ func (r *RowDelta) Delete(f DataFile, positions []int64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {
-		return fmt.Errorf("lakehouse: merge-on-read into %s: the row delta is finished", r.t.name)
+		return r.errFinished()
 	}
 	if f.task.File == nil {
 		return fmt.Errorf("lakehouse: merge-on-read into %s: file %q was not planned by PlanFiles", r.t.name, f.Path)
@@ -93,30 +74,6 @@ func (r *RowDelta) Delete(f DataFile, positions []int64) error {
 		r.deletes[f.Path] = d
 	}
 	d.pos = append(d.pos, positions...)
-	return nil
-}
-
-// Add writes rec (aligned to the table schema) as new data files now, as
-// Rewrite.Add does. rec is not released.
-func (r *RowDelta) Add(ctx context.Context, rec arrow.RecordBatch) error {
-	if r.isDone() {
-		return fmt.Errorf("lakehouse: merge-on-read into %s: the row delta is finished", r.t.name)
-	}
-	aligned, err := alignRecords(ctx, r.t.name, r.target, []arrow.RecordBatch{rec})
-	if err != nil {
-		return fmt.Errorf("lakehouse: merge-on-read into %s: %w", r.t.name, err)
-	}
-	files, err := r.t.writeRecords(ctx, r.base, r.target, aligned)
-	if err != nil {
-		return fmt.Errorf("lakehouse: merge-on-read into %s: write data files: %w", r.t.name, err)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.done {
-		r.t.removeFiles(files)
-		return fmt.Errorf("lakehouse: merge-on-read into %s: the row delta is finished", r.t.name)
-	}
-	r.added = append(r.added, files...)
 	return nil
 }
 
@@ -148,14 +105,6 @@ func (t *Table) KeepsRowOrder() bool {
 	return cur.Spec().IsUnpartitioned() && cur.SortOrder().IsUnsorted()
 }
 
-// ValidateNoConflictingData is Rewrite.ValidateNoConflictingData for the
-// delta: serializable isolation for rows matching filter.
-func (r *RowDelta) ValidateNoConflictingData(filter iceberg.BooleanExpression) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.validate, r.filter = true, filter
-}
-
 // Empty reports whether the delta deletes and adds nothing.
 func (r *RowDelta) Empty() bool {
 	r.mu.Lock()
@@ -177,25 +126,6 @@ func (r *RowDelta) DeleteFilesWritten() int {
 	return r.written
 }
 
-// Abort deletes the files Add wrote and finishes the delta without
-// committing. It is a no-op after Commit.
-func (r *RowDelta) Abort() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.done {
-		return
-	}
-	r.done = true
-	r.t.removeFiles(r.added)
-	r.added = nil
-}
-
-func (r *RowDelta) isDone() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.done
-}
-
 // Commit writes the delete files and commits them with the added data
 // files in ONE snapshot (Iceberg's RowDelta: operation overwrite, delete
 // or append), with the summary properties and exactly-once check of
@@ -215,7 +145,7 @@ func (r *RowDelta) Commit(ctx context.Context, c Commit) (committed bool, err er
 	r.mu.Lock()
 	if r.done {
 		r.mu.Unlock()
-		return false, fmt.Errorf("lakehouse: merge-on-read into %s: the row delta is finished", r.t.name)
+		return false, r.errFinished()
 	}
 	r.done = true
 	added := r.added

@@ -21,17 +21,10 @@ import (
 // A Rewrite is used once: after Commit or Abort it accepts nothing more.
 // Add, Remove and PlanFiles are safe for concurrent use.
 type Rewrite struct {
-	t      *Table
-	base   *table.Table // the table state the rewrite plans from
-	target *arrow.Schema
-
-	mu       sync.Mutex
-	remove   []DataFile
-	removed  map[string]bool
-	added    []iceberg.DataFile
-	validate bool
-	filter   iceberg.BooleanExpression
-	done     bool
+	pendingWrite
+	// guarded by mu:
+	remove  []DataFile
+	removed map[string]bool
 }
 
 // NewRewrite starts a rewrite based on the table's cached current state.
@@ -42,21 +35,7 @@ func (t *Table) NewRewrite() (*Rewrite, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lakehouse: rewrite files of %s: %w", t.name, err)
 	}
-	return &Rewrite{t: t, base: base, target: target, removed: map[string]bool{}}, nil
-}
-
-// BaseSnapshotID returns the id of the snapshot the rewrite is based on, 0
-// when the table had none.
-func (r *Rewrite) BaseSnapshotID() int64 {
-	if s := r.base.CurrentSnapshot(); s != nil {
-		return s.SnapshotID
-	}
-	return 0
-}
-
-// PlanFiles is Table.PlanFiles on the rewrite's base state.
-func (r *Rewrite) PlanFiles(ctx context.Context, filter iceberg.BooleanExpression) ([]DataFile, error) {
-	return r.t.planFiles(ctx, r.base, filter)
+	return &Rewrite{pendingWrite: pendingWrite{t: t, base: base, target: target, op: "rewrite files of", kind: "rewrite"}, removed: map[string]bool{}}, nil
 }
 
 // Remove marks data files (from PlanFiles) as replaced by the rewrite.
@@ -64,7 +43,7 @@ func (r *Rewrite) Remove(files ...DataFile) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {
-		return fmt.Errorf("lakehouse: rewrite files of %s: the rewrite is finished", r.t.name)
+		return r.errFinished()
 	}
 	for _, f := range files {
 		if f.task.File == nil {
@@ -79,48 +58,6 @@ func (r *Rewrite) Remove(files ...DataFile) error {
 	return nil
 }
 
-// Add writes rec (aligned to the table schema as AppendBatch does) as its
-// own data file now: one per partition it spans, rolling at the target file
-// size. Give it the new content of one rewritten file, or the inserted rows
-// sorted by key, so that each file keeps a narrow key range and later
-// rewrites stay proportional to the keys they touch. An empty record writes
-// nothing. rec is not released.
-func (r *Rewrite) Add(ctx context.Context, rec arrow.RecordBatch) error {
-	if r.isDone() {
-		return fmt.Errorf("lakehouse: rewrite files of %s: the rewrite is finished", r.t.name)
-	}
-	aligned, err := alignRecords(ctx, r.t.name, r.target, []arrow.RecordBatch{rec})
-	if err != nil {
-		return fmt.Errorf("lakehouse: rewrite files of %s: %w", r.t.name, err)
-	}
-	files, err := r.t.writeRecords(ctx, r.base, r.target, aligned)
-	if err != nil {
-		return fmt.Errorf("lakehouse: rewrite files of %s: write data files: %w", r.t.name, err)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.done { // aborted meanwhile
-		r.t.removeFiles(files)
-		return fmt.Errorf("lakehouse: rewrite files of %s: the rewrite is finished", r.t.name)
-	}
-	r.added = append(r.added, files...)
-	return nil
-}
-
-// ValidateNoConflictingData makes the rewrite serializable for rows matching
-// filter (nil: every row), as Iceberg Java's OverwriteFiles with
-// conflictDetectionFilter(filter) and validateNoConflictingData(): when
-// Commit finds that other writers committed since the base snapshot, it
-// fails with ErrConflict if any data file they added could hold a row
-// matching filter (by partition values and column statistics). A MERGE
-// passes its key filter: a concurrent writer that inserted one of the
-// merge's keys makes the merge recompute instead of inserting it again.
-func (r *Rewrite) ValidateNoConflictingData(filter iceberg.BooleanExpression) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.validate, r.filter = true, filter
-}
-
 // Empty reports whether the rewrite removes and adds nothing.
 func (r *Rewrite) Empty() bool {
 	r.mu.Lock()
@@ -133,25 +70,6 @@ func (r *Rewrite) FilesAdded() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.added)
-}
-
-// Abort deletes the files Add wrote and finishes the rewrite without
-// committing. It is a no-op after Commit.
-func (r *Rewrite) Abort() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.done {
-		return
-	}
-	r.done = true
-	r.t.removeFiles(r.added)
-	r.added = nil
-}
-
-func (r *Rewrite) isDone() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.done
 }
 
 // Commit replaces the removed files with the added ones in ONE atomic
@@ -179,7 +97,7 @@ func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err err
 	r.mu.Lock()
 	if r.done {
 		r.mu.Unlock()
-		return false, fmt.Errorf("lakehouse: rewrite files of %s: the rewrite is finished", r.t.name)
+		return false, r.errFinished()
 	}
 	r.done = true
 	remove, files := r.remove, r.added
