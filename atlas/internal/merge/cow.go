@@ -43,16 +43,7 @@ func computeMerge(ctx context.Context, tbl *lakehouse.Table, mp *sql.MergePlan, 
 		rw.Abort()
 		return nil, err
 	}
-	c := expr.NewCtx(ctx)
-	allowDup := mp.Spec.AllowDuplicateInserts || strings.EqualFold(tbl.Properties()[PropAllowDuplicateInserts], "true")
-	if err := mergeInserts(c, mp, src, o, allowDup); err != nil {
-		releaseAll(o.inserts)
-		releaseAll(o.packed)
-		rw.Abort()
-		return nil, err
-	}
-	ins, err := sortedInserts(c, mp, append(o.packed, o.inserts...))
-	o.inserts, o.packed = nil, nil
+	ins, err := o.insertedRows(ctx, tbl, mp, src)
 	if err == nil && ins != nil {
 		err = addChunks(ctx, rw, ins, o.packBelow)
 		ins.Release()
@@ -159,4 +150,22 @@ func relabel(schema *arrow.Schema, recs []arrow.RecordBatch) []arrow.RecordBatch
 		out[i] = array.NewRecordBatch(schema, r.Columns(), r.NumRows())
 	}
 	return out
+}
+
+// insertedRows applies the NOT MATCHED clauses (see mergeInserts) and
+// returns the inserted rows together with the packed small files, sorted
+// by key (see sortedInserts); nil when there are none. The outcome's
+// inserts and packed records are released or handed over either way.
+func (o *mergeOutcome) insertedRows(ctx context.Context, tbl *lakehouse.Table, mp *sql.MergePlan, src *mergeSource) (arrow.RecordBatch, error) {
+	c := expr.NewCtx(ctx)
+	allowDup := mp.Spec.AllowDuplicateInserts || strings.EqualFold(tbl.Properties()[PropAllowDuplicateInserts], "true")
+	if err := mergeInserts(c, mp, src, o, allowDup); err != nil {
+		releaseAll(o.inserts)
+		releaseAll(o.packed)
+		o.inserts, o.packed = nil, nil
+		return nil, err
+	}
+	rows, err := sortedInserts(c, mp, append(o.packed, o.inserts...))
+	o.inserts, o.packed = nil, nil
+	return rows, err
 }

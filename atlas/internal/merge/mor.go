@@ -3,7 +3,6 @@ package merge
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -43,16 +42,7 @@ func computeMergeMoR(ctx context.Context, kc *KeyIndexCache, tbl *lakehouse.Tabl
 		rd.Abort()
 		return nil, err
 	}
-	c := expr.NewCtx(ctx)
-	allowDup := mp.Spec.AllowDuplicateInserts || strings.EqualFold(tbl.Properties()[PropAllowDuplicateInserts], "true")
-	if err := mergeInserts(c, mp, src, o, allowDup); err != nil {
-		releaseAll(o.inserts)
-		releaseAll(o.packed)
-		rd.Abort()
-		return nil, err
-	}
-	rows, err := sortedInserts(c, mp, append(o.packed, o.inserts...))
-	o.inserts, o.packed = nil, nil
+	rows, err := o.insertedRows(ctx, tbl, mp, src)
 	if err == nil && rows != nil {
 		before := len(rd.AddedFiles())
 		if err = rd.Add(ctx, rows); err == nil {

@@ -107,17 +107,26 @@ func namespaceOf(lh *lakehouse.Lakehouse, n *parser.Name) string {
 	return strings.Join(parts, ".")
 }
 
-func createNamespace(ctx context.Context, s Session, st *parser.CreateNamespace) (plan.Node, error) {
-	lh, err := s.Lakehouse(ctx)
-	if err != nil {
-		return nil, err
+// lookupNamespace returns the session's lakehouse, the namespace name
+// designates and whether it exists.
+func lookupNamespace(ctx context.Context, s Session, name *parser.Name) (lh *lakehouse.Lakehouse, ns string, exists bool, err error) {
+	if lh, err = s.Lakehouse(ctx); err != nil {
+		return nil, "", false, err
 	}
-	ns := namespaceOf(lh, st.Name)
+	ns = namespaceOf(lh, name)
 	existing, err := lh.ListNamespaces(ctx)
 	if err != nil {
+		return nil, "", false, err
+	}
+	return lh, ns, slices.Contains(existing, ns), nil
+}
+
+func createNamespace(ctx context.Context, s Session, st *parser.CreateNamespace) (plan.Node, error) {
+	lh, ns, exists, err := lookupNamespace(ctx, s, st.Name)
+	if err != nil {
 		return nil, err
 	}
-	if slices.Contains(existing, ns) && !st.IfNotExists {
+	if exists && !st.IfNotExists {
 		return nil, errAtNode(st.Name, "namespace %s already exists (write CREATE NAMESPACE IF NOT EXISTS to ignore that)", ns)
 	}
 	if err := lh.EnsureNamespaces(ctx, ns); err != nil {
@@ -127,16 +136,11 @@ func createNamespace(ctx context.Context, s Session, st *parser.CreateNamespace)
 }
 
 func dropNamespace(ctx context.Context, s Session, st *parser.DropNamespace) (plan.Node, error) {
-	lh, err := s.Lakehouse(ctx)
+	lh, ns, exists, err := lookupNamespace(ctx, s, st.Name)
 	if err != nil {
 		return nil, err
 	}
-	ns := namespaceOf(lh, st.Name)
-	existing, err := lh.ListNamespaces(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if !slices.Contains(existing, ns) {
+	if !exists {
 		if st.IfExists {
 			return emptyScan("drop namespace"), nil
 		}
