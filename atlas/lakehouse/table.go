@@ -71,6 +71,10 @@ type Table struct {
 	cur     atomic.Pointer[table.Table] // the cached iceberg table
 	// maxAttempts bounds a commit's attempts; 0 means maxCommitAttempts.
 	maxAttempts int
+	// chained counts the commits whose returned table was cached since
+	// the cache was last loaded from the catalog (see adopt); guarded by
+	// writeMu.
+	chained int
 }
 
 func (l *Lakehouse) newTable(name string, ident table.Identifier, t *table.Table) *Table {
@@ -264,6 +268,7 @@ func (t *Table) refreshLocked(ctx context.Context) (*table.Table, error) {
 		return nil, fmt.Errorf("lakehouse: refresh table %s: %w", t.name, t.lh.explainLoadError(ctx, t.ident, err))
 	}
 	t.cur.Store(fresh)
+	t.chained = 0
 	return fresh, nil
 }
 
