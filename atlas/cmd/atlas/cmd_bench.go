@@ -48,13 +48,18 @@ func runBench(ctx context.Context, args []string) error {
 var benches = map[string]func(context.Context, []string) error{}
 
 func benchWindows(ctx context.Context, args []string) error {
-	fs := newFlagSet("bench windows", "[--events N] [--max-offsets-per-trigger N]")
+	fs := newFlagSet("bench windows", "[--events N] [--max-offsets-per-trigger N] [--compare-at N]")
 	n := fs.Int64("events", 1_000_000, "events to produce and process")
 	maxOff := fs.Int64("max-offsets-per-trigger", 200_000, "records per micro-batch")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the end-to-end run to this file (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the end-to-end run to this file (go tool pprof -sample_index=alloc_space)")
+	compareAt := fs.Int64("compare-at", 0, "also print the query's peak RSS over its first N events, to compare with the peak over all of them (memory that grows with the stream)")
+	heapProfile := fs.String("heapprofile", "", "write in-use heap profiles to PREFIX.<events>.pb.gz when the query reaches --compare-at events and when it ends (go tool pprof -sample_index=inuse_space)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *compareAt < 0 || *compareAt > *n {
+		return fmt.Errorf("bench windows: --compare-at %d must be between 1 and --events (%d)", *compareAt, *n)
 	}
 	info, err := stack.EnsureUp(ctx, stack.Options{OwnDaemon: true})
 	if err != nil {
@@ -110,6 +115,8 @@ func benchWindows(ctx context.Context, args []string) error {
 		}
 		defer stop()
 	}
+	watch := &peakWatch{at: *compareAt, heapProfile: *heapProfile}
+	s.Streams().AddListener(watch.listener())
 	t1 := time.Now()
 	e2eCPU := startCPU(info.PID)
 	q, err := scenarios.StartEventWindows(s, scenarios.EventsOptions{Topic: topic, MaxOffsetsPerTrigger: *maxOff}, "lakehouse.gold.bench_event_windows", filepath.Join(home, "ck"), engine.AvailableNow(), false)
@@ -121,6 +128,15 @@ func benchWindows(ctx context.Context, args []string) error {
 	}
 	e2eDur := time.Since(t1)
 	e2eCPUs := e2eCPU.since("query")
+	finalKB := kilobytes(peakRSS())
+	if *heapProfile != "" {
+		if _, _, err := watch.result(); err != nil {
+			return err
+		}
+		if err := writeInuseHeapProfile(fmt.Sprintf("%s.%d.pb.gz", *heapProfile, q.Totals().InputRows)); err != nil {
+			return err
+		}
+	}
 	if *memProfile != "" {
 		if err := writeHeapProfile(*memProfile); err != nil {
 			return err
@@ -143,7 +159,7 @@ func benchWindows(ctx context.Context, args []string) error {
 		}
 	}
 	sort.Float64s(closeLat)
-	fmt.Printf("events                 %d (%d micro-batches of <= %d)\n", *n, len(ps), *maxOff)
+	fmt.Printf("events                 %d (%d micro-batches of <= %d)\n", *n, t.Batches, *maxOff)
 	fmt.Printf("produce                %.0f events/s (%s)\n", float64(*n)/prodDur.Seconds(), prodCPUs)
 	fmt.Printf("raw consume            %.0f records/s (%d records in %s; %s)\n", rawRate, raw, rawDur.Round(time.Millisecond), rawCPUs)
 	fmt.Printf("end to end             %.0f events/s (%d rows, parse + watermark + window count + Iceberg commits, %s; %s)\n", e2eRate, t.InputRows, e2eDur.Round(time.Millisecond), e2eCPUs)
@@ -154,8 +170,9 @@ func benchWindows(ctx context.Context, args []string) error {
 		fmt.Printf("start to first batch   %s (source and sink set-up, table creation)\n", first.Sub(t1).Round(time.Millisecond))
 	}
 	fmt.Printf("windows written        %d, late rows dropped %d\n", t.OutputRows, t.DroppedLate)
-	fmt.Printf("query peak RSS         %s (high-water mark while the query ran, reset after produce and raw consume; %s when the query started)\n", peakRSS(), rssBefore)
-	fmt.Printf("state memory (max)     %d bytes\n", maxState)
+	fmt.Printf("query peak RSS         %s (high-water mark while the query ran, reset after produce and raw consume; %s when the query started)\n", mb(finalKB), mb(kilobytes(rssBefore)))
+	printPeaks(watch, t.InputRows, finalKB)
+	fmt.Printf("state memory (max)     %d bytes (over the last %d batches)\n", maxState, len(ps))
 	if len(closeLat) > 0 {
 		fmt.Printf("window close->visible  p50 %.0f ms, max %.0f ms (one trigger, as in Spark append mode)\n", closeLat[len(closeLat)/2], closeLat[len(closeLat)-1])
 	}
