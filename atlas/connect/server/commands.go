@@ -63,5 +63,9 @@ func (s *service) createView(ctx context.Context, sess *session, c *pb.CreateDat
 	if err != nil {
 		return err
 	}
-	return df.CreateOrReplaceTempView(name)
+	if err := df.CreateOrReplaceTempView(name); err != nil {
+		return err
+	}
+	sess.setViewDef(name, c.GetInput())
+	return nil
 }

@@ -63,6 +63,9 @@ func (s *service) ReleaseSession(_ context.Context, req *pb.ReleaseSessionReques
 	if sess, ok := s.sessions.remove(req.GetUserContext().GetUserId(), req.GetSessionId()); ok {
 		resp.ServerSideSessionId = sess.serverSideID
 		sess.close()
+		for _, q := range sess.listQueries(false) {
+			s.forget(q.sq) // the session ended: its queries are not resumed
+		}
 		s.logf("session %s released", req.GetSessionId())
 	}
 	return resp, nil

@@ -13,11 +13,14 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
 // DefaultAddr is where the server listens unless configured: Spark
@@ -37,7 +40,7 @@ type Config struct {
 	// DefaultAddr. Port 0 picks a free port (see Server.Addr).
 	Addr string
 	// Conf is the engine configuration every session starts with
-	// (atlas.ConfHome, atlas.ConfKafkaBrokers, ...); sessions share one
+	// (engine.ConfHome, atlas.ConfKafkaBrokers, ...); sessions share one
 	// lakehouse through it.
 	Conf map[string]string
 	// SessionTimeout closes a session no request has named for this long,
@@ -45,8 +48,29 @@ type Config struct {
 	// DefaultSessionTimeout; negative, never.
 	SessionTimeout time.Duration
 	// Log receives one line per session opened or closed and per
-	// streaming query started or stopped; nil discards them.
+	// streaming query started, stopped, resumed or not resumed; nil
+	// discards them.
 	Log io.Writer
+	// StateDir is where the server records its streaming queries, to
+	// resume them when it starts again; empty means StateDir(home), home
+	// being Conf[atlas.home] or the default Atlas home.
+	StateDir string
+	// NoResume turns resuming off, as $ATLAS_CONNECT_RESUME=0 does: the
+	// server records no query and restarts none, and keeps the records an
+	// earlier run left for a later start.
+	NoResume bool
+}
+
+// stateDir is the directory of the server's query records.
+func (c Config) stateDir() string {
+	if c.StateDir != "" {
+		return c.StateDir
+	}
+	home := c.Conf[engine.ConfHome]
+	if home == "" {
+		home = lakehouse.Home()
+	}
+	return StateDir(home)
 }
 
 // DefaultSessionTimeout is how long an idle session lives, Spark's
@@ -71,6 +95,9 @@ type Server struct {
 	ln   net.Listener
 	svc  *service
 	done chan error
+	// report is what Start did with the queries to resume.
+	report   ResumeReport
+	stopOnce sync.Once
 }
 
 // Start listens on cfg's address and serves until Stop. It returns once
@@ -89,20 +116,36 @@ func Start(cfg Config) (*Server, error) {
 	if timeout == 0 {
 		timeout = DefaultSessionTimeout
 	}
-	svc := newService(cfg.Conf, timeout, log)
+	noResume := cfg.NoResume || resumeDisabled()
+	var store *queryStore
+	if !noResume {
+		store = newQueryStore(cfg.stateDir())
+	}
+	svc := newService(cfg.Conf, timeout, log, store)
+	// The queries the previous run left start before the first request
+	// is served, so a client sees them among the active ones at once.
+	report := svc.resume(cfg.stateDir(), noResume)
 	g := grpc.NewServer(grpc.MaxRecvMsgSize(maxInbound))
 	sparkgrpc.RegisterSparkConnectServiceServer(g, svc)
-	s := &Server{grpc: g, ln: ln, svc: svc, done: make(chan error, 1)}
+	s := &Server{grpc: g, ln: ln, svc: svc, done: make(chan error, 1), report: report}
 	go func() { s.done <- g.Serve(ln) }()
 	return s, nil
 }
+
+// Resumed reports what Start did with the streaming queries the previous
+// run of the server left: those it restarted and those it could not.
+func (s *Server) Resumed() ResumeReport { return s.report }
 
 // Addr is the address the server listens on (host:port).
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Stop stops every streaming query, closes every session and the listener,
-// letting calls in flight finish for up to ten seconds.
-func (s *Server) Stop() {
+// letting calls in flight finish for up to ten seconds. The queries it
+// stops keep their records: a server started on the same state directory
+// resumes them. Calling Stop again does nothing.
+func (s *Server) Stop() { s.stopOnce.Do(s.stop) }
+
+func (s *Server) stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s.svc.close(ctx)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
@@ -22,12 +23,21 @@ type service struct {
 	stop     chan struct{}
 	stopped  chan struct{}
 	acks     batchAcks // foreachBatch answers awaited (foreachbatch.go)
+
+	// store records the streaming queries to resume after a restart; nil
+	// when resuming is off (resume.go).
+	store *queryStore
+	// watchers remove the records of queries that end (resume.go).
+	watchers    sync.WaitGroup
+	watchMu     sync.Mutex
+	watchClosed bool
 }
 
 // newService starts the service with its session janitor, which closes
-// sessions idle for timeout (never when timeout < 0).
-func newService(conf map[string]string, timeout time.Duration, log io.Writer) *service {
-	s := &service{sessions: newSessions(conf), log: log, stop: make(chan struct{}), stopped: make(chan struct{})}
+// sessions idle for timeout (never when timeout < 0). A nil store records
+// no streaming query.
+func newService(conf map[string]string, timeout time.Duration, log io.Writer, store *queryStore) *service {
+	s := &service{sessions: newSessions(conf), log: log, stop: make(chan struct{}), stopped: make(chan struct{}), store: store}
 	go s.janitor(timeout)
 	return s
 }
@@ -75,11 +85,16 @@ func (s *service) session(user *pb.UserContext, id string, observed *string) (*s
 	return sess, nil
 }
 
-// close stops the janitor and closes every session.
+// close stops the janitor and closes every session. The streaming
+// queries it stops keep their records: the next start resumes them.
 func (s *service) close(context.Context) {
 	close(s.stop)
 	<-s.stopped
 	for _, sess := range s.sessions.all() {
 		sess.close()
 	}
+	s.watchMu.Lock()
+	s.watchClosed = true
+	s.watchMu.Unlock()
+	s.watchers.Wait()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
@@ -30,6 +31,9 @@ type session struct {
 	conf    map[string]string
 	ops     map[string]*operation
 	queries map[string]*query
+	// viewDefs are the relations createOrReplaceTempView named, by
+	// lower-case view name, for the records of resumable queries.
+	viewDefs map[string]*pb.Relation
 	// busListener forwards query events to the client that added it with
 	// StreamingQueryListenerBusCommand, nil for none.
 	busListener *busListener

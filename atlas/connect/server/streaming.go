@@ -37,11 +37,10 @@ func (s *service) streamingCommand(ctx context.Context, sess *session, out *resp
 }
 
 func (s *service) startQuery(ctx context.Context, sess *session, out *responder, w *pb.WriteStreamOperationStart) error {
-	sq, explain, err := sess.planner.StartStream(ctx, w)
+	sq, err := s.startStream(ctx, sess, w)
 	if err != nil {
 		return err
 	}
-	sess.addQuery(sq, explain)
 	s.logf("session %s started streaming query %s (id %s, run %s)", sess.key.id, sq.Name(), sq.ID(), sq.RunID())
 	return out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_WriteStreamOperationStartResult{
 		WriteStreamOperationStartResult: &pb.WriteStreamOperationStartResult{
@@ -75,6 +74,9 @@ func (s *service) queryCommand(ctx context.Context, sess *session, c *pb.Streami
 		if err := sq.Stop(); err != nil {
 			return nil, fmt.Errorf("stop query %s: %w", sq.ID(), err)
 		}
+		// Stopped by the user: not resumed by a restart, even one that
+		// comes before the record's watcher runs.
+		s.forget(sq)
 		s.logf("session %s stopped streaming query %s (id %s)", sess.key.id, sq.Name(), sq.ID())
 	case *pb.StreamingQueryCommand_ProcessAllAvailable:
 		// Bound to the request: a client that goes away stops the wait.

@@ -133,6 +133,11 @@ func (sq *StreamingQuery) RecentWrites() []BatchWrite {
 	return nil
 }
 
+// Done is closed once the query has terminated (stopped, failed or, with
+// AvailableNow or Once, finished) and left the manager's active queries.
+// Unlike AwaitTermination it does not watch for signals.
+func (sq *StreamingQuery) Done() <-chan struct{} { return sq.ended }
+
 // Exception returns the error that terminated the query, or nil.
 func (sq *StreamingQuery) Exception() error { return sq.q.Err() }
 

@@ -1,0 +1,281 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+)
+
+// Streaming queries outlive a server restart: each query started through
+// the server is recorded (records.go) and a starting server restarts the
+// recorded ones in their sessions, from their checkpoints. The query id
+// comes from the checkpoint, so it is the same; the run id is new, as in
+// Spark. Exactly-once across the restart is the checkpoint's: the offsets
+// and commit logs and the idempotent sinks.
+
+// resumeTimeout bounds the planning and start of one resumed query.
+const resumeTimeout = time.Minute
+
+// resumeDisabled tells whether $ATLAS_CONNECT_RESUME turns resuming off.
+func resumeDisabled() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv(EnvResume))) {
+	case "0", "false", "off", "no":
+		return true
+	}
+	return false
+}
+
+// startStream plans and starts w in sess, registers the query with the
+// session and records it for a restart.
+func (s *service) startStream(ctx context.Context, sess *session, w *pb.WriteStreamOperationStart) (*engine.StreamingQuery, error) {
+	sq, explain, err := sess.planner.StartStream(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	sess.addQuery(sq, explain)
+	s.record(sess, sq, w, "")
+	return sq, nil
+}
+
+// durableSink names the sink of w and, when its output does not survive a
+// restart of the server, says why the query is not resumed.
+func durableSink(w *pb.WriteStreamOperationStart) (sink, notResumable string) {
+	format := strings.ToLower(w.GetFormat())
+	if format == "" && w.GetTableName() != "" {
+		format = "iceberg"
+	}
+	switch format {
+	case "iceberg":
+		return "iceberg table " + w.GetTableName() + w.GetOptions()["path"], ""
+	case "kafka":
+		return "kafka topic " + w.GetOptions()["topic"], ""
+	case "parquet", "json", "csv":
+		return format + " files in " + w.GetPath() + w.GetOptions()["path"], ""
+	case "memory":
+		return "memory table " + w.GetQueryName(), "a memory sink keeps its rows in the server's memory, which a restart empties; write to a table (toTable) to keep them"
+	case "console":
+		return "console", "a console sink prints to the server's log only; start it again if you need it"
+	}
+	return format, fmt.Sprintf("its sink %q is not one Atlas resumes (iceberg, kafka, parquet, json, csv)", format)
+}
+
+// record writes the record of a query just started (notResumable: why it
+// cannot be resumed, when the caller knows) and watches the query to
+// remove the record when it ends while the server runs.
+func (s *service) record(sess *session, sq *engine.StreamingQuery, w *pb.WriteStreamOperationStart, notResumable string) {
+	if s.store == nil {
+		return
+	}
+	rec := &queryRecord{
+		User: sess.key.user, Session: sess.key.id, QueryID: sq.ID(), RunID: sq.RunID(), Name: sq.Name(),
+		Checkpoint: sq.CheckpointLocation(), StartedAt: time.Now().UTC(), Sink: "client-side foreachBatch",
+	}
+	why := notResumable
+	if why == "" {
+		rec.Sink, why = durableSink(w)
+	}
+	var err error
+	if why == "" {
+		rec.Views, why, err = sess.viewsFor(w.GetInput())
+	}
+	if err == nil && why == "" {
+		cmd := proto.Clone(w).(*pb.WriteStreamOperationStart)
+		if cmd.Options == nil {
+			cmd.Options = map[string]string{}
+		}
+		// Resume from this very checkpoint, whatever the defaults then.
+		rec.Checkpoint = absLocation(rec.Checkpoint)
+		cmd.Options["checkpointLocation"] = rec.Checkpoint
+		rec.Command, err = proto.Marshal(cmd)
+		rec.Conf = sess.confSnapshot()
+	}
+	if err == nil && why != "" {
+		rec.NotResumable = why
+		s.logf("session %s: streaming query %s will not be resumed if the server restarts: %s", sess.key.id, rec.label(), why)
+	}
+	if err == nil {
+		err = s.store.put(rec)
+	}
+	if err != nil {
+		s.logf("session %s: streaming query %s will not be resumed if the server restarts: %v", sess.key.id, rec.label(), err)
+		return
+	}
+	s.watch(sq)
+}
+
+// absLocation makes a relative local checkpoint path absolute.
+func absLocation(loc string) string {
+	if loc == "" || strings.Contains(loc, "://") || filepath.IsAbs(loc) {
+		return loc
+	}
+	if abs, err := filepath.Abs(loc); err == nil {
+		return abs
+	}
+	return loc
+}
+
+// watch removes the query's record once the query ends (stopped, failed,
+// finished) while the server runs; a query the server's own shutdown ends
+// keeps its record, to be resumed.
+func (s *service) watch(sq *engine.StreamingQuery) {
+	s.watchMu.Lock()
+	defer s.watchMu.Unlock()
+	if s.watchClosed {
+		return
+	}
+	s.watchers.Add(1)
+	go func() {
+		defer s.watchers.Done()
+		select {
+		case <-sq.Done():
+		case <-s.stop:
+			return
+		}
+		if s.closing() {
+			return
+		}
+		s.forget(sq)
+	}()
+}
+
+// forget removes the record of sq's run, if any.
+func (s *service) forget(sq *engine.StreamingQuery) {
+	if s.store == nil {
+		return
+	}
+	if _, err := s.store.forget(sq.ID(), sq.RunID()); err != nil {
+		s.logf("streaming query %s: %v (a restart would resume it)", sq.ID(), err)
+	}
+}
+
+// closing tells whether the server is going down.
+func (s *service) closing() bool {
+	select {
+	case <-s.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// resume restarts the queries the store records, reports those it cannot
+// and writes the report.
+func (s *service) resume(stateDir string, disabled bool) ResumeReport {
+	rep := ResumeReport{At: time.Now().UTC(), Disabled: disabled}
+	st := s.store
+	if st == nil {
+		st = newQueryStore(stateDir)
+	}
+	recs, bad := st.list()
+	for path, err := range bad {
+		s.logf("streaming query record %s not read: %v; it is kept: fix or delete it", path, err)
+		rep.NotResumed = append(rep.NotResumed, ResumedQuery{Reason: err.Error(), Record: path})
+	}
+	for _, rec := range recs {
+		q := ResumedQuery{Session: rec.Session, Name: rec.Name, ID: rec.QueryID}
+		switch {
+		case rec.NotResumable != "":
+			q.Reason = rec.NotResumable
+			s.logf("session %s: streaming query %s not resumed: %s", rec.Session, rec.label(), q.Reason)
+			if _, err := st.forget(rec.QueryID, rec.RunID); err != nil {
+				s.logf("streaming query %s: %v", rec.QueryID, err)
+			}
+		case disabled:
+			q.Reason = fmt.Sprintf("resuming is off ($%s=%s)", EnvResume, os.Getenv(EnvResume))
+			q.Record = st.path(rec.QueryID)
+			s.logf("session %s: streaming query %s not resumed: %s; its record %s is kept for a later start", rec.Session, rec.label(), q.Reason, q.Record)
+		default:
+			sq, err := s.resumeQuery(rec)
+			if err != nil {
+				q.Reason, q.Record = err.Error(), st.path(rec.QueryID)
+				rec.LastError, rec.LastAttempt = err.Error(), time.Now().UTC()
+				if err := st.put(rec); err != nil {
+					s.logf("streaming query %s: %v", rec.QueryID, err)
+				}
+				s.logf("session %s: streaming query %s not resumed: %v; its record %s is kept and the next start tries again (delete it to forget the query)", rec.Session, rec.label(), err, q.Record)
+				break
+			}
+			if sq.ID() != rec.QueryID {
+				// The checkpoint was replaced: the query started afresh
+				// under a new id, recorded under it.
+				s.logf("session %s: streaming query %s has the new id %s: its checkpoint %s holds another query now", rec.Session, rec.label(), sq.ID(), rec.Checkpoint)
+				if _, err := st.forget(rec.QueryID, rec.RunID); err != nil {
+					s.logf("streaming query %s: %v", rec.QueryID, err)
+				}
+			}
+			q.ID, q.RunID = sq.ID(), sq.RunID()
+			s.logf("session %s: resumed streaming query %s from checkpoint %s (run %s)", rec.Session, rec.label(), rec.Checkpoint, sq.RunID())
+			rep.Resumed = append(rep.Resumed, q)
+			continue
+		}
+		rep.NotResumed = append(rep.NotResumed, q)
+	}
+	if err := writeReport(stateDir, rep); err != nil {
+		s.logf("%v", err)
+	}
+	return rep
+}
+
+// resumeQuery restarts one recorded query in its session (opened under
+// the recorded id), after the temp views its plan reads.
+func (s *service) resumeQuery(rec *queryRecord) (*engine.StreamingQuery, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), resumeTimeout)
+	defer cancel()
+	w := &pb.WriteStreamOperationStart{}
+	if err := proto.Unmarshal(rec.Command, w); err != nil {
+		return nil, fmt.Errorf("decode the recorded command: %w", err)
+	}
+	sess, opened, err := s.sessions.get(rec.User, rec.Session)
+	if err != nil {
+		return nil, err
+	}
+	if opened {
+		s.logf("session %s opened (user %q) to resume its streaming queries", rec.Session, rec.User)
+	}
+	sess.restoreConf(rec.Conf)
+	for _, v := range rec.Views {
+		rel := &pb.Relation{}
+		if err := proto.Unmarshal(v.Relation, rel); err != nil {
+			return nil, fmt.Errorf("decode temp view %s: %w", v.Name, err)
+		}
+		df, err := sess.planner.Relation(ctx, rel)
+		if err == nil {
+			err = df.CreateOrReplaceTempView(v.Name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("create the temp view %s it reads again: %w", v.Name, err)
+		}
+		sess.setViewDef(v.Name, rel)
+	}
+	return s.startStream(ctx, sess, w)
+}
+
+// confSnapshot copies the session's Spark configuration.
+func (s *session) confSnapshot() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.conf) == 0 {
+		return nil
+	}
+	return maps.Clone(s.conf)
+}
+
+// restoreConf sets the recorded settings the session does not have.
+func (s *session) restoreConf(conf map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, v := range conf {
+		if _, ok := s.conf[k]; !ok {
+			s.conf[k] = v
+		}
+	}
+}
