@@ -20,10 +20,16 @@ import (
 const envCrashChild = "ATLAS_CLIENT_CRASH_CHILD"
 
 // TestMain lets the test binary play the child cell of
-// TestForeachBatchExactlyOnceAcrossAKilledCell when envCrashChild is set.
+// TestForeachBatchExactlyOnceAcrossAKilledCell when envCrashChild is set,
+// and the server of TestQueryResumesAfterTheServerIsKilled when
+// envServerChild is.
 func TestMain(m *testing.M) {
 	if addr := os.Getenv(envCrashChild); addr != "" {
 		crashChild(addr, os.Getenv(envCrashChild+"_CHECKPOINT"))
+		return
+	}
+	if home := os.Getenv(envServerChild); home != "" {
+		serverChild(home, os.Getenv(envServerChild+"_BROKERS"))
 		return
 	}
 	os.Exit(m.Run())
