@@ -24,14 +24,15 @@ func init() {
 // it listens on once clients can connect.
 func runServe(ctx context.Context, args []string) error {
 	var f stackFlags
-	fs := newFlagSet("serve", "[--home DIR] [--addr HOST:PORT]")
+	fs := newFlagSet("serve", "[--home DIR] [--addr HOST:PORT] [--no-resume]")
 	f.addHome(fs)
 	addr := fs.String("addr", server.Config{}.ListenAddr(), "address to listen on, host:port; port 0 picks a free one ($"+server.EnvAddr+")")
+	noResume := fs.Bool("no-resume", false, "neither restart the streaming queries the previous run left (their records stay for a later start) nor record new ones ($"+server.EnvResume+"=0)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	conf := map[string]string{engine.ConfHome: f.home}
-	srv, err := server.Start(server.Config{Addr: *addr, Conf: conf, Log: os.Stderr})
+	srv, err := server.Start(server.Config{Addr: *addr, Conf: conf, Log: os.Stderr, StateDir: server.StateDir(f.home), NoResume: *noResume})
 	if err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func runServe(ctx context.Context, args []string) error {
 func connectService() stack.DaemonService {
 	return stack.DaemonService{Name: "connect", Start: func(_ context.Context, env stack.ServiceEnv) (string, func(), error) {
 		conf := map[string]string{engine.ConfHome: env.Home, engine.ConfKafkaBrokers: env.KafkaAddr}
-		srv, err := server.Start(server.Config{Conf: conf, Log: env.Log})
+		srv, err := server.Start(server.Config{Conf: conf, Log: env.Log, StateDir: server.StateDir(env.Home)})
 		if err != nil {
 			return "", nil, err
 		}

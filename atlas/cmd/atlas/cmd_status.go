@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -36,9 +37,18 @@ func runStatus(ctx context.Context, args []string) error {
 		return err
 	}
 	if *asJSON {
+		out := struct {
+			stack.Info
+			// ConnectResume is what the Spark Connect server did with the
+			// streaming queries of its previous run when it started.
+			ConnectResume *server.ResumeReport `json:"connectResume,omitempty"`
+		}{Info: info}
+		if r, ok, err := server.ReadResumeReport(server.StateDir(info.Home)); err == nil && ok && info.Running {
+			out.ConnectResume = &r
+		}
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(info); err != nil {
+		if err := enc.Encode(out); err != nil {
 			return fmt.Errorf("encode status: %w", err)
 		}
 	} else {
@@ -90,6 +100,9 @@ func printInfo(w io.Writer, info stack.Info) {
 			addr += ", Spark Connect clients: sc://" + addr
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", name, addr)
+		if name == "connect" && info.Running {
+			printResume(tw, info.Home)
+		}
 	}
 	c := info.Catalog
 	fmt.Fprintf(tw, "catalog\t%s (%s) %s\n", c.Name, c.Type, c.URI)
@@ -109,6 +122,40 @@ func printInfo(w io.Writer, info stack.Info) {
 			fmt.Fprintf(tw, "  %s.%s.%s\t%s\n", c.Name, ns.Name, t.Name, line)
 		}
 	}
+}
+
+// printResume shows which streaming queries the Spark Connect server
+// restarted when it started, and which it did not, with the reason.
+func printResume(tw io.Writer, home string) {
+	r, ok, err := server.ReadResumeReport(server.StateDir(home))
+	switch {
+	case err != nil:
+		fmt.Fprintf(tw, "  resumed queries\t%v\n", err)
+		return
+	case !ok || len(r.Resumed)+len(r.NotResumed) == 0:
+		return
+	}
+	at := r.At.Local().Format("2006-01-02 15:04:05")
+	for _, q := range r.Resumed {
+		fmt.Fprintf(tw, "  resumed\t%s (session %s) at %s\n", queryLabel(q), q.Session, at)
+	}
+	for _, q := range r.NotResumed {
+		line := fmt.Sprintf("%s (session %s) at %s: %s", queryLabel(q), q.Session, at, q.Reason)
+		if q.Record != "" {
+			line += "; record kept in " + q.Record
+		}
+		fmt.Fprintf(tw, "  NOT resumed\t%s\n", line)
+	}
+}
+
+func queryLabel(q server.ResumedQuery) string {
+	if q.Name != "" {
+		return q.Name
+	}
+	if q.ID != "" {
+		return "query " + q.ID
+	}
+	return "a query"
 }
 
 func reach(info stack.Info) string {

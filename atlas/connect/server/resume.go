@@ -13,6 +13,7 @@ import (
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
 // Streaming queries outlive a server restart: each query started through
@@ -207,13 +208,13 @@ func (s *service) resume(stateDir string, disabled bool) ResumeReport {
 			if sq.ID() != rec.QueryID {
 				// The checkpoint was replaced: the query started afresh
 				// under a new id, recorded under it.
-				s.logf("session %s: streaming query %s has the new id %s: its checkpoint %s holds another query now", rec.Session, rec.label(), sq.ID(), rec.Checkpoint)
+				s.logf("session %s: streaming query %s has the new id %s: its checkpoint %s holds another query now", rec.Session, rec.label(), sq.ID(), lakehouse.Redact(rec.Checkpoint))
 				if _, err := st.forget(rec.QueryID, rec.RunID); err != nil {
 					s.logf("streaming query %s: %v", rec.QueryID, err)
 				}
 			}
 			q.ID, q.RunID = sq.ID(), sq.RunID()
-			s.logf("session %s: resumed streaming query %s from checkpoint %s (run %s)", rec.Session, rec.label(), rec.Checkpoint, sq.RunID())
+			s.logf("session %s: resumed streaming query %s from checkpoint %s (run %s)", rec.Session, rec.label(), lakehouse.Redact(rec.Checkpoint), sq.RunID())
 			rep.Resumed = append(rep.Resumed, q)
 			continue
 		}

@@ -3,7 +3,10 @@
 // Spark 4.0), so the official Spark Connect clients and Atlas's own client
 // can run DataFrame plans, SQL and streaming queries in one long-running
 // process. Sessions are keyed by user and session id; the server owns their
-// temp views, memory-sink tables and streaming queries.
+// temp views, memory-sink tables and streaming queries. Streaming queries
+// with a durable sink (an Iceberg table, Kafka, files) outlive a restart of
+// the server: it records them in its state directory and restarts them in
+// their sessions, from their checkpoints, when it starts again.
 package server
 
 import (
@@ -40,7 +43,7 @@ type Config struct {
 	// DefaultAddr. Port 0 picks a free port (see Server.Addr).
 	Addr string
 	// Conf is the engine configuration every session starts with
-	// (engine.ConfHome, atlas.ConfKafkaBrokers, ...); sessions share one
+	// (engine.ConfHome, engine.ConfKafkaBrokers, ...); sessions share one
 	// lakehouse through it.
 	Conf map[string]string
 	// SessionTimeout closes a session no request has named for this long,
