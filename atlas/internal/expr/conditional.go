@@ -255,9 +255,20 @@ func takeArray(c *Ctx, values, idx arrow.Array) (arrow.Array, error) {
 // double), and a string with anything else makes a string, as Spark's
 // type coercion for these functions.
 func commonType(vals []Bound) (arrow.DataType, error) {
+	ts := make([]arrow.DataType, len(vals))
+	for i, v := range vals {
+		ts[i] = v.Type()
+	}
+	return CommonType(ts)
+}
+
+// CommonType is the type values of the types ts take together, as Spark's
+// type coercion widens them for CASE, coalesce, array() and the rows of
+// VALUES: NULLs take the others' type, numbers widen (int < bigint <
+// double), and a string with another atomic type makes a string.
+func CommonType(ts []arrow.DataType) (arrow.DataType, error) {
 	var out arrow.DataType = arrow.Null
-	for _, v := range vals {
-		t := v.Type()
+	for _, t := range ts {
 		switch {
 		case t.ID() == arrow.NULL || arrow.TypeEqual(out, t):
 		case out.ID() == arrow.NULL:

@@ -38,7 +38,7 @@ func newMergeSource(c *expr.Ctx, mp *sql.MergePlan, rec arrow.RecordBatch) (*mer
 		col := rec.Column(k.Source)
 		want := mp.Target.Field(k.Target).Type
 		if !arrow.TypeEqual(col.DataType(), want) {
-			cast, err := expr.CastArray(c, col, want)
+			cast, err := expr.CastKey(c, col, want)
 			if err != nil {
 				return nil, fmt.Errorf("merge: source key %s (%s) does not convert to the target key type %s: %w", mp.Source.Field(k.Source).Name, col.DataType(), want, err)
 			}
@@ -406,7 +406,7 @@ func project(c *expr.Ctx, mp *sql.MergePlan, a *sql.MergeAction, joined arrow.Re
 			col = array.MakeArrayOfNull(c.Mem, f.Type, int(n))
 		}
 		if !arrow.TypeEqual(col.DataType(), f.Type) {
-			cast, err := expr.CastArray(c, col, f.Type)
+			cast, err := expr.StoreAssign(c, col, f.Type, f.Name)
 			col.Release()
 			if err != nil {
 				return nil, fmt.Errorf("merge: value of %s does not convert to %s: %w", f.Name, f.Type, err)

@@ -76,7 +76,7 @@ func insert(ctx context.Context, s Session, st *parser.Insert) (plan.Node, error
 		a := in.Column(j)
 		if arrow.TypeEqual(a.DataType(), target.Field(i).Type) {
 			a.Retain()
-		} else if a, err = expr.CastArray(c, a, target.Field(i).Type); err != nil {
+		} else if a, err = expr.StoreAssign(c, a, target.Field(i).Type, target.Field(i).Name); err != nil {
 			return nil, errAtNode(st, "INSERT INTO %s: column %s: %v", name, target.Field(i).Name, err)
 		}
 		out[i] = a
@@ -110,7 +110,9 @@ func insert(ctx context.Context, s Session, st *parser.Insert) (plan.Node, error
 }
 
 // valuesRecord evaluates the rows of VALUES into one record with columns
-// col1, col2, ... typed by the first row's values.
+// col1, col2, ... each typed by the common type of its values in every row,
+// as Spark's VALUES: (1, 10), (2, 2.5) makes the second column a double,
+// so 2.5 is not cut to the first row's int.
 func valuesRecord(c *expr.Ctx, rows [][]parser.Expr) (arrow.RecordBatch, error) {
 	empty := array.NewRecordBatch(arrow.NewSchema(nil, nil), nil, 1)
 	defer empty.Release()
@@ -139,17 +141,22 @@ func valuesRecord(c *expr.Ctx, rows [][]parser.Expr) (arrow.RecordBatch, error) 
 	fields := make([]arrow.Field, width)
 	cols := make([]arrow.Array, width)
 	for j := range parts {
-		typ := parts[j][0].DataType()
-		for _, a := range parts[j] {
-			if a.DataType().ID() != arrow.NULL {
-				typ = a.DataType()
-				break
-			}
+		ts := make([]arrow.DataType, len(parts[j]))
+		for k, a := range parts[j] {
+			ts[k] = a.DataType()
+		}
+		typ, err := expr.CommonType(ts)
+		if err != nil {
+			releaseParts(parts[j:])
+			releaseArrays(cols[:j])
+			return nil, errAtNode(rows[0][j], "VALUES column %d: %v", j+1, err)
 		}
 		for k, a := range parts[j] {
 			if !arrow.TypeEqual(a.DataType(), typ) {
 				cast, err := expr.CastArray(c, a, typ)
 				if err != nil {
+					releaseParts(parts[j:])
+					releaseArrays(cols[:j])
 					return nil, errAtNode(rows[k][j], "VALUES: %v", err)
 				}
 				a.Release()
@@ -172,5 +179,11 @@ func valuesRecord(c *expr.Ctx, rows [][]parser.Expr) (arrow.RecordBatch, error) 
 func releaseArrays(as []arrow.Array) {
 	for _, a := range as {
 		a.Release()
+	}
+}
+
+func releaseParts(parts [][]arrow.Array) {
+	for _, p := range parts {
+		releaseArrays(p)
 	}
 }
