@@ -16,7 +16,7 @@
 #   JUPYTER_DATA_DIR      Jupyter's data dir (default: `jupyter --data-dir`);
 #                         set it to install a private kernel spec (CI, tests)
 #   ATLAS_WITH_CHROMIUM=1 also install Debian's chromium (the browser tests)
-#   ATLAS_KERNEL_DRIVERS=1 cells build with -tags=atlas_drivers: the Iceberg
+#   ATLAS_KERNEL_DRIVERS=1 cells also build with the tag atlas_drivers: the Iceberg
 #                         REST catalog and S3 linked in (about 0.7 s more link
 #                         per cell), for ATLAS_CATALOG_TYPE=rest / s3:// warehouses
 #   ATLAS_WARMUP=0        skip the build-cache warm-up
@@ -152,15 +152,12 @@ else
 	LOG_FLAGS="--logtostderr=false --stderrthreshold=ERROR --log_file=/dev/null"
 fi
 GO_BIN_DIR="$(dirname "$(command -v go)")"
-# Flags every cell's build gets: stripped binaries link faster; the drivers
-# tag links the REST catalog and S3 (atlas/drivers_tag.go).
-CELL_TAGS=""
-if [[ "${ATLAS_KERNEL_DRIVERS:-0}" == 1 ]]; then
-	CELL_TAGS="-tags=atlas_drivers"
-fi
-CELL_GOFLAGS="${CELL_TAGS:+$CELL_TAGS }'-ldflags=-s -w'"
+# Flags every cell's build gets (CELL_TAGS, CELL_GOFLAGS): see cellflags.sh,
+# which cellbuild-bench.sh reads too.
+# shellcheck source=kernel/cellflags.sh
+. "$KERNEL_DIR/cellflags.sh"
 $SYS_PYTHON - "$KERNEL_DIR/kernel.json.tmpl" "$SPEC_DIR/kernel.json" \
-	"@BIN@=$BIN" "@GOBIN@=$GO_BIN_DIR" "@REPO@=$REPO_ROOT" "@ECHARTS_JS@=$ECHARTS_DIR/dist/echarts.min.js" "@GONB_VERSION@=$GONB_VERSION" "@LOG_FLAGS@=$LOG_FLAGS" "@GOFLAGS@=$CELL_GOFLAGS" <<'PY'
+	"@BIN@=$BIN" "@GOBIN@=$GO_BIN_DIR" "@REPO@=$REPO_ROOT" "@ECHARTS_JS@=$ECHARTS_DIR/dist/echarts.min.js" "@GONB_VERSION@=$GONB_VERSION" "@LOG_FLAGS@=$LOG_FLAGS" "@GOFLAGS@=$CELL_GOFLAGS" "@CGO_ENABLED@=$CELL_CGO_ENABLED" <<'PY'
 # Fills the kernel.json template: each value is JSON-escaped, the argv entry
 # "@LOG_FLAGS@" becomes one entry per flag, and the result is checked to parse
 # before it replaces the installed file.
@@ -211,7 +208,7 @@ PY
 	# Compile the imported packages first with plain go build: the kernel's
 	# builds reuse the compiled packages, and a failure here reads clearly.
 	# shellcheck disable=SC2086
-	(cd "$REPO_ROOT" && GOFLAGS=-mod=readonly GOWORK=off GOTOOLCHAIN=local go build $CELL_TAGS $imports) ||
+	(cd "$REPO_ROOT" && GOFLAGS=-mod=readonly GOWORK=off GOTOOLCHAIN=local CGO_ENABLED=$CELL_CGO_ENABLED go build $CELL_TAGS $imports) ||
 		die "go build $imports failed: the warm-up imports must compile"
 	info "go build of the imports took $(elapsed "$t")"
 	t="$(now)"

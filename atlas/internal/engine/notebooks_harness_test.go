@@ -86,7 +86,43 @@ print(json.dumps({"dir": s.resource_dir, "env": s.env, "metadata": s.metadata}))
 	if home, ok := spec.Env["ATLAS_HOME"]; ok {
 		t.Fatalf("the kernel spec %s sets ATLAS_HOME=%s: every notebook would share that home; reinstall it with kernel/install.sh", spec.Dir, home)
 	}
+	if err := checkCellFlags(repo, spec.Env); err != nil {
+		t.Fatalf("the kernel spec %s: %v: reinstall it with kernel/install.sh", spec.Dir, err)
+	}
 	return h
+}
+
+// checkCellFlags says whether a kernel spec's environment builds cells as
+// kernel/cellflags.sh says (the tags in GOFLAGS, CGO_ENABLED), so the
+// notebooks run on the cell builds that kernel/cellbuild-bench.sh measures.
+func checkCellFlags(repo string, env map[string]string) error {
+	path := filepath.Join(repo, "kernel", "cellflags.sh")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cell build flags: %w", err)
+	}
+	get := func(name string) (string, error) {
+		m := regexp.MustCompile(`(?m)^` + name + `=(\S+)$`).FindSubmatch(src)
+		if m == nil {
+			return "", fmt.Errorf("%s sets no %s", path, name)
+		}
+		return string(m[1]), nil
+	}
+	tags, err := get("CELL_BUILD_TAGS")
+	if err != nil {
+		return err
+	}
+	if !regexp.MustCompile(`(^|\s)-tags=` + regexp.QuoteMeta(tags) + `(,|\s|$)`).MatchString(env["GOFLAGS"]) {
+		return fmt.Errorf("its GOFLAGS=%q lacks -tags=%s (%s)", env["GOFLAGS"], tags, path)
+	}
+	cgo, err := get("CELL_CGO_ENABLED")
+	if err != nil {
+		return err
+	}
+	if env["CGO_ENABLED"] != cgo {
+		return fmt.Errorf("its CGO_ENABLED=%q is not %s (%s)", env["CGO_ENABLED"], cgo, path)
+	}
+	return nil
 }
 
 // artifactDir returns a fresh directory for one test's artifacts.

@@ -1,0 +1,67 @@
+package atlas_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// cellFlags returns CELL_BUILD_TAGS and CELL_CGO_ENABLED of
+// kernel/cellflags.sh: how the kernel builds every notebook cell.
+func cellFlags(t *testing.T) (tags, cgo string) {
+	t.Helper()
+	path := filepath.Join("..", "kernel", "cellflags.sh")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the kernel's cell build flags: %v", err)
+	}
+	get := func(name string) string {
+		m := regexp.MustCompile(`(?m)^` + name + `=(\S+)$`).FindSubmatch(src)
+		if m == nil {
+			t.Fatalf("%s sets no %s", path, name)
+		}
+		return string(m[1])
+	}
+	return get("CELL_BUILD_TAGS"), get("CELL_CGO_ENABLED")
+}
+
+// TestCellImportGraph checks what a notebook cell that imports the client
+// links when the kernel builds it (issue 9, item 2: a cell importing atlas
+// builds in at most 1.5 times the time of one importing net/http,
+// encoding/json and gonbui, and the linker's time follows the size of the
+// import graph, used or not). Each package below would only lengthen every
+// cell's link.
+func TestCellImportGraph(t *testing.T) {
+	tags, cgo := cellFlags(t)
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(goTool, "list", "-deps", "-tags="+tags, "-f", "{{.ImportPath}}", "github.com/atlas-lakehouse/atlas/atlas")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo, "GOFLAGS=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 50 {
+		t.Fatalf("go list -deps printed %d packages, too few to be the client's graph:\n%s", len(deps), out)
+	}
+	forbidden := []struct{ prefix, why string }{
+		{"github.com/goccy/go-json", "arrow-go's JSON without the tag arrow_json_stdlib (about 1.3 MB per cell)"},
+		{"github.com/atlas-lakehouse/atlas/atlas/internal/engine", "the engine runs in the server"},
+		{"github.com/twmb/franz-go", "Kafka is the server's"},
+		{"github.com/apache/iceberg-go", "Iceberg is the server's"},
+		{"google.golang.org/grpc", "the client speaks gRPC over its own h2c transport"},
+	}
+	for _, dep := range deps {
+		for _, f := range forbidden {
+			if dep == f.prefix || strings.HasPrefix(dep, f.prefix+"/") {
+				t.Errorf("a cell built with -tags=%s CGO_ENABLED=%s links %s: %s", tags, cgo, dep, f.why)
+			}
+		}
+	}
+}
