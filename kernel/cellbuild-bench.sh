@@ -88,9 +88,12 @@ GO
 }
 
 goflags() { # variant -> the GOFLAGS its cell is built with
+	# -buildvcs=false: GoNB's cell module is a temporary directory outside any
+	# repository, so its builds never stamp VCS information; these cells live
+	# in this repository, whose git status would otherwise be read each build.
 	case $1 in
-	client0) echo "'-ldflags=-s -w'" ;;
-	*) echo "$CELL_GOFLAGS" ;;
+	client0) echo "'-ldflags=-s -w' -buildvcs=false" ;;
+	*) echo "$CELL_GOFLAGS -buildvcs=false" ;;
 	esac
 }
 cgo() { # variant -> its CGO_ENABLED

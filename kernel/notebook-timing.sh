@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # notebook-timing.sh: the notebook timings of the README (kernel ready,
-# trivial cell, per-cell times and Run All of both scenario notebooks, the
-# Write cell's first progress frame), each notebook on a fresh private stack,
-# with the load average before each run (the machine is shared: report ranges).
+# trivial cell, an atlas cell without a server, per-cell times and Run All of
+# both scenario notebooks, the Write cell's first progress frame), each
+# notebook on a fresh private stack, with the load average before each run
+# (the machine is shared: report ranges).
 #
 # Needs the kernel installed from this checkout into build/jupyter
 # (make test-kernel). Usage: kernel/notebook-timing.sh [runs (default 2)]
+# ATLAS_TIMING_CELLS_ONLY=1: the trivial and atlas cells only (no stack).
 set -u
 runs=${1:-2}
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +27,13 @@ for r in 1 2 3; do
 	echo "== trivial $r (load $(load))"
 	/usr/bin/python3 kernel/test/run_notebook.py kernel/test/fixtures/trivial.ipynb --out "$work/trivial.out.ipynb" 2>&1 | grep -E 'kernel ready|cell 1 '
 done
+# An atlas cell without a server: each cell imports the client and builds a
+# plan (build, link and run of a client cell through GoNB; nothing dialled).
+for r in 1 2 3; do
+	echo "== atlas cell $r (load $(load))"
+	/usr/bin/python3 kernel/test/run_notebook.py kernel/test/fixtures/atlas_cell.ipynb --out "$work/atlas_cell.out.ipynb" 2>&1 | grep -E 'cell [0-9]'
+done
+[[ ${ATLAS_TIMING_CELLS_ONLY:-0} == 1 ]] && exit 0
 for r in $(seq 1 "$runs"); do
 	for nb in streaming_windows-events cdc_streaming-online_retail; do
 		fresh_stack "$nb-$r"
