@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -73,4 +74,44 @@ func TestRecordsPastTheBatchEndRecycled(t *testing.T) {
 	}
 	second, _ := readBatch(t, ctx, src, `{"events":{"0":100}}`, `{"events":{"0":300}}`)
 	sameRows(t, "second batch", second, all[100:])
+}
+
+// TestFreeListBestFitAndBound checks that the pool hands out the smallest
+// kept slice that is large enough, keeps at most its bound (dropping the
+// smallest slices first), and never hands out a slice twice.
+func TestFreeListBestFitAndBound(t *testing.T) {
+	var f freeList[byte]
+	for _, c := range []int{100, 10, 50, 30} {
+		f.put(make([]byte, 7, c), 200)
+	}
+	if f.held != 190 {
+		t.Fatalf("held %d, want 190", f.held)
+	}
+	s, ok := f.get(40)
+	if !ok || cap(s) != 50 || len(s) != 0 {
+		t.Fatalf("get(40) = len %d cap %d ok %v, want an empty slice of cap 50", len(s), cap(s), ok)
+	}
+	if _, ok := f.get(101); ok {
+		t.Fatal("get(101) found a slice; none is that large")
+	}
+	// 10+30+100 held; adding 80 exceeds 200: the smallest (10, then 30)
+	// go first.
+	f.put(make([]byte, 0, 80), 200)
+	var caps []int
+	for _, s := range f.items {
+		caps = append(caps, cap(s))
+	}
+	slices.Sort(caps)
+	if !slices.Equal(caps, []int{80, 100}) {
+		t.Fatalf("kept %v", caps)
+	}
+	if f.held > 200 {
+		t.Fatalf("held %d over the bound", f.held)
+	}
+	f.put(make([]byte, 0, 300), 200) // over the bound on its own: dropped
+	for _, s := range f.items {
+		if cap(s) == 300 {
+			t.Fatal("kept a slice larger than the bound")
+		}
+	}
 }
