@@ -55,8 +55,24 @@ type reader struct {
 	closed    bool
 
 	lost atomic.Int64
-	// loss lists what the batch in progress skipped (failOnDataLoss=false).
+	// loss lists what the batch in progress skipped (failOnDataLoss=false),
+	// including what fetching ahead between batches noticed.
 	loss []progress.DataLoss
+
+	// ahead is the goroutine fetching ahead between batches, nil when
+	// none runs; aheadErr is what it failed with, for the next batch.
+	ahead    *fetchAhead
+	aheadErr error
+}
+
+// fetchAhead is a goroutine that keeps polling the client between two
+// batches, converting what arrives to chunks, so that fetching, decoding
+// and Arrow building go on while the query commits a batch and plans the
+// next (the offsets of the next batch are still decided and logged before
+// it reads, as before: this only fills the buffer it will read from).
+type fetchAhead struct {
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // partState is the reader's view of one partition.
@@ -123,16 +139,83 @@ func (r *reader) state(t string, p int32) *partState {
 // returns the ranges it skipped because their records were gone (only with
 // failOnDataLoss=false).
 func (r *reader) read(ctx context.Context, start, end Offsets, fn func(arrow.RecordBatch) error) ([]progress.DataLoss, error) {
+	r.stopAhead()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, errors.New("the source is closed")
 	}
-	r.loss = nil
+	defer func() { r.loss = nil }()
+	if err := r.aheadErr; err != nil {
+		r.aheadErr = nil
+		r.repositionAll()
+		return nil, fmt.Errorf("fetching ahead: %w", err)
+	}
 	if err := r.readLocked(ctx, start, end, fn); err != nil {
 		return nil, err
 	}
+	r.startAhead()
 	return r.loss, nil
+}
+
+// startAhead starts fetching ahead until the next read. The caller holds
+// r.mu.
+func (r *reader) startAhead() {
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &fetchAhead{cancel: cancel, done: make(chan struct{})}
+	r.ahead = a
+	go r.fetchAhead(ctx, a.done)
+}
+
+// stopAhead stops fetching ahead and waits until what the last poll
+// brought is in the buffers. The caller does not hold r.mu.
+func (r *reader) stopAhead() {
+	r.mu.Lock()
+	a := r.ahead
+	r.ahead = nil
+	r.mu.Unlock()
+	if a != nil {
+		a.cancel()
+		<-a.done
+	}
+}
+
+// fetchAhead polls until ctx is cancelled, a poll brings no records (the
+// stream is caught up, or every partition with records buffered is
+// paused) or fails. No partition is in a batch meanwhile, so what arrives
+// is only converted and buffered (and partitions paused past pauseAfter).
+// A failure is kept for the next read, which returns it as its own.
+func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	for ctx.Err() == nil {
+		fetches := r.cl.PollFetches(ctx)
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return
+		}
+		n := fetches.NumRecords()
+		_, err := r.handle(fetches, func(arrow.RecordBatch) error {
+			return errors.New("internal error: a record was handed out between batches")
+		})
+		if err != nil && r.aheadErr == nil {
+			r.aheadErr = err
+		}
+		r.mu.Unlock()
+		if err != nil || n == 0 {
+			return
+		}
+	}
+}
+
+// repositionAll makes the next read reposition every partition rather
+// than trust the buffered state.
+func (r *reader) repositionAll() {
+	for _, ps := range r.parts {
+		for _, st := range ps {
+			st.next = -1
+		}
+	}
 }
 
 func (r *reader) readLocked(ctx context.Context, start, end Offsets, fn func(arrow.RecordBatch) error) (err error) {
@@ -142,11 +225,7 @@ func (r *reader) readLocked(ctx context.Context, start, end Offsets, fn func(arr
 			// failed may have carried records of other partitions that were
 			// never taken: make the next read reposition every partition
 			// rather than trust a half-read state.
-			for _, ps := range r.parts {
-				for _, st := range ps {
-					st.next = -1
-				}
-			}
+			r.repositionAll()
 		}
 		for _, st := range r.active {
 			st.inBatch = false
@@ -493,6 +572,7 @@ func (r *reader) refetch(topic string) {
 // forget drops topic from the client and the reader, for a topic deleted
 // and created again: its partitions are positioned afresh by the next read.
 func (r *reader) forget(topic string) {
+	r.stopAhead()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -544,6 +624,7 @@ func (r *reader) trim(committed Offsets) {
 
 // close drops every buffer.
 func (r *reader) close() {
+	r.stopAhead()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {

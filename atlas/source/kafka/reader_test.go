@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -104,4 +106,39 @@ func TestNewPartitionsShareTheRateLimit(t *testing.T) {
 	if end := waitLatest(t, ctx, src, "{}"); SparkOffset(end) != `{"late":{"0":12,"1":7}}` {
 		t.Fatalf("LatestOffset = %s", end)
 	}
+}
+
+// TestFetchesAheadBetweenBatches reads the first 100 of 3000 records,
+// produced in small batches and read with small fetches, so that one poll
+// cannot bring them all: between that
+// batch and the next, the reader keeps fetching (as it would while the
+// query commits), and the next batch reads the other 2900 exactly.
+func TestFetchesAheadBetweenBatches(t *testing.T) {
+	ctx := testContext(t)
+	addr := newCluster(t, kfake.SeedTopics(1, "events"))
+	// Sixty producer batches of 50: a fetch brings one or a few.
+	var all []row
+	for i := range 60 {
+		all = append(all, produce(t, ctx, addr, "events", fmt.Sprint("a", i), map[int32]int{0: 50})...)
+	}
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events", "kafka.max.partition.fetch.bytes": "2000"})
+
+	first, _ := readBatch(t, ctx, src, `{"events":{"0":0}}`, `{"events":{"0":100}}`)
+	sameRows(t, "first batch", first, all[:100])
+	fetched := func() int64 {
+		src.reader.mu.Lock()
+		defer src.reader.mu.Unlock()
+		return src.reader.parts["events"][0].fetched
+	}
+	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for fetched() < 3000 {
+		select {
+		case <-wait.Done():
+			t.Fatalf("between batches the reader fetched up to offset %d of 3000: it does not fetch ahead", fetched())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	second, _ := readBatch(t, ctx, src, `{"events":{"0":100}}`, `{"events":{"0":3000}}`)
+	sameRows(t, "second batch", second, all[100:])
 }
