@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -396,5 +397,124 @@ func TestForeachBatchQueryIsReportedNotResumed(t *testing.T) {
 	defer mu.Unlock()
 	if seen != 50 {
 		t.Fatalf("the function saw %d rows, want 50", seen)
+	}
+}
+
+// TestUnresumableQueryIsKeptAndRetried: a query whose plan cannot be
+// planned again (the table its temp view reads was dropped while it ran)
+// is not resumed; the server starts anyway, says why, and keeps the
+// record, so the start after the table is back resumes the query, still
+// exactly once.
+func TestUnresumableQueryIsKeptAndRetried(t *testing.T) {
+	brokers := wordsBroker(t)
+	home := t.TempDir()
+	srv1 := startHomeServer(t, home, brokers, &syncBuffer{})
+	stopped1 := false
+	t.Cleanup(func() {
+		if !stopped1 {
+			srv1.Stop()
+		}
+	})
+	sid := uuid.NewString()
+	cell1 := sessionOn(t, srv1.Addr(), sid)
+	setupGroups(t, cell1)
+	recs := produceClicks(t, brokers, 120, 0)
+	raw := startRawQuery(t, cell1, home+"/ck/raw")
+	if err := raw.ProcessAllAvailable(); err != nil {
+		t.Fatal(err)
+	}
+	// The running query planned its static side already; a new plan
+	// cannot read the table.
+	if _, err := cell1.SQL("DROP TABLE lakehouse.shop.groups"); err != nil {
+		t.Fatal(err)
+	}
+	srv1.Stop()
+	stopped1 = true
+	recs = append(recs, produceClicks(t, brokers, 60, 1)...)
+
+	log2 := &syncBuffer{}
+	srv2 := startHomeServer(t, home, brokers, log2)
+	rep := srv2.Resumed()
+	if len(rep.Resumed) != 0 || len(rep.NotResumed) != 1 {
+		t.Fatalf("report %+v, want raw not resumed", rep)
+	}
+	nr := rep.NotResumed[0]
+	if nr.Name != "raw" || nr.ID != raw.ID() || !strings.Contains(nr.Reason, "groups") || nr.Record == "" {
+		t.Fatalf("not resumed %+v: want raw, the missing table in the reason, and the record kept", nr)
+	}
+	if !strings.Contains(log2.String(), "streaming query raw (id "+raw.ID()+") not resumed: ") || !strings.Contains(log2.String(), nr.Record) {
+		t.Fatalf("the log does not say why raw is not resumed and where its record is:\n%s", log2.String())
+	}
+	cell2 := sessionOn(t, srv2.Addr(), sid)
+	if active, err := cell2.Streams().Active(); err != nil || len(active) != 0 {
+		t.Fatalf("active %v, %v", active, err)
+	}
+	// The server serves: the table comes back through it.
+	setupGroups(t, cell2)
+	srv2.Stop()
+
+	log3 := &syncBuffer{}
+	srv3 := startHomeServer(t, home, brokers, log3)
+	defer srv3.Stop()
+	if r := srv3.Resumed(); len(r.Resumed) != 1 || r.Resumed[0].ID != raw.ID() || len(r.NotResumed) != 0 {
+		t.Fatalf("the start after the fix: %+v; log:\n%s", r, log3.String())
+	}
+	cell3 := sessionOn(t, srv3.Addr(), sid)
+	q, err := cell3.Streams().Get("raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.ProcessAllAvailable(); err != nil {
+		t.Fatal(err)
+	}
+	sameLines(t, "raw after the retried resume", tableLines(t, cell3, "SELECT * FROM lakehouse.shop.raw"), expectedRaw(recs))
+}
+
+// TestFinishedQueryIsNotResumed: an AvailableNow query that finished on
+// its own, while the server ran, is forgotten: the next start has nothing
+// to resume.
+func TestFinishedQueryIsNotResumed(t *testing.T) {
+	brokers := wordsBroker(t)
+	home := t.TempDir()
+	produceClicks(t, brokers, 30, 0)
+	srv1 := startHomeServer(t, home, brokers, &syncBuffer{})
+	stopped1 := false
+	t.Cleanup(func() {
+		if !stopped1 {
+			srv1.Stop()
+		}
+	})
+	cell := sessionOn(t, srv1.Addr(), uuid.NewString())
+	if _, err := cell.SQL("CREATE NAMESPACE IF NOT EXISTS lakehouse.shop"); err != nil {
+		t.Fatal(err)
+	}
+	q, err := clickWords(cell).WriteStream().QueryName("once").Progress(false).
+		Option("checkpointLocation", home+"/ck/once").
+		Trigger(atlas.AvailableNow()).
+		ToTable("lakehouse.shop.once")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AwaitTermination(); err != nil {
+		t.Fatal(err)
+	}
+	// The record goes once the server sees the query end.
+	record := server.StateDir(home) + "/queries/" + q.ID() + ".json"
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(record); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the record %s of the finished query is still there", record)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	srv1.Stop()
+	stopped1 = true
+	srv2 := startHomeServer(t, home, brokers, &syncBuffer{})
+	defer srv2.Stop()
+	if r := srv2.Resumed(); len(r.Resumed)+len(r.NotResumed) != 0 {
+		t.Fatalf("a finished query comes back: %+v", r)
 	}
 }
