@@ -518,3 +518,58 @@ func TestFinishedQueryIsNotResumed(t *testing.T) {
 		t.Fatalf("a finished query comes back: %+v", r)
 	}
 }
+
+// TestNewSessionTakesOverAResumedQuery is a notebook whose kernel
+// restarted with the server: the server resumed "raw" in the old kernel's
+// session, and the new kernel's session (another id) runs the cell that
+// starts it again. As Spark's spark.sql.streaming.stopActiveRunOnRestart
+// does, the resumed run stops and the new one takes over the checkpoint:
+// same query id, and the table holds every record exactly once.
+func TestNewSessionTakesOverAResumedQuery(t *testing.T) {
+	brokers := wordsBroker(t)
+	home := t.TempDir()
+	srv1 := startHomeServer(t, home, brokers, &syncBuffer{})
+	stopped1 := false
+	t.Cleanup(func() {
+		if !stopped1 {
+			srv1.Stop()
+		}
+	})
+	oldKernel := sessionOn(t, srv1.Addr(), uuid.NewString())
+	setupGroups(t, oldKernel)
+	recs := produceClicks(t, brokers, 150, 0)
+	raw := startRawQuery(t, oldKernel, home+"/ck/raw")
+	if err := raw.ProcessAllAvailable(); err != nil {
+		t.Fatal(err)
+	}
+	srv1.Stop()
+	stopped1 = true
+	recs = append(recs, produceClicks(t, brokers, 40, 1)...)
+
+	log2 := &syncBuffer{}
+	srv2 := startHomeServer(t, home, brokers, log2)
+	defer srv2.Stop()
+	if r := srv2.Resumed(); len(r.Resumed) != 1 {
+		t.Fatalf("resumed %+v", r)
+	}
+	newKernel := sessionOn(t, srv2.Addr(), uuid.NewString())
+	if err := newKernel.Table("lakehouse.shop.groups").Where("grp <> 'z'").CreateOrReplaceTempView("groups"); err != nil {
+		t.Fatal(err)
+	}
+	q := startRawQuery(t, newKernel, home+"/ck/raw")
+	if q.ID() != raw.ID() {
+		t.Fatalf("the new run has id %s, want the checkpoint's %s", q.ID(), raw.ID())
+	}
+	recs = append(recs, produceClicks(t, brokers, 40, 2)...)
+	if err := q.ProcessAllAvailable(); err != nil {
+		t.Fatal(err)
+	}
+	sameLines(t, "raw after the new session took over", tableLines(t, newKernel, "SELECT * FROM lakehouse.shop.raw"), expectedRaw(recs))
+	if !strings.Contains(log2.String(), "stopping streaming query raw (id "+raw.ID()) {
+		t.Fatalf("the log does not say the resumed run was stopped:\n%s", log2.String())
+	}
+	old := sessionOn(t, srv2.Addr(), oldKernel.SessionID())
+	if active, err := old.Streams().Active(); err != nil || len(active) != 0 {
+		t.Fatalf("the old session still runs %v (%v)", active, err)
+	}
+}

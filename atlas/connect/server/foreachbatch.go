@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/anypb"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
@@ -183,6 +184,9 @@ func (s *service) foreachBatchStart(ctx context.Context, sess *session, out *res
 		}
 	})
 	q, err := w.Start()
+	if errors.Is(err, checkpoint.ErrInUse) && s.stopActiveRun(sess, ws, true) {
+		q, err = w.Start()
+	}
 	if err != nil {
 		return invalidArgument(err)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
@@ -39,6 +41,9 @@ func resumeDisabled() bool {
 // session and records it for a restart.
 func (s *service) startStream(ctx context.Context, sess *session, w *pb.WriteStreamOperationStart) (*engine.StreamingQuery, error) {
 	sq, explain, err := sess.planner.StartStream(ctx, w)
+	if errors.Is(err, checkpoint.ErrInUse) && s.stopActiveRun(sess, w, false) {
+		sq, explain, err = sess.planner.StartStream(ctx, w)
+	}
 	if err != nil {
 		return nil, err
 	}
