@@ -15,7 +15,8 @@ import (
 
 // Cast converts an expression to a Spark SQL type ("string", "timestamp",
 // "bigint", ...), as CAST(x AS type). Values that do not convert become
-// null, as in Spark's non-ANSI mode.
+// null, as in Spark's non-ANSI mode (strings and floating-point numbers to
+// numbers and booleans follow Spark's parsing and rounding: castSparkNumber).
 type Cast struct {
 	X        Expr
 	TypeName string
@@ -45,7 +46,7 @@ func castTo(b Bound, t arrow.DataType) Bound {
 		return b
 	}
 	stringTime := (b.Type().ID() == arrow.STRING && t.ID() == arrow.TIMESTAMP) || (b.Type().ID() == arrow.TIMESTAMP && t.ID() == arrow.STRING)
-	if lb, ok := b.(*litBound); ok && !isTimeNumber(b.Type(), t) && !stringTime {
+	if lb, ok := b.(*litBound); ok && !isTimeNumber(b.Type(), t) && !stringTime && !isSparkNumberCast(b.Type(), t) {
 		if lb.lit.Value == nil {
 			return &scalarBound{s: scalar.MakeNullScalar(t)}
 		}
@@ -106,6 +107,9 @@ func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
 		}
 		defer out.Release()
 		return CastArray(c, out, t)
+	}
+	if isSparkNumberCast(in.DataType(), t) {
+		return castSparkNumber(c, in, t)
 	}
 	if isTimeNumber(in.DataType(), t) {
 		if out, ok, err := castTimeNumber(c, in, t); ok || err != nil {
