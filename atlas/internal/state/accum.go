@@ -49,7 +49,7 @@ func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
 		if a.Type.ID() == arrow.FLOAT64 {
 			return &numAcc[float64]{op: opSum}, nil
 		}
-		return &numAcc[int64]{op: opSum}, nil
+		return &numAcc[int64]{op: opSum, checked: true}, nil
 	case "min", "max":
 		op := opMin
 		if a.Fn == "max" {
@@ -141,10 +141,24 @@ func float64Values(a arrow.Array) (func(int) float64, error) {
 // (timestamps and narrower integers are read as int64). Nulls are
 // skipped, a group with no value is null, and NaN is greater than every
 // other double, as in Spark.
+//
+// A sum of integers that leaves the bigint range fails with Spark's
+// ARITHMETIC_OVERFLOW (spark.sql.ansi.enabled, Spark 4's default, as
+// Atlas's arithmetic does) instead of wrapping around to a wrong number.
 type numAcc[T int64 | float64] struct {
-	op  int
-	v   []T
-	has []bool
+	op      int
+	checked bool // sum of int64: check each addition for overflow
+	v       []T
+	has     []bool
+}
+
+// sumOverflows reports whether s = a + b wrapped around (int64 only).
+func (c *numAcc[T]) sumOverflows(a, b, s T) bool {
+	return c.checked && (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0)
+}
+
+func errSumOverflow[T int64 | float64](a, b T) error {
+	return fmt.Errorf("[ARITHMETIC_OVERFLOW] long overflow: sum(...) of a group passed the bigint range (%v + %v). Sum a double instead (CAST(x AS double)), or filter the outliers out", a, b)
 }
 
 func (c *numAcc[T]) grow(n int) {
@@ -158,7 +172,12 @@ func (c *numAcc[T]) update(arg arrow.Array, rows, gids []int32) error {
 	if a, ok := arg.(interface{ Values() []T }); ok && c.op == opSum && arg.NullN() == 0 {
 		vals := a.Values() // the common case: sum of a non-null column of T
 		for k, g := range gids {
-			c.v[g] += vals[rows[k]]
+			x := vals[rows[k]]
+			sum := c.v[g] + x
+			if c.sumOverflows(c.v[g], x, sum) {
+				return errSumOverflow(c.v[g], x)
+			}
+			c.v[g] = sum
 			c.has[g] = true
 		}
 		return nil
@@ -177,7 +196,11 @@ func (c *numAcc[T]) update(arg arrow.Array, rows, gids []int32) error {
 		case !c.has[g]:
 			c.v[g] = x
 		case c.op == opSum:
-			c.v[g] += x
+			sum := cur + x
+			if c.sumOverflows(cur, x, sum) {
+				return errSumOverflow(cur, x)
+			}
+			c.v[g] = sum
 		case c.op == opMin && (x < cur || isNaN(cur)), c.op == opMax && (x > cur || isNaN(x)):
 			c.v[g] = x
 		}
