@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
@@ -39,4 +40,58 @@ func TestDamagedRecordIsKeptAndReported(t *testing.T) {
 	}
 	c := dial(t, srv.Addr())
 	c.rows(c.sql("SHOW NAMESPACES"))
+}
+
+// TestNoResumeKeepsRecordsForALaterStart: with resuming off, a start
+// restarts nothing, reports the recorded query with the reason and keeps
+// its record; the next start with resuming on resumes it.
+func TestNoResumeKeepsRecordsForALaterStart(t *testing.T) {
+	home := t.TempDir()
+	conf := map[string]string{engine.ConfHome: home}
+	srv1, err := Start(Config{Addr: "127.0.0.1:0", Conf: conf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, srv1.Addr())
+	c.rows(c.sql("CREATE NAMESPACE IF NOT EXISTS lakehouse.silver"))
+	rate := &pb.Relation{RelType: &pb.Relation_Read{Read: &pb.Read{IsStreaming: true, ReadType: &pb.Read_DataSource_{DataSource: &pb.Read_DataSource{
+		Format: ptr("rate"), Options: map[string]string{"rowsPerSecond": "10"},
+	}}}}}
+	resps, err := c.command(&pb.Command{CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: &pb.WriteStreamOperationStart{
+		Input: rate, QueryName: "ticks", SinkDestination: &pb.WriteStreamOperationStart_TableName{TableName: "lakehouse.silver.ticks"},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	for _, r := range resps {
+		if s := r.GetWriteStreamOperationStartResult(); s != nil {
+			id = s.GetQueryId().GetId()
+		}
+	}
+	srv1.Stop()
+
+	srv2, err := Start(Config{Addr: "127.0.0.1:0", Conf: conf, NoResume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := srv2.Resumed()
+	if !rep.Disabled || len(rep.Resumed) != 0 || len(rep.NotResumed) != 1 || rep.NotResumed[0].ID != id || rep.NotResumed[0].Record == "" {
+		t.Fatalf("report with resuming off: %+v", rep)
+	}
+	c2 := dial(t, srv2.Addr())
+	c2.session = c.session
+	if n := len(c2.managerCmd(&pb.StreamingQueryManagerCommand{Command: &pb.StreamingQueryManagerCommand_Active{Active: true}}).GetActive().GetActiveQueries()); n != 0 {
+		t.Fatalf("%d queries run with resuming off", n)
+	}
+	srv2.Stop()
+
+	srv3, err := Start(Config{Addr: "127.0.0.1:0", Conf: conf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv3.Stop()
+	if r := srv3.Resumed(); len(r.Resumed) != 1 || r.Resumed[0].ID != id || r.Resumed[0].Name != "ticks" {
+		t.Fatalf("the start with resuming on: %+v", r)
+	}
 }
