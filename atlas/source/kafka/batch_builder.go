@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"bytes"
+	"strings"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -26,17 +28,19 @@ const (
 // (bench windows profile: a quarter of the builder's time was that
 // zeroing). Each flush hands the buffers to the new record, which owns
 // them from then on: they are never reused, so no reader of the record
-// can see them change.
+// can see them change. A record holds one partition's records: its topic
+// and partition columns are filled at once when it is made.
 type batchBuilder struct {
 	maxRows  int
 	maxBytes int
 
 	key, value binaryColumn
-	topic      binaryColumn
-	partition  []int32
-	offset     []int64
-	timestamp  []int64
-	tsType     []int32
+	// topic and partition are those of every row so far.
+	topic     string
+	partition int32
+	offset    []int64
+	timestamp []int64
+	tsType    []int32
 
 	rows  int
 	bytes int
@@ -47,17 +51,18 @@ type batchBuilder struct {
 	// instead of growing them step by step.
 	expect           int
 	keyAvg, valueAvg int
-	topicLen         int
 }
 
 // binaryColumn is a binary or string column being filled: a validity
 // bitmap made only once a null is appended, the offsets (len = rows+1 once
-// the first row is in) and the bytes.
+// the first row is in) and the bytes. The bytes are a strings.Builder's,
+// whose buffer Go allocates without zeroing it first: every byte of it is
+// written by an append before the record is made.
 type binaryColumn struct {
 	valid   []byte
 	nulls   int
 	offsets []int32
-	data    []byte
+	data    strings.Builder
 }
 
 func newBatchBuilder(maxRows, maxBytes int) *batchBuilder {
@@ -71,7 +76,7 @@ func (c *binaryColumn) reserve(rows, n int) {
 	} else {
 		c.offsets = grow(c.offsets, rows)
 	}
-	c.data = grow(c.data, n)
+	c.data.Grow(n)
 	if c.valid != nil {
 		c.valid = grow(c.valid, int(bitutil.BytesForBits(int64(len(c.offsets)-1+rows)))-len(c.valid))
 	}
@@ -94,8 +99,8 @@ func (c *binaryColumn) append(v []byte) {
 		}
 		bitutil.SetBitTo(c.valid, row, v != nil)
 	}
-	c.data = append(c.data, v...)
-	c.offsets = append(c.offsets, int32(len(c.data)))
+	c.data.Write(v)
+	c.offsets = append(c.offsets, int32(c.data.Len()))
 }
 
 // array hands the column's buffers to a new array of rows rows and starts
@@ -109,14 +114,40 @@ func (c *binaryColumn) array(dt arrow.DataType, rows int) arrow.Array {
 	if offsets == nil {
 		offsets = []int32{0}
 	}
+	// The builder's string is never changed: the array is its only user.
+	bytes := c.data.String()
+	a := newBinaryArray(dt, rows, valid, offsets, unsafe.Slice(unsafe.StringData(bytes), len(bytes)), c.nulls)
+	c.valid, c.nulls, c.offsets = nil, 0, nil
+	c.data.Reset()
+	return a
+}
+
+func newBinaryArray(dt arrow.DataType, rows int, valid *memory.Buffer, offsets []int32, bytes []byte, nulls int) arrow.Array {
 	data := array.NewData(dt, rows, []*memory.Buffer{
 		valid,
 		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)),
-		memory.NewBufferBytes(c.data),
-	}, nil, c.nulls, 0)
+		memory.NewBufferBytes(bytes),
+	}, nil, nulls, 0)
 	defer data.Release()
-	*c = binaryColumn{}
 	return array.MakeFromData(data)
+}
+
+// repeatedString makes a string array of rows copies of s.
+func repeatedString(s string, rows int) arrow.Array {
+	offsets := make([]int32, rows+1)
+	for i := range offsets {
+		offsets[i] = int32(i * len(s))
+	}
+	return newBinaryArray(arrow.BinaryTypes.String, rows, nil, offsets, bytes.Repeat([]byte(s), rows), 0)
+}
+
+// repeatedInt32 makes an int32 array of rows copies of v.
+func repeatedInt32(v int32, rows int) arrow.Array {
+	vals := make([]int32, rows)
+	for i := range vals {
+		vals[i] = v
+	}
+	return fixedArray(arrow.PrimitiveTypes.Int32, vals)
 }
 
 // fixedArray makes an array without nulls over the values of vals.
@@ -140,9 +171,10 @@ func grow[T any](s []T, n int) []T {
 	return out
 }
 
-// add appends the records of one partition, skipping control records
-// (transaction markers), and calls flush each time the batch is full. It
-// returns the number of data records appended.
+// add appends records, skipping control records (transaction markers),
+// and calls flush each time the batch is full or the next record is of
+// another partition than the rows so far. It returns the number of data
+// records appended.
 func (b *batchBuilder) add(recs []*kgo.Record, flush func() error) (int64, error) {
 	var n int64
 	for len(recs) > 0 {
@@ -151,16 +183,19 @@ func (b *batchBuilder) add(recs []*kgo.Record, flush func() error) (int64, error
 		if len(chunk) > room {
 			chunk = chunk[:room]
 		}
-		var keyBytes, valueBytes, topicBytes, rows int
+		if b.rows == 0 {
+			b.topic, b.partition = recs[0].Topic, recs[0].Partition
+		}
+		var keyBytes, valueBytes, rows int
 		for i, r := range chunk {
 			size := len(r.Key) + len(r.Value)
-			if b.bytes+keyBytes+valueBytes+size > b.maxBytes && (b.rows > 0 || i > 0) {
+			if b.bytes+keyBytes+valueBytes+size > b.maxBytes && (b.rows > 0 || i > 0) ||
+				r.Partition != b.partition || r.Topic != b.topic {
 				chunk = chunk[:i]
 				break
 			}
 			keyBytes += len(r.Key)
 			valueBytes += len(r.Value)
-			topicBytes += len(r.Topic)
 			rows++
 		}
 		if b.rows == 0 {
@@ -168,19 +203,16 @@ func (b *batchBuilder) add(recs []*kgo.Record, flush func() error) (int64, error
 				// No record flushed yet: size by the first records.
 				b.keyAvg = (keyBytes + rows - 1) / rows
 				b.valueAvg = (valueBytes + rows - 1) / rows
-				b.topicLen = (topicBytes + rows - 1) / rows
 			}
 			b.presize()
 		}
-		b.reserve(rows, keyBytes, valueBytes, topicBytes)
+		b.reserve(rows, keyBytes, valueBytes)
 		for _, r := range chunk {
 			if r.Attrs.IsControl() {
 				continue
 			}
 			b.key.append(r.Key)
 			b.value.append(r.Value)
-			b.topic.append(unsafe.Slice(unsafe.StringData(r.Topic), len(r.Topic)))
-			b.partition = append(b.partition, r.Partition)
 			b.offset = append(b.offset, r.Offset)
 			b.timestamp = append(b.timestamp, r.Timestamp.UnixMicro())
 			b.tsType = append(b.tsType, int32(r.Attrs.TimestampType()))
@@ -205,15 +237,13 @@ func (b *batchBuilder) presize() {
 	if rows <= 0 {
 		return
 	}
-	b.reserve(rows, min(rows*b.keyAvg, b.maxBytes), min(rows*b.valueAvg, b.maxBytes), rows*b.topicLen)
+	b.reserve(rows, min(rows*b.keyAvg, b.maxBytes), min(rows*b.valueAvg, b.maxBytes))
 }
 
 // reserve makes room for rows more rows with the given bytes.
-func (b *batchBuilder) reserve(rows, keyBytes, valueBytes, topicBytes int) {
+func (b *batchBuilder) reserve(rows, keyBytes, valueBytes int) {
 	b.key.reserve(rows, keyBytes)
 	b.value.reserve(rows, valueBytes)
-	b.topic.reserve(rows, topicBytes)
-	b.partition = grow(b.partition, rows)
 	b.offset = grow(b.offset, rows)
 	b.timestamp = grow(b.timestamp, rows)
 	b.tsType = grow(b.tsType, rows)
@@ -229,16 +259,15 @@ func (b *batchBuilder) newRecord() arrow.RecordBatch {
 	rows := b.rows
 	if rows > 0 {
 		// Round up so that the next record rarely needs to grow.
-		b.keyAvg = (len(b.key.data) + rows - 1) / rows
-		b.valueAvg = (len(b.value.data) + rows - 1) / rows
-		b.topicLen = (len(b.topic.data) + rows - 1) / rows
+		b.keyAvg = (b.key.data.Len() + rows - 1) / rows
+		b.valueAvg = (b.value.data.Len() + rows - 1) / rows
 	}
 	b.expect -= rows
 	cols := []arrow.Array{
 		b.key.array(arrow.BinaryTypes.Binary, rows),
 		b.value.array(arrow.BinaryTypes.Binary, rows),
-		b.topic.array(arrow.BinaryTypes.String, rows),
-		fixedArray(arrow.PrimitiveTypes.Int32, b.partition),
+		repeatedString(b.topic, rows),
+		repeatedInt32(b.partition, rows),
 		fixedArray(arrow.PrimitiveTypes.Int64, b.offset),
 		fixedArray(Schema.Field(colTimestamp).Type, b.timestamp),
 		fixedArray(arrow.PrimitiveTypes.Int32, b.tsType),
@@ -247,7 +276,7 @@ func (b *batchBuilder) newRecord() arrow.RecordBatch {
 	for _, c := range cols {
 		c.Release()
 	}
-	b.partition, b.offset, b.timestamp, b.tsType = nil, nil, nil, nil
+	b.offset, b.timestamp, b.tsType = nil, nil, nil
 	b.rows, b.bytes = 0, 0
 	return rec
 }
