@@ -115,6 +115,9 @@ func planCore(sel *parser.Select, rel Relations) (plan.Node, error) {
 			return nil, errAt(sel.Where, "WHERE: %v", err)
 		}
 	}
+	if sel, err = withGroupByOrdinals(sel); err != nil {
+		return nil, err
+	}
 	var out plan.Node
 	if len(sel.GroupBy) > 0 || sel.Having != nil || anyAgg(sel.Items) {
 		out, err = planAggregate(sel, in)
@@ -403,7 +406,16 @@ func planOrder(sel *parser.Select, in plan.Node) (plan.Node, error) {
 			return nil, errAt(o, "ASC NULLS LAST is not supported yet")
 		}
 		var e expr.Expr
+		if n, ok := ordinal(o.Expr); ok {
+			var err error
+			if e, err = orderByOrdinal(o, n, in.Schema()); err != nil {
+				return nil, err
+			}
+		}
 		for _, it := range sel.Items {
+			if e != nil {
+				break
+			}
 			if _, star := it.Expr.(*parser.Star); !star && sameExpr(o.Expr, it.Expr) {
 				e = &expr.ColumnRef{Parts: []string{ItemName(it)}}
 				break
