@@ -189,6 +189,8 @@ func (s *service) resume(stateDir string, disabled bool) ResumeReport {
 	for _, rec := range recs {
 		q := ResumedQuery{Session: rec.Session, Name: rec.Name, ID: rec.QueryID}
 		switch {
+		case s.closing():
+			q.Reason, q.Record = "the server stopped before it resumed the query", st.path(rec.QueryID)
 		case rec.NotResumable != "":
 			q.Reason = rec.NotResumable
 			s.logf("session %s: streaming query %s not resumed: %s", rec.Session, rec.label(), q.Reason)

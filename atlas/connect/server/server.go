@@ -98,7 +98,8 @@ type Server struct {
 	ln   net.Listener
 	svc  *service
 	done chan error
-	// report is what Start did with the queries to resume.
+	// report is what the server did with the queries to resume, set
+	// before svc.resumed is closed.
 	report   ResumeReport
 	stopOnce sync.Once
 }
@@ -125,19 +126,39 @@ func Start(cfg Config) (*Server, error) {
 		store = newQueryStore(cfg.stateDir())
 	}
 	svc := newService(cfg.Conf, timeout, log, store)
-	// The queries the previous run left start before the first request
-	// is served, so a client sees them among the active ones at once.
-	report := svc.resume(cfg.stateDir(), noResume)
-	g := grpc.NewServer(grpc.MaxRecvMsgSize(maxInbound))
+	// Requests wait until the queries the previous run left are resumed,
+	// so a client sees them among the active ones; the daemon that runs
+	// the server is ready (and `atlas up` returns) meanwhile.
+	g := grpc.NewServer(grpc.MaxRecvMsgSize(maxInbound),
+		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+			if err := svc.awaitResume(ctx); err != nil {
+				return nil, err
+			}
+			return handler(ctx, req)
+		}),
+		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+			if err := svc.awaitResume(ss.Context()); err != nil {
+				return err
+			}
+			return handler(srv, ss)
+		}))
 	sparkgrpc.RegisterSparkConnectServiceServer(g, svc)
-	s := &Server{grpc: g, ln: ln, svc: svc, done: make(chan error, 1), report: report}
+	s := &Server{grpc: g, ln: ln, svc: svc, done: make(chan error, 1)}
+	go func() {
+		s.report = svc.resume(cfg.stateDir(), noResume)
+		close(svc.resumed)
+	}()
 	go func() { s.done <- g.Serve(ln) }()
 	return s, nil
 }
 
-// Resumed reports what Start did with the streaming queries the previous
-// run of the server left: those it restarted and those it could not.
-func (s *Server) Resumed() ResumeReport { return s.report }
+// Resumed waits until the server has resumed the streaming queries its
+// previous run left, and reports those it restarted and those it could
+// not, with the reason.
+func (s *Server) Resumed() ResumeReport {
+	<-s.svc.resumed
+	return s.report
+}
 
 // Addr is the address the server listens on (host:port).
 func (s *Server) Addr() string { return s.ln.Addr().String() }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/status"
+
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
@@ -31,13 +33,26 @@ type service struct {
 	watchers    sync.WaitGroup
 	watchMu     sync.Mutex
 	watchClosed bool
+	// resumed is closed once the recorded queries are resumed; requests
+	// wait for it.
+	resumed chan struct{}
+}
+
+// awaitResume waits until the recorded queries are resumed, or ctx ends.
+func (s *service) awaitResume(ctx context.Context) error {
+	select {
+	case <-s.resumed:
+		return nil
+	case <-ctx.Done():
+		return status.FromContextError(ctx.Err()).Err()
+	}
 }
 
 // newService starts the service with its session janitor, which closes
 // sessions idle for timeout (never when timeout < 0). A nil store records
 // no streaming query.
 func newService(conf map[string]string, timeout time.Duration, log io.Writer, store *queryStore) *service {
-	s := &service{sessions: newSessions(conf), log: log, stop: make(chan struct{}), stopped: make(chan struct{}), store: store}
+	s := &service{sessions: newSessions(conf), log: log, stop: make(chan struct{}), stopped: make(chan struct{}), store: store, resumed: make(chan struct{})}
 	go s.janitor(timeout)
 	return s
 }
@@ -90,6 +105,7 @@ func (s *service) session(user *pb.UserContext, id string, observed *string) (*s
 func (s *service) close(context.Context) {
 	close(s.stop)
 	<-s.stopped
+	<-s.resumed // resuming stops at the next query once s.stop is closed
 	for _, sess := range s.sessions.all() {
 		sess.close()
 	}
