@@ -55,7 +55,7 @@ func invalidArgument(err error) error {
 // sessionChanged reports a client that saw another incarnation of the server.
 func sessionChanged(id string) error {
 	return withInfo(codes.FailedPrecondition, "INVALID_HANDLE.SESSION_CHANGED", "HY000", classSpark,
-		fmt.Sprintf("[INVALID_HANDLE.SESSION_CHANGED] session %s: the server restarted since this client last saw it; create a new session", id))
+		fmt.Sprintf("[INVALID_HANDLE.SESSION_CHANGED] session %s: the server restarted since this client last saw it; create a new session (under the same session id it sees the streaming queries the server resumed; temp views and memory tables are gone)", id))
 }
 
 func withInfo(code codes.Code, errorClass, sqlState, class, msg string) error {
