@@ -24,6 +24,8 @@ type chunk struct {
 	// records included: once the chunk is handed out, everything before
 	// end was.
 	end int64
+	// bytes is the size of rec's buffers.
+	bytes int
 }
 
 // rows is the number of rows not handed out yet.
@@ -47,7 +49,15 @@ func newChunks(b *batchBuilder, recs []*kgo.Record) ([]*chunk, error) {
 	flush := func() error {
 		rec := b.newRecord()
 		offs := rec.Column(colOffset).(*array.Int64).Int64Values()
-		out = append(out, &chunk{rec: rec, offs: offs, end: offs[len(offs)-1] + 1})
+		size := 0
+		for _, col := range rec.Columns() {
+			for _, buf := range col.Data().Buffers() {
+				if buf != nil {
+					size += buf.Len()
+				}
+			}
+		}
+		out = append(out, &chunk{rec: rec, offs: offs, end: offs[len(offs)-1] + 1, bytes: size})
 		return nil
 	}
 	b.expect = len(recs)

@@ -31,6 +31,11 @@ const (
 	// on a long stream (bench windows --events 5000000, one run each under
 	// load: 262k per partition, 1.03 GB; 64k, 0.69 GB).
 	pauseAfter = 1 << 16
+	// aheadMaxBytes bounds what fetching ahead between batches buffers
+	// over all partitions: past it, the reader waits for the next batch,
+	// so that a topic of many partitions does not buffer pauseAfter
+	// records in each.
+	aheadMaxBytes = 64 << 20
 )
 
 // reader turns [start, end) offset ranges into Arrow records with one
@@ -45,6 +50,7 @@ type reader struct {
 	readCommitted  bool
 	stallTimeout   time.Duration
 	pauseAfter     int
+	aheadMaxBytes  int
 
 	mu      sync.Mutex
 	parts   map[string]map[int32]*partState
@@ -116,6 +122,7 @@ func newReader(cl *kgo.Client, pool *recordPool, failOnDataLoss, readCommitted b
 		readCommitted:  readCommitted,
 		stallTimeout:   stallTimeout,
 		pauseAfter:     pauseAfter,
+		aheadMaxBytes:  aheadMaxBytes,
 		parts:          make(map[string]map[int32]*partState),
 		builder:        newBatchBuilder(batchMaxRows, batchMaxBytes),
 	}
@@ -182,7 +189,7 @@ func (r *reader) stopAhead() {
 
 // fetchAhead polls until ctx is cancelled, a poll brings no records (the
 // stream is caught up, or every partition with records buffered is
-// paused) or fails. No partition is in a batch meanwhile, so what arrives
+// paused), the buffers hold aheadMaxBytes or a poll fails. No partition is in a batch meanwhile, so what arrives
 // is only converted and buffered (and partitions paused past pauseAfter).
 // A failure is kept for the next read, which returns it as its own.
 func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
@@ -201,11 +208,25 @@ func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
 		if err != nil && r.aheadErr == nil {
 			r.aheadErr = err
 		}
+		full := r.pendingBytes() >= r.aheadMaxBytes
 		r.mu.Unlock()
-		if err != nil || n == 0 {
+		if err != nil || n == 0 || full {
 			return
 		}
 	}
+}
+
+// pendingBytes is the size of the chunks buffered for every partition.
+func (r *reader) pendingBytes() int {
+	n := 0
+	for _, ps := range r.parts {
+		for _, st := range ps {
+			for _, c := range st.pending {
+				n += c.bytes
+			}
+		}
+	}
+	return n
 }
 
 // repositionAll makes the next read reposition every partition rather

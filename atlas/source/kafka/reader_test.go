@@ -142,3 +142,40 @@ func TestFetchesAheadBetweenBatches(t *testing.T) {
 	second, _ := readBatch(t, ctx, src, `{"events":{"0":100}}`, `{"events":{"0":3000}}`)
 	sameRows(t, "second batch", second, all[100:])
 }
+
+// TestFetchAheadStopsAtItsBound reads the first 100 of 3000 records with a
+// fetch-ahead bound of one byte: the reader stops fetching ahead after the
+// first poll that buffers anything, instead of reading the whole topic
+// ahead, and the next batch still reads the other 2900 exactly.
+func TestFetchAheadStopsAtItsBound(t *testing.T) {
+	ctx := testContext(t)
+	addr := newCluster(t, kfake.SeedTopics(1, "events"))
+	var all []row
+	for i := range 60 {
+		all = append(all, produce(t, ctx, addr, "events", fmt.Sprint("b", i), map[int32]int{0: 50})...)
+	}
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events", "kafka.max.partition.fetch.bytes": "2000"})
+	src.reader.aheadMaxBytes = 1
+
+	first, _ := readBatch(t, ctx, src, `{"events":{"0":0}}`, `{"events":{"0":100}}`)
+	sameRows(t, "first batch", first, all[:100])
+	src.reader.mu.Lock()
+	a := src.reader.ahead
+	src.reader.mu.Unlock()
+	if a == nil {
+		t.Fatal("no fetching ahead after the first batch")
+	}
+	select {
+	case <-a.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("fetching ahead went on past its bound")
+	}
+	src.reader.mu.Lock()
+	fetched := src.reader.parts["events"][0].fetched
+	src.reader.mu.Unlock()
+	if fetched >= 3000 {
+		t.Errorf("fetched up to %d ahead with a 1-byte bound", fetched)
+	}
+	second, _ := readBatch(t, ctx, src, `{"events":{"0":100}}`, `{"events":{"0":3000}}`)
+	sameRows(t, "second batch", second, all[100:])
+}
