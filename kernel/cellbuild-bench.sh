@@ -11,8 +11,9 @@
 # -toolexec):
 #   baseline  imports net/http, encoding/json and gonbui only;
 #   client    imports the Atlas Connect client (package atlas);
-#   client0   the same cell built as cells were before kernel/cellflags.sh
-#             (GOFLAGS='-ldflags=-s -w' only, cgo on), for comparison.
+#   client0, baseline0  the same cells built as cells were before
+#             kernel/cellflags.sh (GOFLAGS='-ldflags=-s -w' only, cgo on), for
+#             comparison: "baseline0 client0" is the ratio before.
 # (The in-process engine, atlas/internal/engine, is internal since the layout
 # swap: a cell cannot import it, so there is no engine variant any more.)
 # Acceptance: client time <= 1.5 x baseline time, client binary <= 25 MB.
@@ -40,7 +41,7 @@ write_cell() { # variant seq
 	local dir="$work/$1"
 	mkdir -p "$dir"
 	case $1 in
-	baseline) cat >"$dir/main.go" <<GO
+	baseline | baseline0) cat >"$dir/main.go" <<GO
 package main
 
 import (
@@ -92,13 +93,13 @@ goflags() { # variant -> the GOFLAGS its cell is built with
 	# repository, so its builds never stamp VCS information; these cells live
 	# in this repository, whose git status would otherwise be read each build.
 	case $1 in
-	client0) echo "'-ldflags=-s -w' -buildvcs=false" ;;
+	client0 | baseline0) echo "'-ldflags=-s -w' -buildvcs=false" ;;
 	*) echo "$CELL_GOFLAGS -buildvcs=false" ;;
 	esac
 }
 cgo() { # variant -> its CGO_ENABLED
 	case $1 in
-	client0) echo 1 ;;
+	client0 | baseline0) echo 1 ;;
 	*) echo "$CELL_CGO_ENABLED" ;;
 	esac
 }
@@ -137,10 +138,11 @@ for v in $variants; do
 	printf '%-9s median %.2f s, min %.2f s; CPU median %.2f s\n' "$v" "$(echo "${times[$v]}" | median)" \
 		"$(echo "${times[$v]}" | tr ' ' '\n' | grep . | sort -g | head -1)" "$(echo "${cpus[$v]}" | median)"
 done
-for v in client client0; do
-	if [[ -n ${times[baseline]:-} && -n ${times[$v]:-} ]]; then
-		printf '%s/baseline build time (medians): %.2f (acceptance: <= 1.5); CPU time: %.2f\n' "$v" \
-			"$(echo "$(echo "${times[$v]}" | median) / $(echo "${times[baseline]}" | median)" | bc -l)" \
-			"$(echo "$(echo "${cpus[$v]}" | median) / $(echo "${cpus[baseline]}" | median)" | bc -l)"
+for pair in "client baseline" "client0 baseline0"; do
+	read -r c b <<<"$pair"
+	if [[ -n ${times[$b]:-} && -n ${times[$c]:-} ]]; then
+		printf '%s/%s build time (medians): %.2f (acceptance: <= 1.5); CPU time: %.2f\n' "$c" "$b" \
+			"$(echo "$(echo "${times[$c]}" | median) / $(echo "${times[$b]}" | median)" | bc -l)" \
+			"$(echo "$(echo "${cpus[$c]}" | median) / $(echo "${cpus[$b]}" | median)" | bc -l)"
 	fi
 done
