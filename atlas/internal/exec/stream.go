@@ -604,11 +604,16 @@ func (q *Query) run(ctx context.Context, rp resumePoint) {
 	}
 }
 
+// numRecentProgressUpdates is how many progress reports a query keeps for
+// RecentProgress, as Spark's spark.sql.streaming.numRecentProgressUpdates
+// (default 100): the history must not grow with the stream.
+const numRecentProgressUpdates = 100
+
 func (q *Query) report(p *progress.StreamingQueryProgress) {
 	q.mu.Lock()
 	q.recent = append(q.recent, *p)
-	if len(q.recent) > 100 {
-		q.recent = q.recent[len(q.recent)-100:]
+	if n := len(q.recent); n > numRecentProgressUpdates {
+		q.recent = q.recent[n-numRecentProgressUpdates:]
 	}
 	q.totals.Batches++
 	q.totals.InputRows += p.NumInputRows
