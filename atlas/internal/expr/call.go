@@ -169,7 +169,37 @@ func (n *Not) Bind(s *arrow.Schema) (Bound, error) {
 	if x.Type().ID() != arrow.BOOL {
 		return nil, fmt.Errorf("%s: NOT needs a boolean, got %s", n, x.Type())
 	}
-	return &funcBound{fn: "invert", args: []Bound{x}, typ: arrow.FixedWidthTypes.Boolean, text: n.String()}, nil
+	return &notBound{x: x}, nil
+}
+
+// notBound evaluates NOT itself: arrow-go's compute registry has no
+// "invert" kernel, so every NOT (and NOT IN, and Not(col)) failed with
+// "function 'invert' not found".
+type notBound struct{ x Bound }
+
+func (b *notBound) Type() arrow.DataType { return arrow.FixedWidthTypes.Boolean }
+func (b *notBound) Nullable() bool       { return b.x.Nullable() }
+func (b *notBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
+	in, err := b.x.Eval(c, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Release()
+	v, ok := in.(*array.Boolean)
+	if !ok {
+		return nil, fmt.Errorf("NOT needs a boolean, got %s", in.DataType())
+	}
+	out := array.NewBooleanBuilder(c.Mem)
+	defer out.Release()
+	out.Reserve(v.Len())
+	for i := 0; i < v.Len(); i++ {
+		if v.IsNull(i) {
+			out.AppendNull()
+			continue
+		}
+		out.UnsafeAppend(!v.Value(i))
+	}
+	return out.NewArray(), nil
 }
 
 // IsNull tests for null (or, with Negate, for not null).
