@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
@@ -196,8 +199,8 @@ type StringFunc struct {
 }
 
 var stringFuncs = map[string]func(string) string{
-	"upper": strings.ToUpper,
-	"lower": strings.ToLower,
+	"upper": upperRoot,
+	"lower": lowerRoot,
 	"trim":  func(s string) string { return strings.Trim(s, " ") },
 	"ltrim": func(s string) string { return strings.TrimLeft(s, " ") },
 	"rtrim": func(s string) string { return strings.TrimRight(s, " ") },
@@ -337,4 +340,32 @@ func splitJava(re *regexp.Regexp, s string, limit int) []string {
 		last = m[1]
 	}
 	return append(out, s[last:])
+}
+
+// upperRoot and lowerRoot map case as Java's toUpperCase/toLowerCase in the
+// root locale (Spark 3.5's UTF8String) and ICU's (Spark 4's default,
+// spark.sql.icu.caseMappings.enabled): with the special casings Go's
+// per-rune strings.ToUpper lacks, so upper('straße') is 'STRASSE' and
+// lower('ΟΔΟΣ') ends in a final sigma. ASCII text takes the fast path.
+func upperRoot(s string) string {
+	if isASCII(s) {
+		return strings.ToUpper(s)
+	}
+	return cases.Upper(language.Und).String(s)
+}
+
+func lowerRoot(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	return cases.Lower(language.Und).String(s)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
