@@ -90,6 +90,13 @@ func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.Record
 		if err != nil {
 			return nil, nil, err
 		}
+		if g, ok := agg.(*state.Aggregator); ok && rec.NumRows() == 0 && len(shape.Agg.KeyNames) == 0 {
+			// A global aggregate over no rows is one row, as in Spark.
+			rec.Release()
+			if rec, err = g.EmitEmptyGlobal(c.Mem); err != nil {
+				return nil, nil, err
+			}
+		}
 		post, err := compileOps(shape.Post, &stats)
 		if err != nil {
 			rec.Release()

@@ -462,3 +462,25 @@ func windowEnds(c *expr.Ctx, col arrow.Array) (*array.Timestamp, error) {
 	}
 	return b.NewTimestampArray(), nil
 }
+
+// EmitEmptyGlobal is the one row a global aggregate (no grouping keys)
+// gives over no input rows, as Spark's: every aggregate's value for a group
+// that saw no row (count 0, approx_count_distinct 0, collect_list [],
+// sum, avg, min, max and first null). Spark returns that row where a
+// grouped aggregate returns none: SELECT count(*) FROM t WHERE false is 0.
+func (a *Aggregator) EmitEmptyGlobal(mem memory.Allocator) (arrow.RecordBatch, error) {
+	if len(a.keys) > 0 {
+		return nil, fmt.Errorf("EmitEmptyGlobal: the aggregate has grouping keys")
+	}
+	b := array.NewRecordBuilder(mem, a.schema)
+	defer b.Release()
+	for j, ag := range a.aggs {
+		acc, err := newAccumulator(ag)
+		if err != nil {
+			return nil, err
+		}
+		acc.grow(1)
+		acc.appendResult(b.Field(j), 0)
+	}
+	return b.NewRecordBatch(), nil
+}
