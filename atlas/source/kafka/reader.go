@@ -69,6 +69,11 @@ type reader struct {
 	// none runs; aheadErr is what it failed with, for the next batch.
 	ahead    *fetchAhead
 	aheadErr error
+
+	// toTrim are committed offsets whose records are yet to be dropped
+	// (see trim), guarded by trimMu.
+	trimMu sync.Mutex
+	toTrim []Offsets
 }
 
 // fetchAhead is a goroutine that keeps polling the client between two
@@ -152,6 +157,7 @@ func (r *reader) read(ctx context.Context, start, end Offsets, fn func(arrow.Rec
 	if r.closed {
 		return nil, errors.New("the source is closed")
 	}
+	r.applyTrims()
 	defer func() { r.loss = nil }()
 	if err := r.aheadErr; err != nil {
 		r.aheadErr = nil
@@ -201,6 +207,7 @@ func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
 			r.mu.Unlock()
 			return
 		}
+		r.applyTrims()
 		n := fetches.NumRecords()
 		_, err := r.handle(fetches, func(arrow.RecordBatch) error {
 			return errors.New("internal error: a record was handed out between batches")
@@ -621,10 +628,28 @@ func (r *reader) maybePause(st *partState) {
 	r.cl.PauseFetchPartitions(map[string][]int32{st.topic: {st.partition}})
 }
 
-// trim drops buffered records before the committed offsets.
+// trim drops buffered records before the committed offsets. It only
+// notes them: the next read, or fetching ahead, drops the records under
+// r.mu, so that committing a batch never waits while fetching ahead holds
+// r.mu to convert a fetch (bench windows, 10M events: 13 ms per batch).
 func (r *reader) trim(committed Offsets) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.trimMu.Lock()
+	defer r.trimMu.Unlock()
+	r.toTrim = append(r.toTrim, committed)
+}
+
+// applyTrims drops what trim noted. The caller holds r.mu.
+func (r *reader) applyTrims() {
+	r.trimMu.Lock()
+	list := r.toTrim
+	r.toTrim = nil
+	r.trimMu.Unlock()
+	for _, committed := range list {
+		r.trimLocked(committed)
+	}
+}
+
+func (r *reader) trimLocked(committed Offsets) {
 	committed.each(func(t string, p int32, off int64) {
 		st := r.parts[t][p]
 		if st == nil {

@@ -179,3 +179,31 @@ func TestFetchAheadStopsAtItsBound(t *testing.T) {
 	second, _ := readBatch(t, ctx, src, `{"events":{"0":100}}`, `{"events":{"0":3000}}`)
 	sameRows(t, "second batch", second, all[100:])
 }
+
+// TestCommitDoesNotWaitForFetchingAhead commits a batch while the reader's
+// lock is held, as fetching ahead holds it to convert a fetch: Commit
+// returns without waiting, and the next batch reads exactly its records.
+func TestCommitDoesNotWaitForFetchingAhead(t *testing.T) {
+	ctx := testContext(t)
+	addr := newCluster(t, kfake.SeedTopics(1, "events"))
+	all := produce(t, ctx, addr, "events", "c", map[int32]int{0: 300})
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events"})
+
+	first, _ := readBatch(t, ctx, src, `{"events":{"0":0}}`, `{"events":{"0":100}}`)
+	sameRows(t, "first batch", first, all[:100])
+	src.reader.mu.Lock()
+	done := make(chan error, 1)
+	go func() { done <- src.Commit(ctx, `{"events":{"0":100}}`) }()
+	select {
+	case err := <-done:
+		src.reader.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		src.reader.mu.Unlock()
+		t.Fatal("Commit waited for the reader's lock")
+	}
+	second, _ := readBatch(t, ctx, src, `{"events":{"0":100}}`, `{"events":{"0":300}}`)
+	sameRows(t, "second batch", second, all[100:])
+}
