@@ -108,10 +108,13 @@ func (s *EventTimeStats) MeanMillis() int64 {
 }
 
 // watermarkOp passes rows through and records their event-time statistics,
-// like Spark's EventTimeWatermarkExec.
+// like Spark's EventTimeWatermarkExec. The rows leave with the node's
+// schema, whose event-time column carries the watermark delay, so that
+// every record after it has the schema the plan says (a sink's Batch.Schema).
 type watermarkOp struct {
-	index int
-	stats *EventTimeStats
+	index  int
+	stats  *EventTimeStats
+	schema *arrow.Schema
 }
 
 func (w *watermarkOp) apply(_ *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBatch, error) {
@@ -141,8 +144,7 @@ func (w *watermarkOp) apply(_ *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBat
 		st.Count++
 	}
 	w.stats.Merge(st)
-	rec.Retain()
-	return rec, nil
+	return array.NewRecordBatch(w.schema, rec.Columns(), rec.NumRows()), nil
 }
 
 // compileOps turns Project/Filter/Watermark nodes into operators for one
@@ -166,7 +168,7 @@ func compileOps(nodes []plan.Node, stats *EventTimeStats) ([]op, error) {
 			}
 			ops = append(ops, &filterOp{cond: cond})
 		case *plan.Watermark:
-			ops = append(ops, &watermarkOp{index: x.Index, stats: stats})
+			ops = append(ops, &watermarkOp{index: x.Index, stats: stats, schema: x.Out})
 		case *plan.Join:
 			j, err := newStreamStaticOp(x)
 			if err != nil {
