@@ -48,7 +48,7 @@ func TestWatermarkStatsFarFuture(t *testing.T) {
 		{"excluded", now + 1, true, 2000, 2000, now / 1000, now / 1000, now / 1000},
 	} {
 		st := EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64, Limit: tc.limit, Exclude: tc.exclude}
-		op := &watermarkOp{index: 0, stats: &st}
+		op := &watermarkOp{index: 0, stats: &st, schema: schema}
 		out, err := op.apply(c, rec)
 		if err != nil {
 			t.Fatal(err)

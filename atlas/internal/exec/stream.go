@@ -276,32 +276,10 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 	if err != nil {
 		return rp, err
 	}
-	_, logging := q.src.(source.LoggingSource)
-	if last == nil && logging {
-		// The source's own log is its record; its initial offset is fixed.
-		init, err := q.src.InitialOffset(ctx)
-		if err != nil {
-			return rp, fmt.Errorf("resolve starting offsets of %s: %w", q.src.Description(), err)
-		}
-		rp.start = init
-		return rp, nil
-	}
 	if last == nil {
-		init, ok, err := ck.InitialOffset(ctx, 0)
+		init, err := q.initialOffset(ctx, true)
 		if err != nil {
 			return rp, err
-		}
-		if !ok {
-			err := q.retrySource(ctx, true, func(int) (err error) {
-				init, err = q.src.InitialOffset(ctx)
-				return err
-			})
-			if err != nil {
-				return rp, fmt.Errorf("resolve starting offsets of %s: %w", q.src.Description(), err)
-			}
-			if err := ck.WriteInitialOffset(ctx, 0, init); err != nil {
-				return rp, err
-			}
 		}
 		rp.start = init
 		return rp, nil
@@ -315,12 +293,7 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 		rp.replay = last
 		rp.watermark = last.Metadata.BatchWatermarkMs
 		if last.BatchID == 0 {
-			var init source.Offset
-			if logging {
-				init, err = q.src.InitialOffset(ctx)
-			} else {
-				init, _, err = ck.InitialOffset(ctx, 0)
-			}
+			init, err := q.initialOffset(ctx, false)
 			if err != nil {
 				return rp, err
 			}
@@ -364,6 +337,62 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 		}
 	}
 	return rp, nil
+}
+
+// initialOffset is where the query's sources start, recorded before batch
+// 0 as Spark records each source's at sources/<i>/0, so that a replay of
+// batch 0 reads the same range. A source with a metadata log of its own
+// (the file source's seen-files log, at sources/<i>/) is its own record.
+// With resolve, a source without a record is asked and its answer
+// recorded; without, a missing record is "" (the source's beginning).
+func (q *Query) initialOffset(ctx context.Context, resolve bool) (source.Offset, error) {
+	m, ok := q.src.(*multiSource)
+	if !ok {
+		return q.sourceInitialOffset(ctx, 0, q.src, resolve)
+	}
+	if _, logging := m.srcs[0].(source.LoggingSource); !logging {
+		// Checkpoints of Atlas before 2026-12 kept the offsets of all the
+		// sources as one JSON array at sources/0/0.
+		init, ok, err := q.cfg.Checkpoint.InitialOffset(ctx, 0)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			if parts, err := m.split(init); err == nil && len(parts) == len(m.srcs) {
+				return init, nil
+			}
+		}
+	}
+	return m.each(ctx, "", func(i int, s source.Source, _ source.Offset) (source.Offset, error) {
+		return q.sourceInitialOffset(ctx, i, s, resolve)
+	})
+}
+
+// sourceInitialOffset is initialOffset for source i.
+func (q *Query) sourceInitialOffset(ctx context.Context, i int, s source.Source, resolve bool) (source.Offset, error) {
+	if _, logging := s.(source.LoggingSource); logging {
+		init, err := s.InitialOffset(ctx)
+		if err != nil {
+			return "", fmt.Errorf("resolve starting offsets of %s: %w", s.Description(), err)
+		}
+		return init, nil
+	}
+	ck := q.cfg.Checkpoint
+	init, ok, err := ck.InitialOffset(ctx, i)
+	if err != nil || ok || !resolve {
+		return init, err
+	}
+	err = q.retrySource(ctx, true, func(int) (err error) {
+		init, err = s.InitialOffset(ctx)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("resolve starting offsets of %s: %w", s.Description(), err)
+	}
+	if err := ck.WriteInitialOffset(ctx, i, init); err != nil {
+		return "", err
+	}
+	return init, nil
 }
 
 // ID is the query id, stable across restarts from the same checkpoint.
