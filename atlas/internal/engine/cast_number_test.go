@@ -65,3 +65,27 @@ func TestCastStringsAndDoublesToNumbersAsSpark(t *testing.T) {
 		}
 	}
 }
+
+// CAST(double AS STRING), and concat() of a double, write Java's
+// Double.toString, as Spark's Cast does: always a decimal point ("2.0"),
+// scientific notation below 1e-3 and from 1e7 on ("1.0E-4", "1.0E7",
+// "1.23456789E7"). Atlas wrote Go's "2", "1e-04", "1.23456789e+07". The
+// expected strings are Java's, written by hand.
+func TestCastDoubleToStringAsJava(t *testing.T) {
+	s := sqlSession(t)
+	mustSQL(t, s, "CREATE NAMESPACE IF NOT EXISTS lakehouse.c")
+	mustSQL(t, s, "CREATE TABLE lakehouse.c.d (id int, d double, f float) USING iceberg")
+	mustSQL(t, s, `INSERT INTO lakehouse.c.d VALUES (1, 2, 2), (2, 1e20, 1e20), (3, 0.0001, 0.0001), (4, 12345678.9, 0.1),
+		(5, 0.001, -1.5), (6, 9999999, 1e7), (7, -2.5e-7, NULL), (8, CAST('NaN' AS double), CAST('-inf' AS float)), (9, 1.0 / 3, 0)`)
+	sameLines(t, "double as string", render(rowsOf(t, mustSQL(t, s, "SELECT id, CAST(d AS string) AS ds, CAST(f AS string) AS fs, concat('v=', d) AS c FROM lakehouse.c.d")), "id", "ds", "fs", "c"), []string{
+		"id=1 ds=2.0 fs=2.0 c=v=2.0",
+		"id=2 ds=1.0E20 fs=1.0E20 c=v=1.0E20",
+		"id=3 ds=1.0E-4 fs=1.0E-4 c=v=1.0E-4",
+		"id=4 ds=1.23456789E7 fs=0.1 c=v=1.23456789E7",
+		"id=5 ds=0.001 fs=-1.5 c=v=0.001",
+		"id=6 ds=9999999.0 fs=1.0E7 c=v=9999999.0",
+		"id=7 ds=-2.5E-7 fs=<nil> c=v=-2.5E-7",
+		"id=8 ds=NaN fs=-Infinity c=v=NaN",
+		"id=9 ds=0.3333333333333333 fs=0.0 c=v=0.3333333333333333",
+	})
+}

@@ -46,7 +46,7 @@ func castTo(b Bound, t arrow.DataType) Bound {
 		return b
 	}
 	stringTime := (b.Type().ID() == arrow.STRING && t.ID() == arrow.TIMESTAMP) || (b.Type().ID() == arrow.TIMESTAMP && t.ID() == arrow.STRING)
-	if lb, ok := b.(*litBound); ok && !isTimeNumber(b.Type(), t) && !stringTime && !isSparkNumberCast(b.Type(), t) {
+	if lb, ok := b.(*litBound); ok && !isTimeNumber(b.Type(), t) && !stringTime && !isSparkNumberCast(b.Type(), t) && !isFloatToString(b.Type(), t) {
 		if lb.lit.Value == nil {
 			return &scalarBound{s: scalar.MakeNullScalar(t)}
 		}
@@ -110,6 +110,9 @@ func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
 	}
 	if isSparkNumberCast(in.DataType(), t) {
 		return castSparkNumber(c, in, t)
+	}
+	if isFloatToString(in.DataType(), t) {
+		return castFloatString(c, in), nil
 	}
 	if isTimeNumber(in.DataType(), t) {
 		if out, ok, err := castTimeNumber(c, in, t); ok || err != nil {

@@ -235,3 +235,70 @@ func parseSparkBool(s string) (bool, bool) {
 	}
 	return false, false
 }
+
+// isFloatToString reports a cast castFloatString does.
+func isFloatToString(from, to arrow.DataType) bool {
+	return isFloat(from) && to.ID() == arrow.STRING
+}
+
+// castFloatString writes doubles and floats as Spark's CAST(x AS STRING)
+// does, with Java's Double.toString / Float.toString: a decimal point
+// always ("2.0", not "2"), plain notation for magnitudes in [1e-3, 1e7)
+// and computerized scientific notation outside it ("1.0E20", "1.0E-4",
+// "1.23456789E7"), the shortest digits that identify the value, and
+// "NaN", "Infinity", "-Infinity".
+func castFloatString(c *Ctx, in arrow.Array) arrow.Array {
+	b := array.NewStringBuilder(c.Mem)
+	defer b.Release()
+	b.Reserve(in.Len())
+	bits := 64
+	if in.DataType().ID() == arrow.FLOAT32 {
+		bits = 32
+	}
+	for i := 0; i < in.Len(); i++ {
+		if in.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		_, f, _ := numberAt(in, i)
+		b.Append(JavaDoubleString(f, bits))
+	}
+	return b.NewArray()
+}
+
+// JavaDoubleString formats f as Java's Double.toString (bits 64) or
+// Float.toString (bits 32) does.
+func JavaDoubleString(f float64, bits int) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
+		s := strconv.FormatFloat(f, 'f', -1, bits)
+		if !strings.ContainsRune(s, '.') {
+			s += ".0"
+		}
+		return s
+	}
+	s := strconv.FormatFloat(f, 'E', -1, bits) // 1.2345E+07
+	mant, exp, _ := strings.Cut(s, "E")
+	if !strings.ContainsRune(mant, '.') {
+		mant += ".0"
+	}
+	neg := strings.HasPrefix(exp, "-")
+	exp = strings.TrimLeft(exp, "+-")
+	exp = strings.TrimLeft(exp, "0")
+	if neg {
+		exp = "-" + exp
+	}
+	return mant + "E" + exp
+}
