@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 )
 
 // isSparkNumberCast reports whether castSparkNumber converts from one type
@@ -261,44 +263,7 @@ func castFloatString(c *Ctx, in arrow.Array) arrow.Array {
 			continue
 		}
 		_, f, _ := numberAt(in, i)
-		b.Append(JavaDoubleString(f, bits))
+		b.Append(numfmt.JavaFloat(f, bits))
 	}
 	return b.NewArray()
-}
-
-// JavaDoubleString formats f as Java's Double.toString (bits 64) or
-// Float.toString (bits 32) does.
-func JavaDoubleString(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	if a := math.Abs(f); a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.ContainsRune(s, '.') {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(f, 'E', -1, bits) // 1.2345E+07
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.ContainsRune(mant, '.') {
-		mant += ".0"
-	}
-	neg := strings.HasPrefix(exp, "-")
-	exp = strings.TrimLeft(exp, "+-")
-	exp = strings.TrimLeft(exp, "0")
-	if neg {
-		exp = "-" + exp
-	}
-	return mant + "E" + exp
 }

@@ -1,8 +1,10 @@
 // Package numfmt formats numbers for people: the progress line, the live
-// view and the producer's summary share it.
+// view and the producer's summary share it; and as Java writes doubles
+// (JavaFloat), which Spark's CAST to string and show() use.
 package numfmt
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -23,4 +25,56 @@ func Group(n int64) string {
 		sb.WriteByte(digits[i])
 	}
 	return sb.String()
+}
+
+// JavaFloat formats v like Java's Double.toString (bitSize 64) or
+// Float.toString (bitSize 32), which Spark uses to cast floating point to
+// string: the shortest digits that round-trip; plain notation with at least
+// one fractional digit when 1e-3 <= |v| < 1e7; otherwise computerized
+// scientific notation such as "1.0E7" or "1.5E-4".
+func JavaFloat(v float64, bitSize int) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "Infinity"
+	case math.IsInf(v, -1):
+		return "-Infinity"
+	case v == 0:
+		if math.Signbit(v) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	// 'e' with precision -1 gives the shortest round-trip digits: d.ddde±XX.
+	e := strconv.FormatFloat(v, 'e', -1, bitSize)
+	mant, expPart, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expPart)
+	digits := strings.Replace(mant, ".", "", 1)
+	if v >= 1e-3 && v < 1e7 {
+		var intPart, frac string
+		if exp >= 0 {
+			if len(digits) <= exp+1 {
+				intPart = digits + strings.Repeat("0", exp+1-len(digits))
+			} else {
+				intPart, frac = digits[:exp+1], digits[exp+1:]
+			}
+		} else {
+			intPart = "0"
+			frac = strings.Repeat("0", -exp-1) + digits
+		}
+		if frac == "" {
+			frac = "0"
+		}
+		return sign + intPart + "." + frac
+	}
+	frac := digits[1:]
+	if frac == "" {
+		frac = "0"
+	}
+	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
 }
