@@ -26,10 +26,11 @@ const (
 	// batch's end (while other partitions catch up, or between batches)
 	// before the reader pauses fetching it, bounding memory. 64k records
 	// is a micro-batch of 200k records over three partitions: reading
-	// further ahead does not feed the query faster, and the records held
-	// (with the fetched batches they keep alive) set the query's peak RSS
-	// on a long stream (bench windows --events 5000000, one run each under
-	// load: 262k per partition, 1.03 GB; 64k, 0.69 GB).
+	// further ahead does not feed the query faster, and the rows held (as
+	// Arrow chunks since they are converted on arrival) add to the query's
+	// peak RSS on a long stream (bench windows --events 5000000, one run
+	// each under load, when franz-go records were held: 262k per
+	// partition, 1.03 GB; 64k, 0.69 GB).
 	pauseAfter = 1 << 16
 	// aheadMaxBytes bounds what fetching ahead between batches buffers
 	// over all partitions: past it, the reader waits for the next batch,
@@ -195,9 +196,10 @@ func (r *reader) stopAhead() {
 
 // fetchAhead polls until ctx is cancelled, a poll brings no records (the
 // stream is caught up, or every partition with records buffered is
-// paused), the buffers hold aheadMaxBytes or a poll fails. No partition is in a batch meanwhile, so what arrives
-// is only converted and buffered (and partitions paused past pauseAfter).
-// A failure is kept for the next read, which returns it as its own.
+// paused), the buffers hold aheadMaxBytes or a poll fails. No partition
+// is in a batch meanwhile, so what arrives is only converted and buffered
+// (and partitions paused past pauseAfter). A failure is kept for the next
+// read, which returns it as its own.
 func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
 	defer close(done)
 	for ctx.Err() == nil {
