@@ -314,6 +314,11 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 		}
 		rp.watermark = commit.NextBatchWatermarkMs
 	}
+	if rp.batchID > 0 {
+		if err := q.checkNoOrphanState(ctx, rp.batchID-1); err != nil {
+			return rp, err
+		}
+	}
 	if q.agg != nil && rp.batchID > 0 {
 		data, ok, err := ck.ReadState(ctx, stateOp, rp.batchID-1)
 		if err != nil {
@@ -337,62 +342,6 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 		}
 	}
 	return rp, nil
-}
-
-// initialOffset is where the query's sources start, recorded before batch
-// 0 as Spark records each source's at sources/<i>/0, so that a replay of
-// batch 0 reads the same range. A source with a metadata log of its own
-// (the file source's seen-files log, at sources/<i>/) is its own record.
-// With resolve, a source without a record is asked and its answer
-// recorded; without, a missing record is "" (the source's beginning).
-func (q *Query) initialOffset(ctx context.Context, resolve bool) (source.Offset, error) {
-	m, ok := q.src.(*multiSource)
-	if !ok {
-		return q.sourceInitialOffset(ctx, 0, q.src, resolve)
-	}
-	if _, logging := m.srcs[0].(source.LoggingSource); !logging {
-		// Checkpoints of Atlas before 2026-12 kept the offsets of all the
-		// sources as one JSON array at sources/0/0.
-		init, ok, err := q.cfg.Checkpoint.InitialOffset(ctx, 0)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			if parts, err := m.split(init); err == nil && len(parts) == len(m.srcs) {
-				return init, nil
-			}
-		}
-	}
-	return m.each(ctx, "", func(i int, s source.Source, _ source.Offset) (source.Offset, error) {
-		return q.sourceInitialOffset(ctx, i, s, resolve)
-	})
-}
-
-// sourceInitialOffset is initialOffset for source i.
-func (q *Query) sourceInitialOffset(ctx context.Context, i int, s source.Source, resolve bool) (source.Offset, error) {
-	if _, logging := s.(source.LoggingSource); logging {
-		init, err := s.InitialOffset(ctx)
-		if err != nil {
-			return "", fmt.Errorf("resolve starting offsets of %s: %w", s.Description(), err)
-		}
-		return init, nil
-	}
-	ck := q.cfg.Checkpoint
-	init, ok, err := ck.InitialOffset(ctx, i)
-	if err != nil || ok || !resolve {
-		return init, err
-	}
-	err = q.retrySource(ctx, true, func(int) (err error) {
-		init, err = s.InitialOffset(ctx)
-		return err
-	})
-	if err != nil {
-		return "", fmt.Errorf("resolve starting offsets of %s: %w", s.Description(), err)
-	}
-	if err := ck.WriteInitialOffset(ctx, i, init); err != nil {
-		return "", err
-	}
-	return init, nil
 }
 
 // ID is the query id, stable across restarts from the same checkpoint.

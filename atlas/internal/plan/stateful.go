@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/sink"
 )
 
@@ -14,6 +15,17 @@ func checkStatefulStreaming(s *Shape, mode sink.OutputMode) error {
 		for _, a := range s.Agg.Aggs {
 			if a.IsDistinct() {
 				return fmt.Errorf("distinct aggregations are not supported on streaming DataFrames/Datasets: %s; consider using ApproxCountDistinct() (approx_count_distinct) instead", a.Name())
+			}
+		}
+		if len(s.Agg.Keys) == 1 {
+			// Spark's guide (Types of time windows): "There should be at
+			// least one column in addition to session_window in grouping
+			// key" of a streaming query; batch queries may group by the
+			// session window alone.
+			if b, err := s.Agg.Keys[0].Bind(s.Agg.In.Schema()); err == nil {
+				if _, ok := expr.AsSession(b); ok {
+					return fmt.Errorf("global aggregation with session window in streaming query is not supported: group by at least one column besides session_window, e.g. GroupBy(SessionWindow(Col(\"timestamp\"), \"5 minutes\"), Col(\"userId\"))")
+				}
 			}
 		}
 	}
