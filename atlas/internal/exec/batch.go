@@ -184,6 +184,12 @@ func sortRecords(c *expr.Ctx, schema *arrow.Schema, recs []arrow.RecordBatch, ke
 			return nil, err
 		}
 		defer a.Release()
+		if a.DataType().ID() == arrow.FLOAT64 || a.DataType().ID() == arrow.FLOAT32 {
+			// Spark sorts NaN after every number and -0.0 with 0.0; arrow
+			// places NaN beside the nulls.
+			a = floatOrderKeys(c, a)
+			defer a.Release()
+		}
 		cols[i] = a
 		fields[i] = arrow.Field{Name: fmt.Sprintf("k%d", i), Type: a.DataType(), Nullable: true}
 		sk[i] = compute.DefaultSortKey()
@@ -228,4 +234,25 @@ func limitRecords(recs []arrow.RecordBatch, n int64) []arrow.RecordBatch {
 		n = 0
 	}
 	return out
+}
+
+// floatOrderKeys maps a float column to int64 keys that sort as Spark
+// orders the floats (expr.FloatOrderKey); nulls stay null.
+func floatOrderKeys(c *expr.Ctx, a arrow.Array) arrow.Array {
+	b := array.NewInt64Builder(c.Mem)
+	defer b.Release()
+	b.Reserve(a.Len())
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		switch v := a.(type) {
+		case *array.Float64:
+			b.UnsafeAppend(expr.FloatOrderKey(v.Value(i)))
+		case *array.Float32:
+			b.UnsafeAppend(expr.FloatOrderKey(float64(v.Value(i))))
+		}
+	}
+	return b.NewArray()
 }

@@ -115,6 +115,9 @@ func (b *binaryBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 	if b.op == "%" {
 		return modulo(c, ld, rd, int(rec.NumRows()), b.typ)
 	}
+	if isComparison(b.op) && isFloat(b.l.Type()) && isFloat(b.r.Type()) {
+		return compareFloats(c, b.op, ld, rd, int(rec.NumRows()))
+	}
 	res, err := compute.CallFunction(c.Context, b.fn, nil, ld, rd)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate %s: %w", b.text, err)
@@ -381,4 +384,57 @@ func datumArray(c *Ctx, d compute.Datum, n int) (arrow.Array, error) {
 		return scalarArray(c, v, n)
 	}
 	return nil, fmt.Errorf("unexpected datum %s", d.Kind())
+}
+
+func isComparison(op string) bool {
+	switch op {
+	case "=", "!=", "<", "<=", ">", ">=":
+		return true
+	}
+	return false
+}
+
+// compareFloats compares floating-point operands with Spark's NaN
+// semantics (CompareFloats: NaN = NaN, NaN greater than everything),
+// where arrow's kernels follow IEEE (every comparison with NaN false).
+func compareFloats(c *Ctx, op string, ld, rd compute.Datum, n int) (arrow.Array, error) {
+	la, err := datumArray(c, ld, n)
+	if err != nil {
+		return nil, err
+	}
+	defer la.Release()
+	ra, err := datumArray(c, rd, n)
+	if err != nil {
+		return nil, err
+	}
+	defer ra.Release()
+	b := array.NewBooleanBuilder(c.Mem)
+	defer b.Release()
+	b.Reserve(n)
+	for i := 0; i < n; i++ {
+		if la.IsNull(i) || ra.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		_, x, _ := numberAt(la, i)
+		_, y, _ := numberAt(ra, i)
+		k := CompareFloats(x, y)
+		var v bool
+		switch op {
+		case "=":
+			v = k == 0
+		case "!=":
+			v = k != 0
+		case "<":
+			v = k < 0
+		case "<=":
+			v = k <= 0
+		case ">":
+			v = k > 0
+		case ">=":
+			v = k >= 0
+		}
+		b.UnsafeAppend(v)
+	}
+	return b.NewArray(), nil
 }

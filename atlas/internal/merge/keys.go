@@ -2,11 +2,12 @@ package merge
 
 import (
 	"encoding/binary"
-	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 )
 
 // appendKey appends an encoding of row i of the key columns to buf, such
@@ -34,9 +35,9 @@ func appendKey(buf []byte, cols []arrow.Array, i int) (out []byte, ok bool) {
 		case *array.Int8:
 			buf = binary.LittleEndian.AppendUint64(buf, uint64(a.Value(i)))
 		case *array.Float64:
-			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(a.Value(i)))
+			buf = binary.LittleEndian.AppendUint64(buf, expr.NormalFloatBits(a.Value(i)))
 		case *array.Float32:
-			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(float64(a.Value(i))))
+			buf = binary.LittleEndian.AppendUint64(buf, expr.NormalFloatBits(float64(a.Value(i))))
 		case *array.Timestamp:
 			buf = binary.LittleEndian.AppendUint64(buf, uint64(a.Value(i)))
 		case *array.Date32:

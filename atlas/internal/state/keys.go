@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 )
 
 // Grouping keys are encoded into one byte string per group: for each key
@@ -46,9 +48,9 @@ func newKeyEncoder(a arrow.Array) (keyEncoder, error) {
 	case *array.Date32:
 		return fixedEncoder(c, func(i int) uint64 { return uint64(int64(c.Value(i))) }), nil
 	case *array.Float64:
-		return fixedEncoder(c, func(i int) uint64 { return math.Float64bits(c.Value(i)) }), nil
+		return fixedEncoder(c, func(i int) uint64 { return expr.NormalFloatBits(c.Value(i)) }), nil
 	case *array.Float32:
-		return fixedEncoder(c, func(i int) uint64 { return math.Float64bits(float64(c.Value(i))) }), nil
+		return fixedEncoder(c, func(i int) uint64 { return expr.NormalFloatBits(float64(c.Value(i))) }), nil
 	case *array.Boolean:
 		return fixedEncoder(c, func(i int) uint64 {
 			if c.Value(i) {
