@@ -90,6 +90,16 @@ func TryElementAt(c Column, index any) Column { return fn("try_element_at", c, o
 // Size is the number of elements of an array, as functions.size.
 func Size(c Column) Column { return fn("size", c) }
 
+// Explode is functions.explode(array), a generator: selected with
+// Select(Explode(Split(Col("value"), " ")).Alias("word")), it gives one
+// row per element (the column is "col" unless aliased), the other selected
+// columns repeated; a null or empty array gives no row.
+func Explode(c Column) Column { return fn("explode", c) }
+
+// ExplodeOuter is functions.explode_outer(array): Explode, but a null or
+// empty array gives one row with a null element.
+func ExplodeOuter(c Column) Column { return fn("explode_outer", c) }
+
 // ToTimestamp converts to a timestamp, optionally parsing with a Spark
 // datetime pattern, as functions.to_timestamp.
 func ToTimestamp(c Column, format ...string) Column {

@@ -2,6 +2,7 @@ package atlas_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -543,5 +544,151 @@ func TestGuideUnsupportedOperations(t *testing.T) {
 	}
 	if rows, err := spark.Table("running").Rows(ctx); err != nil || fmt.Sprint(rows) != "[map[count:1]]" {
 		t.Errorf("running count: %v %v", rows, err)
+	}
+}
+
+func lineEv(line string) string { return fmt.Sprintf(`{"value":%q}`, line) }
+
+func countRow(key string) func(atlas.Row) string {
+	return func(r atlas.Row) string { return fmt.Sprintf("%v %v", r[key], r["count"]) }
+}
+
+// TestGuideQuickExampleWordCount: the guide's first example (getting
+// started, "Quick Example"), its lines read from a file stream instead of a
+// socket: lines.select(explode(split(lines.value, " ")).alias("word"))
+// .groupBy("word").count() in complete mode, into the memory sink its
+// "Output Sinks" section shows (queryName("aggregates"), then
+// spark.sql("select * from aggregates")). The guide prints, after "apache
+// spark" then "apache hadoop": batch 0 apache 1, spark 1; batch 1 apache 2,
+// spark 1, hadoop 1. The R tab's selectExpr("explode(split(value, ' ')) as
+// word") gives the same words.
+func TestGuideQuickExampleWordCount(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	ctx := context.Background()
+	f := newFeed(t)
+	lines := f.stream(spark, "value string")
+	words := lines.Select(atlas.Explode(atlas.Split(atlas.Col("value"), " ")).Alias("word"))
+	q, err := words.GroupBy("word").Count().WriteStream().QueryName("aggregates").OutputMode("complete").Format("memory").Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+	table := func() []string {
+		t.Helper()
+		if err := q.ProcessAllAvailable(); err != nil {
+			t.Fatal(err)
+		}
+		df, err := spark.SQL("select * from aggregates")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := df.Rows(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, countRow("word")(r))
+		}
+		sort.Strings(out)
+		return out
+	}
+	f.add(lineEv("apache spark"))
+	sameRows(t, "batch 0", table(), []string{"apache 1", "spark 1"})
+	f.add(lineEv("apache hadoop"))
+	sameRows(t, "batch 1", table(), []string{"apache 2", "spark 1", "hadoop 1"})
+
+	// "Monitoring Streaming Queries": lastProgress holds the fields of the
+	// guide's example (Spark 3.0 renamed durationMs.getOffset to
+	// latestOffset), and status its three.
+	p := q.LastProgress()
+	if p == nil {
+		t.Fatal("no lastProgress")
+	}
+	var js map[string]any
+	if err := json.Unmarshal([]byte(p.JSON()), &js); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"id", "runId", "name", "timestamp", "numInputRows", "inputRowsPerSecond", "processedRowsPerSecond", "durationMs", "stateOperators", "sources", "sink", "batchId"} {
+		if _, ok := js[k]; !ok {
+			t.Errorf("lastProgress has no %q: %s", k, p.JSON())
+		}
+	}
+	if js["name"] != "aggregates" || js["numInputRows"] != 1.0 || js["batchId"] != 1.0 {
+		t.Errorf("lastProgress name, numInputRows, batchId: %v %v %v", js["name"], js["numInputRows"], js["batchId"])
+	}
+	for _, k := range []string{"triggerExecution", "latestOffset", "addBatch"} {
+		if _, ok := js["durationMs"].(map[string]any)[k]; !ok {
+			t.Errorf("lastProgress.durationMs has no %q", k)
+		}
+	}
+	srcs, _ := js["sources"].([]any)
+	if len(srcs) != 1 {
+		t.Fatalf("lastProgress.sources: %v", js["sources"])
+	}
+	src := srcs[0].(map[string]any)
+	for _, k := range []string{"description", "startOffset", "endOffset", "numInputRows", "inputRowsPerSecond", "processedRowsPerSecond"} {
+		if _, ok := src[k]; !ok {
+			t.Errorf("lastProgress.sources[0] has no %q", k)
+		}
+	}
+	if _, ok := js["sink"].(map[string]any)["description"]; !ok {
+		t.Errorf("lastProgress.sink has no description")
+	}
+	ops, _ := js["stateOperators"].([]any)
+	if len(ops) != 1 || ops[0].(map[string]any)["numRowsTotal"] != 3.0 {
+		t.Errorf("lastProgress.stateOperators: want one operator holding 3 rows (apache, spark, hadoop): %v", js["stateOperators"])
+	}
+	if st := q.Status(); st.Message != "Waiting for data to arrive" || st.IsTriggerActive {
+		t.Errorf("status %+v, want the guide's {Waiting for data to arrive, isDataAvailable false, isTriggerActive false}", st)
+	}
+
+	// selectExpr(lines, "explode(split(value, ' ')) as word"), and
+	// explode_outer, on a batch DataFrame.
+	batch, err := spark.SQL("SELECT 1 AS n, 'apache spark' AS value UNION ALL SELECT 2, '' UNION ALL SELECT 3, CAST(NULL AS STRING)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := batch.SelectExpr("n", "explode(split(value, ' ')) as word").Rows(ctx)
+	if err != nil || fmt.Sprint(rows) != "[map[n:1 word:apache] map[n:1 word:spark] map[n:2 word:]]" {
+		t.Errorf("selectExpr explode: %v %v", rows, err)
+	}
+	rows, err = batch.Select(atlas.Col("n"), atlas.ExplodeOuter(atlas.Split(atlas.Col("value"), " "))).Rows(ctx)
+	if err != nil || fmt.Sprint(rows) != "[map[col:apache n:1] map[col:spark n:1] map[col: n:2] map[col:<nil> n:3]]" {
+		t.Errorf("explode_outer: %v %v", rows, err)
+	}
+	if _, err := batch.Where(atlas.Size(atlas.Explode(atlas.Split(atlas.Col("value"), " "))).Gt(0)).Rows(ctx); err == nil || !strings.Contains(err.Error(), "generator") {
+		t.Errorf("explode outside select: %v", err)
+	}
+}
+
+// TestGuideWordCountFigure: the figure of "Programming Model" (Model of
+// the Quick Example): lines "cat dog", "dog dog" at time 1, "owl cat" at
+// time 2, "dog", "owl" at time 3. Complete mode writes the whole result
+// table at each time (cat 1 dog 3; cat 2 dog 3 owl 1; cat 2 dog 4 owl 2);
+// update mode writes only the rows that changed.
+func TestGuideWordCountFigure(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	inputs := [][]string{{lineEv("cat dog"), lineEv("dog dog")}, {lineEv("owl cat")}, {lineEv("dog"), lineEv("owl")}}
+	for _, c := range []struct {
+		mode string
+		want [][]string
+	}{
+		{"complete", [][]string{{"cat 1", "dog 3"}, {"cat 2", "dog 3", "owl 1"}, {"cat 2", "dog 4", "owl 2"}}},
+		{"update", [][]string{{"cat 1", "dog 3"}, {"cat 2", "owl 1"}, {"dog 4", "owl 2"}}},
+	} {
+		f := newFeed(t)
+		col := &collector{format: countRow("word")}
+		words := f.stream(spark, "value string").Select(atlas.Explode(atlas.Split(atlas.Col("value"), " ")).Alias("word"))
+		q, err := words.GroupBy("word").Count().WriteStream().QueryName("wordcount_" + c.mode).OutputMode(c.mode).Progress(false).ForeachBatch(col.fn).Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, in := range inputs {
+			sameRows(t, fmt.Sprintf("%s mode, time %d", c.mode, i+1), trigger(t, q, f, col, in...), c.want[i])
+		}
+		q.Stop()
 	}
 }

@@ -52,8 +52,12 @@ var scalarFuncs = map[string]scalarFunc{
 	"try_element_at": {2, 2, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) {
 		return &expr.ElementAt{X: a[0], Index: a[1], Try: true}, nil
 	}},
-	"size":             {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) { return &expr.Size{X: a[0]}, nil }},
-	"cardinality":      {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) { return &expr.Size{X: a[0]}, nil }},
+	"size":        {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) { return &expr.Size{X: a[0]}, nil }},
+	"cardinality": {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) { return &expr.Size{X: a[0]}, nil }},
+	"explode":     {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) { return &expr.Explode{X: a[0]}, nil }},
+	"explode_outer": {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) {
+		return &expr.Explode{X: a[0], Outer: true}, nil
+	}},
 	"to_timestamp":     {1, 2, toTimestamp(false)},
 	"try_to_timestamp": {1, 2, toTimestamp(true)},
 	"date_format": {2, 2, func(c *parser.Call, a []expr.Expr) (expr.Expr, error) {

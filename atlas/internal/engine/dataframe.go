@@ -109,6 +109,13 @@ func (df *DataFrame) Select(columns ...any) *DataFrame {
 		}
 		es[i] = c.e
 	}
+	if plan.HasGenerator(es) {
+		g, err := plan.NewGenerate(df.node, es)
+		if err != nil {
+			return df.with(nil, fmt.Errorf("select: %w", err))
+		}
+		return df.with(g, nil)
+	}
 	p, err := plan.NewProject(df.node, es)
 	if err != nil {
 		return df.with(nil, fmt.Errorf("select: %w", err))

@@ -128,6 +128,15 @@ func TryElementAt(c Column, index any) Column {
 // a NULL array).
 func Size(c Column) Column { return c.derive(&expr.Size{X: c.e}) }
 
+// Explode is functions.explode(array): in Select, one row per element of
+// the array (named "col" unless aliased), the other selected columns
+// repeated; rows whose array is null or empty give none.
+func Explode(c Column) Column { return c.derive(&expr.Explode{X: c.e}) }
+
+// ExplodeOuter is functions.explode_outer(array): Explode, but a null or
+// empty array gives one row with a null element.
+func ExplodeOuter(c Column) Column { return c.derive(&expr.Explode{X: c.e, Outer: true}) }
+
 // ToTimestamp converts to a timestamp, as functions.to_timestamp: without
 // a format as CAST(c AS TIMESTAMP), with one by parsing the string with a
 // Spark datetime pattern ("yyyy-MM-dd HH:mm:ss"). Text that does not parse

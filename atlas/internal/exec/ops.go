@@ -175,6 +175,12 @@ func compileOps(nodes []plan.Node, stats *EventTimeStats) ([]op, error) {
 				return nil, err
 			}
 			ops = append(ops, j)
+		case *plan.Generate:
+			g, err := newGenerateOp(x)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, g)
 		case *plan.SubqueryAlias:
 			// Only names change: the rows pass as they are.
 		case *plan.Deduplicate:

@@ -30,6 +30,8 @@ func init() {
 		"trim":              unaryFn(engine.Trim),
 		"size":              unaryFn(engine.Size),
 		"cardinality":       unaryFn(engine.Size),
+		"explode":           unaryFn(engine.Explode),
+		"explode_outer":     unaryFn(engine.ExplodeOuter),
 		"concat_ws":         concatWs,
 		"split":             split,
 		"element_at":        elementAt(engine.ElementAt),
