@@ -9,15 +9,13 @@
 #   otherwise links into every binary that reads Arrow (each array type's
 #   MarshalJSON is reachable through the arrow.Array interface). The client
 #   never formats Arrow as JSON; without the tag it builds and works the same.
-# atlas_drivers (ATLAS_KERNEL_DRIVERS=1): see install.sh.
 # -ldflags=-s -w: no symbol table or DWARF, a shorter link.
 # CGO_ENABLED=0: no C toolchain probe, no host objects, internal linking only
 #   (net's pure-Go resolver; cells talk to 127.0.0.1). A cell that needs cgo
 #   says `%env CGO_ENABLED 1` (its first build then compiles the cgo variants).
+# (No drivers tag: cells are Spark Connect clients; the REST catalog, S3 and
+# PostgreSQL live in the server, `atlas up`.)
 CELL_BUILD_TAGS=arrow_json_stdlib
-if [[ "${ATLAS_KERNEL_DRIVERS:-0}" == 1 ]]; then
-	CELL_BUILD_TAGS="$CELL_BUILD_TAGS,atlas_drivers"
-fi
 CELL_TAGS="-tags=$CELL_BUILD_TAGS"
 # The value of GOFLAGS (the go command reads the quotes: one flag with a space).
 CELL_GOFLAGS="$CELL_TAGS '-ldflags=-s -w'"

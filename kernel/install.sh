@@ -16,9 +16,6 @@
 #   JUPYTER_DATA_DIR      Jupyter's data dir (default: `jupyter --data-dir`);
 #                         set it to install a private kernel spec (CI, tests)
 #   ATLAS_WITH_CHROMIUM=1 also install Debian's chromium (the browser tests)
-#   ATLAS_KERNEL_DRIVERS=1 cells also build with the tag atlas_drivers: the Iceberg
-#                         REST catalog and S3 linked in (about 0.7 s more link
-#                         per cell), for ATLAS_CATALOG_TYPE=rest / s3:// warehouses
 #   ATLAS_WARMUP=0        skip the build-cache warm-up
 #   ATLAS_KERNEL_VERBOSE=1 the kernel logs all GoNB INFO lines to stderr
 #   ATLAS_WARMUP_IMPORTS  space-separated packages the warm-up cell imports

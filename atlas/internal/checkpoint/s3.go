@@ -81,4 +81,4 @@ func openS3(ctx context.Context, u *url.URL, s *S3Settings, location string) (*b
 	return b, nil
 }
 
-var errNoS3Opener = errors.New(`S3 checkpoints with the catalog's S3 settings need the AWS SDK: import _ "github.com/atlas-lakehouse/atlas/atlas/drivers" (the atlas CLI does; notebooks with ATLAS_KERNEL_DRIVERS=1)`)
+var errNoS3Opener = errors.New(`S3 checkpoints with the catalog's S3 settings need the AWS SDK: import _ "github.com/atlas-lakehouse/atlas/atlas/drivers" (the atlas CLI and its Spark Connect server do)`)

@@ -2,9 +2,7 @@
 
 package engine
 
-// Built with -tags=atlas_drivers (the kernel installed with
-// ATLAS_KERNEL_DRIVERS=1, as the Docker image does), every program using
-// atlas links the REST catalog and S3, so notebooks reach them by
-// configuration alone. Without the tag, cells link faster and only the
-// embedded default (SQL catalog, local files) is available.
+// Built with -tags=atlas_drivers, every program linking the engine links
+// the REST catalog and S3, so it reaches them by configuration alone,
+// without importing atlas/drivers itself (the CLI and the server import it).
 import _ "github.com/atlas-lakehouse/atlas/atlas/drivers"
