@@ -16,6 +16,7 @@ import (
 // Atlas's engine works in UTC and with Spark 4's ANSI mode.
 var confDefaults = map[string]string{
 	"spark.sql.session.timeZone":                                      "UTC",
+	"spark.sql.streaming.multipleWatermarkPolicy":                     "min",
 	"spark.sql.ansi.enabled":                                          "true",
 	"spark.sql.timestampType":                                         "TIMESTAMP_LTZ",
 	"spark.sql.repl.eagerEval.enabled":                                "false",
@@ -29,8 +30,11 @@ var confDefaults = map[string]string{
 	"spark.sql.execution.pythonUDF.arrow.enabled":                     "false",
 }
 
-// fixedConf are settings Atlas does not honour another value of.
-var fixedConf = map[string]bool{"spark.sql.session.timeZone": true}
+// fixedConf are settings Atlas does not honour another value of: a query
+// would silently run with the default. With two watermarked inputs (a
+// stream-stream join) Atlas takes the minimum of their watermarks, Spark's
+// default; Spark's "max" drops more rows as late.
+var fixedConf = map[string]bool{"spark.sql.session.timeZone": true, "spark.sql.streaming.multipleWatermarkPolicy": true}
 
 // Config reads and writes the session's Spark settings, as
 // spark.conf.get/set/unset. The engine uses none of them yet except as
@@ -53,7 +57,7 @@ func (s *service) Config(_ context.Context, req *pb.ConfigRequest) (*pb.ConfigRe
 	switch op := req.GetOperation().GetOpType().(type) {
 	case *pb.ConfigRequest_Operation_Set:
 		for _, kv := range op.Set.GetPairs() {
-			if fixedConf[kv.GetKey()] && kv.GetValue() != confDefaults[kv.GetKey()] {
+			if fixedConf[kv.GetKey()] && !strings.EqualFold(kv.GetValue(), confDefaults[kv.GetKey()]) {
 				return nil, invalidArgument(fmt.Errorf("%s: Atlas runs in %s only", kv.GetKey(), confDefaults[kv.GetKey()]))
 			}
 			sess.conf[kv.GetKey()] = kv.GetValue()
