@@ -175,7 +175,7 @@ func fileChanges(c *expr.Ctx, mp *sql.MergePlan, src *mergeSource, rec arrow.Rec
 			unmatched = append(unmatched, int32(i))
 			continue
 		}
-		if d := src.dups[string(buf)]; d > 1 && len(mp.Matched) > 0 {
+		if d := src.dups[string(buf)]; d > 1 && checkCardinality(mp) {
 			return nil, nil, cardinalityError(mp, describeKey(keyNames, keyCols, i), d)
 		}
 		src.matched[j].Store(true)
@@ -463,6 +463,20 @@ func withSchema(schema *arrow.Schema, rec arrow.RecordBatch) arrow.RecordBatch {
 	out := array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
 	rec.Release()
 	return out
+}
+
+// checkCardinality is Spark's RewriteMergeIntoTable.shouldCheckCardinality:
+// several source rows may match one target row when there is no MATCHED
+// clause, or when the only one is an unconditional DELETE (the row is
+// deleted, whichever source row matched it).
+func checkCardinality(mp *sql.MergePlan) bool {
+	switch {
+	case len(mp.Matched) == 0:
+		return false
+	case len(mp.Matched) == 1 && mp.Matched[0].Delete && mp.Matched[0].Cond == nil:
+		return false
+	}
+	return true
 }
 
 // cardinalityError is Spark's MERGE_CARDINALITY_VIOLATION, with the key and
