@@ -421,8 +421,17 @@ func compareFloats(c *Ctx, op string, ld, rd compute.Datum, n int) (arrow.Array,
 			b.AppendNull()
 			continue
 		}
-		_, x, _ := numberAt(la, i)
-		_, y, _ := numberAt(ra, i)
+		var x, y float64
+		if lf, ok := la.(*array.Float64); ok {
+			x = lf.Value(i)
+		} else {
+			_, x, _ = numberAt(la, i)
+		}
+		if rf, ok := ra.(*array.Float64); ok {
+			y = rf.Value(i)
+		} else {
+			_, y, _ = numberAt(ra, i)
+		}
 		k := CompareFloats(x, y)
 		var v bool
 		switch op {
@@ -469,8 +478,17 @@ func addSubIntegers(c *Ctx, b *binaryBound, ld, rd compute.Datum, n int) (arrow.
 			out.AppendNull()
 			continue
 		}
-		x, _, _ := numberAt(la, i)
-		y, _, _ := numberAt(ra, i)
+		var x, y int64
+		if li, ok := la.(*array.Int64); ok {
+			x = li.Value(i)
+		} else {
+			x, _, _ = numberAt(la, i)
+		}
+		if ri, ok := ra.(*array.Int64); ok {
+			y = ri.Value(i)
+		} else {
+			y, _, _ = numberAt(ra, i)
+		}
 		var v int64
 		var over bool
 		if b.op == "+" {
