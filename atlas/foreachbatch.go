@@ -152,12 +152,20 @@ func (r *foreachBatchRun) result() error {
 
 // stop ends the call (the server stops the query without committing a
 // batch not yet answered) and waits for the pump, at most until ctx ends.
-func (r *foreachBatchRun) stop(ctx context.Context) error {
+// The server stops the query when the call ends, on its own time; stop
+// then asks it to stop q too, which returns once the query has stopped, so
+// that stop() returns when the query is no longer active, as Spark's, and
+// a query of the same name or checkpoint can start at once. A query the
+// server already forgot is stopped.
+func (r *foreachBatchRun) stop(ctx context.Context, q *StreamingQuery) error {
 	r.cancel()
 	select {
 	case <-r.done:
-		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("the foreachBatch function is still running: %w", ctx.Err())
 	}
+	cctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	defer cancel()
+	_, _ = q.command(cctx, &pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Stop{Stop: true}})
+	return nil
 }

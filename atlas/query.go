@@ -209,7 +209,7 @@ func (q *StreamingQuery) Stop() error { return q.stop(context.Background()) }
 
 func (q *StreamingQuery) stop(ctx context.Context) error {
 	if q.fb != nil {
-		return q.fb.stop(ctx)
+		return q.fb.stop(ctx, q)
 	}
 	ctx, cancel := context.WithTimeout(ctx, rpcTimeout)
 	defer cancel()

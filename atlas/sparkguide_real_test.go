@@ -138,7 +138,8 @@ func adEvents(t *testing.T) (impressions, clicks [][]string) {
 		{clk("ad1", "10:20"), clk("ad3", "12:00")},
 		{clk("ad4", "13:30"), clk("ad5", "14:00")},
 		nil,
-		{clk("ad7", "15:00")},
+		// ad4's second click is 45 minutes after its impression.
+		{clk("ad7", "15:00"), clk("ad4", "13:45")},
 	}
 	return impressions, clicks
 }
@@ -188,7 +189,7 @@ func TestGuideStreamStreamInnerJoin(t *testing.T) {
 	sameRows(t, "trigger 1", joinTrigger(t, q, imp, clk, c, 0), []string{"ad1@10:00 ad1@10:20"})
 	sameRows(t, "trigger 2", joinTrigger(t, q, imp, clk, c, 1), []string{"ad4@13:00 ad4@13:30"})
 	sameRows(t, "trigger 3", joinTrigger(t, q, imp, clk, c, 2), nil)
-	sameRows(t, "trigger 4", joinTrigger(t, q, imp, clk, c, 3), nil)
+	sameRows(t, "trigger 4", joinTrigger(t, q, imp, clk, c, 3), []string{"ad4@13:00 ad4@13:45"})
 }
 
 // TestGuideStreamStreamLeftOuterJoin: "Outer Joins with Watermarking" and
@@ -199,14 +200,15 @@ func TestGuideStreamStreamInnerJoin(t *testing.T) {
 // delayed". The global watermark is the minimum of both streams' (max
 // impression time - 2h, max click time - 3h); an impression can no longer
 // match once it is older than that watermark minus the 1 hour range.
-//   - trigger 1: ad1 matches; watermark min(10:30-2h, 12:00-3h) = 09:00.
+//   - trigger 1: ad1 matches; watermark min(10:30-2h, 12:00-3h) = 08:30.
 //   - trigger 2: ad4 matches; watermark min(13:00-2h, 14:00-3h) = 11:00, so
 //     impressions before 10:00 cannot match any more: ad2 (09:30) is written
 //     with nulls (in the no-data batch the moved watermark runs).
 //   - trigger 3: only impressions: the watermark stays 11:00 (clicks lag),
 //     ad3 (10:30) waits.
-//   - trigger 4: a click at 15:00: watermark min(16:00-2h, 15:00-3h) = 12:00,
-//     ad3 (10:30 < 11:00) is written with nulls; ad4 matched, ad6 waits.
+//   - trigger 4: ad4's second click (13:45) matches; a click at 15:00 moves
+//     the watermark to min(16:00-2h, 15:00-3h) = 12:00: ad3 (10:30 < 11:00)
+//     is written with nulls; ad6 waits.
 func TestGuideStreamStreamLeftOuterJoin(t *testing.T) {
 	addr, _ := realServer(t)
 	spark := connect(t, addr)
@@ -220,7 +222,73 @@ func TestGuideStreamStreamLeftOuterJoin(t *testing.T) {
 	sameRows(t, "trigger 1", joinTrigger(t, q, imp, clk, c, 0), []string{"ad1@10:00 ad1@10:20"})
 	sameRows(t, "trigger 2", joinTrigger(t, q, imp, clk, c, 1), []string{"ad4@13:00 ad4@13:30", "ad2@09:30 <nil>@<nil>"})
 	sameRows(t, "trigger 3 (no clicks: the outer row of ad3 waits)", joinTrigger(t, q, imp, clk, c, 2), nil)
-	sameRows(t, "trigger 4", joinTrigger(t, q, imp, clk, c, 3), []string{"ad3@10:30 <nil>@<nil>"})
+	sameRows(t, "trigger 4", joinTrigger(t, q, imp, clk, c, 3), []string{"ad3@10:30 <nil>@<nil>", "ad4@13:00 ad4@13:45"})
+}
+
+// TestGuideMultipleWatermarkPolicyMax: section "Policy for handling
+// multiple watermarks": with spark.sql.streaming.multipleWatermarkPolicy
+// set to max, "the global watermark [moves] at the pace of the fastest
+// stream. However, as a side effect, data from the slower streams will be
+// aggressively dropped." The left outer join above, under max:
+//   - trigger 3: impressions alone move the watermark to max(16:00-2h,
+//     14:00-3h) = 14:00, so ad3's null row comes now instead of at trigger 4;
+//   - trigger 4: ad4's click at 13:45 is older than the watermark 14:00:
+//     dropped as late, where the min policy joined it.
+//
+// The policy is recorded in the checkpoint, and an unknown one is refused
+// at Start.
+func TestGuideMultipleWatermarkPolicyMax(t *testing.T) {
+	addr, home := realServer(t)
+	spark := connect(t, addr)
+	imp, clk := newFeed(t), newFeed(t)
+	c := &collector{format: joinRow}
+	if err := spark.Conf().Set("spark.sql.streaming.multipleWatermarkPolicy", "bogus"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adJoin(spark, imp, clk, "leftOuter").WriteStream().QueryName("adjoin_bogus").ForeachBatch(c.fn).Start(); err == nil ||
+		!strings.Contains(err.Error(), "spark.sql.streaming.multipleWatermarkPolicy should be one of min, max") {
+		t.Fatalf("an unknown policy: %v", err)
+	}
+	if err := spark.Conf().Set("spark.sql.streaming.multipleWatermarkPolicy", "max"); err != nil {
+		t.Fatal(err)
+	}
+	q, err := adJoin(spark, imp, clk, "leftOuter").WriteStream().QueryName("adjoin_max").Progress(false).ForeachBatch(c.fn).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+	sameRows(t, "trigger 1", joinTrigger(t, q, imp, clk, c, 0), []string{"ad1@10:00 ad1@10:20"})
+	sameRows(t, "trigger 2", joinTrigger(t, q, imp, clk, c, 1), []string{"ad4@13:00 ad4@13:30", "ad2@09:30 <nil>@<nil>"})
+	sameRows(t, "trigger 3 (the impressions move the watermark)", joinTrigger(t, q, imp, clk, c, 2), []string{"ad3@10:30 <nil>@<nil>"})
+	sameRows(t, "trigger 4 (ad4's late click dropped)", joinTrigger(t, q, imp, clk, c, 3), nil)
+	if p := q.LastProgress(); p == nil || len(p.StateOperators) != 1 || p.StateOperators[0].NumRowsDroppedByWatermark != 1 {
+		t.Errorf("trigger 4: want the join to count one row dropped by the watermark: %+v", p)
+	}
+	// A restart from the checkpoint keeps the policy it recorded, whatever
+	// the session says now (Spark's OffsetSeqMetadata conf).
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := spark.Conf().Set("spark.sql.streaming.multipleWatermarkPolicy", "min"); err != nil {
+		t.Fatal(err)
+	}
+	q, err = adJoin(spark, imp, clk, "leftOuter").WriteStream().QueryName("adjoin_max").Progress(false).ForeachBatch(c.fn).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+	imp.add(fmt.Sprintf(`{"impressionAdId":"ad8","impressionTime":%q}`, at(t, "18:00").Format(time.RFC3339)))
+	if err := q.ProcessAllAvailable(); err != nil {
+		t.Fatal(err)
+	}
+	last := q.LastProgress()
+	if last == nil {
+		t.Fatal("no progress after the restart")
+	}
+	offsets, err := os.ReadFile(filepath.Join(home, "checkpoints", "adjoin_max", "offsets", fmt.Sprint(last.BatchID)))
+	if err != nil || !strings.Contains(string(offsets), `"spark.sql.streaming.multipleWatermarkPolicy":"max"`) {
+		t.Errorf("offsets of batch %d after the restart: %s %v; want the recorded policy max", last.BatchID, offsets, err)
+	}
 }
 
 // dedupRow renders (guid, eventTime).
@@ -691,4 +759,94 @@ func TestGuideWordCountFigure(t *testing.T) {
 		}
 		q.Stop()
 	}
+}
+
+// TestGuideRestartSameQuery: "Recovering from Failures with Checkpointing":
+// "you can recover the previous progress and state of a previous query, and
+// continue where it left off". Each stateful example is stopped after two
+// triggers and started again from its checkpoint, built anew as a notebook
+// cell run again builds it (new plan ids); the triggers after the restart
+// write what they wrote without it.
+func TestGuideRestartSameQuery(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	restart := func(t *testing.T, name, mode string, build func() *atlas.DataFrame, c *collector) *atlas.StreamingQuery {
+		t.Helper()
+		q, err := build().WriteStream().QueryName(name).OutputMode(mode).Progress(false).ForeachBatch(c.fn).Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+
+	t.Run("windowed word count, update mode", func(t *testing.T) {
+		f := newFeed(t)
+		c := &collector{format: windowRow("word")}
+		build := func() *atlas.DataFrame { return windowedCounts(spark, f) }
+		in := guideWords(t)
+		q := restart(t, "windowed_restart", "update", build, c)
+		trigger(t, q, f, c, in[0]...)
+		trigger(t, q, f, c, in[1]...)
+		if err := q.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		q = restart(t, "windowed_restart", "update", build, c)
+		defer q.Stop()
+		sameRows(t, "12:20 trigger after the restart", trigger(t, q, f, c, in[2]...), []string{
+			"12:00-12:10 dog 2", "12:05-12:15 dog 3", "12:05-12:15 owl 2", "12:10-12:20 owl 1",
+			"12:10-12:20 cat 1", "12:15-12:25 cat 1", "12:15-12:25 owl 1", "12:20-12:30 owl 1",
+		})
+		sameRows(t, "12:25 trigger after the restart", trigger(t, q, f, c, in[3]...), []string{
+			"12:10-12:20 owl 2", "12:15-12:25 owl 2", "12:05-12:15 emu 1",
+		})
+	})
+
+	t.Run("stream-stream left outer join", func(t *testing.T) {
+		imp, clk := newFeed(t), newFeed(t)
+		c := &collector{format: joinRow}
+		build := func() *atlas.DataFrame { return adJoin(spark, imp, clk, "leftOuter") }
+		q := restart(t, "adjoin_restart", "append", build, c)
+		joinTrigger(t, q, imp, clk, c, 0)
+		joinTrigger(t, q, imp, clk, c, 1)
+		if err := q.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		q = restart(t, "adjoin_restart", "append", build, c)
+		defer q.Stop()
+		sameRows(t, "trigger 3 after the restart", joinTrigger(t, q, imp, clk, c, 2), nil)
+		sameRows(t, "trigger 4 after the restart", joinTrigger(t, q, imp, clk, c, 3), []string{"ad3@10:30 <nil>@<nil>", "ad4@13:00 ad4@13:45"})
+	})
+
+	t.Run("session windows", func(t *testing.T) {
+		f := newFeed(t)
+		c := &collector{format: sessionRow}
+		build := func() *atlas.DataFrame {
+			return f.stream(spark, "userId string, timestamp timestamp").WithWatermark("timestamp", "10 minutes").
+				GroupBy(atlas.SessionWindow(atlas.Col("timestamp"), "5 minutes"), atlas.Col("userId")).Count()
+		}
+		q := restart(t, "sessions_restart", "append", build, c)
+		trigger(t, q, f, c, userEv(t, "u1", "12:00"), userEv(t, "u1", "12:03"), userEv(t, "u2", "12:01"))
+		if err := q.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		q = restart(t, "sessions_restart", "append", build, c)
+		defer q.Stop()
+		sameRows(t, "trigger 2 after the restart", trigger(t, q, f, c, userEv(t, "u1", "12:20")), []string{"u1 12:00-12:08 2", "u2 12:01-12:06 1"})
+	})
+
+	t.Run("dropDuplicates with watermark", func(t *testing.T) {
+		f := newFeed(t)
+		c := &collector{format: dedupRow}
+		build := func() *atlas.DataFrame {
+			return f.stream(spark, "guid string, eventTime timestamp").WithWatermark("eventTime", "10 seconds").DropDuplicates("guid", "eventTime")
+		}
+		q := restart(t, "dedup_restart", "append", build, c)
+		trigger(t, q, f, c, guidEv(t, "g1", "12:00:00"), guidEv(t, "g2", "12:00:05"))
+		if err := q.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		q = restart(t, "dedup_restart", "append", build, c)
+		defer q.Stop()
+		sameRows(t, "a duplicate after the restart", trigger(t, q, f, c, guidEv(t, "g1", "12:00:00"), guidEv(t, "g3", "12:00:06")), []string{"g3@12:00:06"})
+	})
 }

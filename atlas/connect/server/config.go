@@ -37,8 +37,9 @@ var confDefaults = map[string]string{
 var fixedConf = map[string]bool{"spark.sql.session.timeZone": true, "spark.sql.streaming.multipleWatermarkPolicy": true}
 
 // Config reads and writes the session's Spark settings, as
-// spark.conf.get/set/unset. The engine uses none of them yet except as
-// noted in confDefaults; they are kept so clients see what they set.
+// spark.conf.get/set/unset. They are kept so clients see what they set,
+// and passed to the engine session, which honours the streaming settings
+// it knows (engine.Session.SetConf) for the queries started after.
 func (s *service) Config(_ context.Context, req *pb.ConfigRequest) (*pb.ConfigResponse, error) {
 	sess, err := s.session(req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
 	if err != nil {
@@ -61,6 +62,7 @@ func (s *service) Config(_ context.Context, req *pb.ConfigRequest) (*pb.ConfigRe
 				return nil, invalidArgument(fmt.Errorf("%s: Atlas runs in %s only", kv.GetKey(), confDefaults[kv.GetKey()]))
 			}
 			sess.conf[kv.GetKey()] = kv.GetValue()
+			sess.engine.SetConf(kv.GetKey(), kv.GetValue())
 		}
 	case *pb.ConfigRequest_Operation_Get:
 		for _, k := range op.Get.GetKeys() {
@@ -103,6 +105,7 @@ func (s *service) Config(_ context.Context, req *pb.ConfigRequest) (*pb.ConfigRe
 	case *pb.ConfigRequest_Operation_Unset:
 		for _, k := range op.Unset.GetKeys() {
 			delete(sess.conf, k)
+			sess.engine.UnsetConf(k)
 		}
 	case *pb.ConfigRequest_Operation_IsModifiable:
 		for _, k := range op.IsModifiable.GetKeys() {

@@ -23,7 +23,9 @@ type Session struct {
 	appName string
 	conf    map[string]string
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// runtime holds what SetConf set (spark.conf.set), over conf.
+	runtime map[string]string
 	lh      *lakehouse.Lakehouse
 	views   map[string]*DataFrame
 	streams map[string]*mem.Stream

@@ -188,7 +188,7 @@ func (m *StreamingQueryManager) terminated(sq *StreamingQuery) {
 
 // noDataEventInterval is ConfNoDataProgressEventInterval as a duration.
 func (s *Session) noDataEventInterval() (time.Duration, error) {
-	v := s.conf[ConfNoDataProgressEventInterval]
+	v := s.confValue(ConfNoDataProgressEventInterval)
 	if v == "" {
 		return 10 * time.Second, nil
 	}

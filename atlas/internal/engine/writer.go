@@ -186,6 +186,10 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	if err != nil {
 		return nil, err
 	}
+	wmPolicy, err := df.s.multipleWatermarkPolicy()
+	if err != nil {
+		return nil, err
+	}
 	// Validated: from here on, side effects.
 	schema := exec.ShapeOutputSchema(shape)
 	var snk sink.Sink
@@ -268,7 +272,7 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	tap := &tapSink{inner: snk}
 	sq.tap = tap
 	cfg := exec.Config{Name: name, Shape: shape, Sink: tap, Mode: mode, Trigger: w.trigger.t, Checkpoint: ck, OnProgress: sq.onProgress, OnWait: sq.onWait, LateSink: lateSink, LateRowsSchema: lateSchema, EventTimeMaxAhead: sp.maxAhead,
-		OnIdle: sq.onIdle, NoDataEventInterval: idleEvery}
+		OnIdle: sq.onIdle, NoDataEventInterval: idleEvery, MultipleWatermarkPolicy: wmPolicy}
 	if w.progress {
 		sq.view = newProgressView(name, df.s.appName)
 	}
@@ -309,4 +313,19 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// multipleWatermarkPolicy is spark.sql.streaming.multipleWatermarkPolicy
+// ("min", the default, or "max"), as the guide's "Policy for handling
+// multiple watermarks" describes.
+func (s *Session) multipleWatermarkPolicy() (string, error) {
+	raw := s.confValue(exec.ConfMultipleWatermarkPolicy)
+	v := strings.ToLower(strings.TrimSpace(raw))
+	switch v {
+	case "":
+		return exec.WatermarkPolicyMin, nil
+	case exec.WatermarkPolicyMin, exec.WatermarkPolicyMax:
+		return v, nil
+	}
+	return "", fmt.Errorf("the value of %s should be one of min, max, but was %q", exec.ConfMultipleWatermarkPolicy, raw)
 }

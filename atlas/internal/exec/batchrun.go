@@ -87,9 +87,10 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 	}
 	t = time.Now()
 	err = q.cfg.Checkpoint.WriteOffsets(ctx, checkpoint.OffsetSeq{
-		BatchID:  b.id,
-		Metadata: checkpoint.OffsetSeqMetadata{BatchWatermarkMs: b.watermark, BatchTimestampMs: b.timestampMs},
-		Offsets:  logged,
+		BatchID: b.id,
+		Metadata: checkpoint.OffsetSeqMetadata{BatchWatermarkMs: b.watermark, BatchTimestampMs: b.timestampMs,
+			Conf: map[string]string{ConfMultipleWatermarkPolicy: q.wmPolicy}},
+		Offsets: logged,
 	})
 	if err != nil {
 		return false, fmt.Errorf("batch %d: %w", b.id, err)
@@ -289,7 +290,7 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 		stateCommit = since(ts)
 	}
 	if q.sjoin != nil {
-		b.nextWatermark = q.sjoin.nextWatermark(b.watermark) // kept in the state
+		b.nextWatermark = q.sjoin.nextWatermark(b.watermark, q.wmPolicy == WatermarkPolicyMax) // kept in the state
 		ts := time.Now()
 		data, err := q.sjoin.st.Save()
 		if err != nil {

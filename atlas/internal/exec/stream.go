@@ -70,18 +70,40 @@ type Config struct {
 	// NoDataEventInterval throttles OnIdle; zero calls it on every idle
 	// trigger.
 	NoDataEventInterval time.Duration
+	// MultipleWatermarkPolicy is Spark's
+	// spark.sql.streaming.multipleWatermarkPolicy: how the global watermark
+	// of a query with several watermarked inputs (a stream-stream join) is
+	// chosen from theirs, WatermarkPolicyMin ("" too) or WatermarkPolicyMax.
+	// It is recorded in the offsets log, and a restart keeps the recorded one.
+	MultipleWatermarkPolicy string
 }
+
+// The values of Config.MultipleWatermarkPolicy.
+const (
+	// WatermarkPolicyMin moves the global watermark at the pace of the
+	// slowest input (Spark's default): no input's rows are dropped as late
+	// because another one ran ahead.
+	WatermarkPolicyMin = "min"
+	// WatermarkPolicyMax moves it at the pace of the fastest input: faster
+	// results, and the slower inputs' rows are dropped as late sooner.
+	WatermarkPolicyMax = "max"
+	// ConfMultipleWatermarkPolicy is the offsets-log conf key, Spark's.
+	ConfMultipleWatermarkPolicy = "spark.sql.streaming.multipleWatermarkPolicy"
+)
 
 // Query is a running streaming query: Spark's StreamExecution.
 type Query struct {
-	cfg   Config
-	id    string
-	runID string
-	src   source.Source
-	ops   []op
-	post  []op
-	stats EventTimeStats
-	agg   state.GroupState
+	cfg Config
+	// wmPolicy is the multiple watermark policy this run uses (the
+	// checkpoint's when it records one).
+	wmPolicy string
+	id       string
+	runID    string
+	src      source.Source
+	ops      []op
+	post     []op
+	stats    EventTimeStats
+	agg      state.GroupState
 	// sjoin is the stream-stream join, or nil.
 	sjoin *streamJoin
 	// dedup is the deduplication among ops, or nil (dedup.go).
@@ -275,6 +297,15 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 	commitID, commit, committed, err := ck.LatestCommit(ctx)
 	if err != nil {
 		return rp, err
+	}
+	q.wmPolicy = q.cfg.MultipleWatermarkPolicy
+	if last != nil {
+		// The checkpoint's policy wins; one written before the policy was
+		// recorded ran with Spark's default, as Spark assumes.
+		q.wmPolicy = last.Metadata.Conf[ConfMultipleWatermarkPolicy]
+	}
+	if q.wmPolicy == "" {
+		q.wmPolicy = WatermarkPolicyMin
 	}
 	if last == nil {
 		init, err := q.initialOffset(ctx, true)

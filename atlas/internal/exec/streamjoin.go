@@ -205,10 +205,13 @@ func (r *streamJoin) stateWatermarkFor(side int, wm int64) (int64, bool) {
 // nextWatermark is the global watermark after this batch: each side's own
 // watermark (its largest event time minus its delay, never going back; 0
 // before it has seen a row), the minimum over the sides with a watermark
-// (Spark's default spark.sql.streaming.multipleWatermarkPolicy "min"),
-// never below the current one.
-func (r *streamJoin) nextWatermark(current int64) int64 {
+// (Spark's default spark.sql.streaming.multipleWatermarkPolicy "min"), or
+// the maximum with useMax ("max"), never below the current one.
+func (r *streamJoin) nextWatermark(current int64, useMax bool) int64 {
 	global := int64(math.MaxInt64)
+	if useMax {
+		global = math.MinInt64
+	}
 	any := false
 	for i := range r.hasWM {
 		if !r.hasWM[i] {
@@ -223,7 +226,12 @@ func (r *streamJoin) nextWatermark(current int64) int64 {
 		if r.st.Seen[i] {
 			w = r.st.Watermarks[i]
 		}
-		global, any = min(global, w), true
+		if useMax {
+			global = max(global, w)
+		} else {
+			global = min(global, w)
+		}
+		any = true
 	}
 	if !any || global < current {
 		return current

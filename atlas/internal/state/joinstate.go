@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -87,7 +88,7 @@ type joinSnapshot struct {
 func (s *JoinState) Save() ([]byte, error) {
 	snap := joinSnapshot{Version: 1, Watermarks: s.Watermarks, Seen: s.Seen}
 	for i, side := range s.Sides {
-		snap.Shape[i] = s.schemas[i].String()
+		snap.Shape[i] = schemaShape(s.schemas[i].String())
 		snap.Matched[i] = side.Matched
 		if side.Rows == nil || side.Rows.NumRows() == 0 {
 			continue
@@ -116,7 +117,7 @@ func (s *JoinState) Load(data []byte) error {
 		return fmt.Errorf("join state: decode: %w", err)
 	}
 	for i := range s.Sides {
-		if snap.Shape[i] != s.schemas[i].String() {
+		if schemaShape(snap.Shape[i]) != schemaShape(s.schemas[i].String()) {
 			return fmt.Errorf("join state: the checkpoint holds join state of other inputs (%s); the query changed since it was checkpointed: use a new checkpointLocation", snap.Shape[i])
 		}
 	}
@@ -146,8 +147,8 @@ func (s *JoinState) Load(data []byte) error {
 				}
 				return fmt.Errorf("join state: side %d holds %d record batches, want 1", i, len(parts))
 			}
-			// The rows keep the schema the query has now (field metadata
-			// included), which the snapshot's shape check made equal.
+			// The rows take the schema the query has now, field metadata
+			// included (the snapshot's shape check compared the rest).
 			if rows != nil && !rows.Schema().Equal(s.schemas[i]) {
 				fixed := array.NewRecordBatch(s.schemas[i], rows.Columns(), rows.NumRows())
 				rows.Release()
@@ -161,4 +162,21 @@ func (s *JoinState) Load(data []byte) error {
 	}
 	s.Watermarks, s.Seen = snap.Watermarks, snap.Seen
 	return nil
+}
+
+// schemaShape is an Arrow schema's text (Schema.String) without its
+// metadata lines: the column names, types and nullability the state holds.
+// Metadata is left out because it describes the plan, not the rows: the
+// watermark delay (which may change between restarts, as in Spark) and the
+// client's plan ids (new in every run of a notebook cell, so that a query
+// started again from its checkpoint found "other inputs").
+func schemaShape(s string) string {
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(l), "metadata:") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

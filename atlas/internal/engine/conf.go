@@ -1,0 +1,34 @@
+package engine
+
+// SetConf sets a runtime setting, as spark.conf.set. The engine honours
+// the streaming settings it knows (spark.sql.streaming.multipleWatermarkPolicy,
+// spark.sql.streaming.noDataProgressEventInterval) for the queries started
+// after; the session's construction settings (ConfHome and the other
+// atlas.* keys) are fixed when the session is built and do not change.
+func (s *Session) SetConf(key, value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.runtime == nil {
+		s.runtime = map[string]string{}
+	}
+	s.runtime[key] = value
+}
+
+// UnsetConf forgets a runtime setting, as spark.conf.unset: the value the
+// session was built with, if any, applies again.
+func (s *Session) UnsetConf(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.runtime, key)
+}
+
+// confValue is a setting: the runtime value, else the construction one.
+func (s *Session) confValue(key string) string {
+	s.mu.Lock()
+	v, ok := s.runtime[key]
+	s.mu.Unlock()
+	if ok {
+		return v
+	}
+	return s.conf[key]
+}
