@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,10 +32,16 @@ var confDefaults = map[string]string{
 }
 
 // fixedConf are settings Atlas does not honour another value of: a query
-// would silently run with the default. With two watermarked inputs (a
-// stream-stream join) Atlas takes the minimum of their watermarks, Spark's
-// default; Spark's "max" drops more rows as late.
-var fixedConf = map[string]bool{"spark.sql.session.timeZone": true, "spark.sql.streaming.multipleWatermarkPolicy": true}
+// would silently run with the default.
+var fixedConf = map[string]bool{"spark.sql.session.timeZone": true}
+
+// confChoices are the values Spark accepts for a setting (its
+// checkValues), in any case; another value is refused at set, as Spark
+// refuses it. spark.sql.streaming.multipleWatermarkPolicy picks the global
+// watermark of a stream-stream join: the minimum of the inputs' (Spark's
+// default) or the maximum, which drops more of the slower input's rows as
+// late.
+var confChoices = map[string][]string{"spark.sql.streaming.multipleWatermarkPolicy": {"min", "max"}}
 
 // Config reads and writes the session's Spark settings, as
 // spark.conf.get/set/unset. They are kept so clients see what they set,
@@ -60,6 +67,9 @@ func (s *service) Config(_ context.Context, req *pb.ConfigRequest) (*pb.ConfigRe
 		for _, kv := range op.Set.GetPairs() {
 			if fixedConf[kv.GetKey()] && !strings.EqualFold(kv.GetValue(), confDefaults[kv.GetKey()]) {
 				return nil, invalidArgument(fmt.Errorf("%s: Atlas runs in %s only", kv.GetKey(), confDefaults[kv.GetKey()]))
+			}
+			if choices := confChoices[kv.GetKey()]; choices != nil && !slices.Contains(choices, strings.ToLower(kv.GetValue())) {
+				return nil, invalidArgument(fmt.Errorf("the value of %s should be one of %s, but was %q", kv.GetKey(), strings.Join(choices, ", "), kv.GetValue()))
 			}
 			sess.conf[kv.GetKey()] = kv.GetValue()
 			sess.engine.SetConf(kv.GetKey(), kv.GetValue())
