@@ -86,3 +86,27 @@ func TestSQLMergeKeysCompareInTheWiderTypeAndSetOverflowFails(t *testing.T) {
 	sameLines(t, "target rows", render(rowsOf(t, mustSQL(t, s, "SELECT * FROM lakehouse.w.target")), "k", "v"),
 		[]string{"k=1 v=exact", "k=705032704 v=wrapped"})
 }
+
+// ANSI store assignment does not write a string to a number or boolean
+// column (Spark's Cast.canANSIStoreAssign; the write fails with
+// INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST): INSERT ... VALUES ('abc')
+// into an int stored NULL without a word. Numbers into a string column
+// are fine, and an explicit CAST says what the user means.
+func TestSQLInsertStringIntoNumberColumnIsRefused(t *testing.T) {
+	s := sqlSession(t)
+	mustSQL(t, s, "CREATE NAMESPACE IF NOT EXISTS lakehouse.w")
+	mustSQL(t, s, "CREATE TABLE lakehouse.w.typed (n int, f double, b boolean, s string) USING iceberg")
+	for _, q := range []string{
+		"INSERT INTO lakehouse.w.typed (n) VALUES ('abc')",
+		"INSERT INTO lakehouse.w.typed (f) VALUES ('1.5')",
+		"INSERT INTO lakehouse.w.typed (b) VALUES ('yes')",
+		"MERGE INTO lakehouse.w.typed t USING (SELECT 'x' AS s, '7' AS n) u ON t.s = u.s WHEN NOT MATCHED THEN INSERT (s, n) VALUES (u.s, u.n)",
+	} {
+		if _, err := s.SQL(q); err == nil || !strings.Contains(err.Error(), "CANNOT_SAFELY_CAST") {
+			t.Fatalf("%s: got %v, want CANNOT_SAFELY_CAST", q, err)
+		}
+	}
+	mustSQL(t, s, "INSERT INTO lakehouse.w.typed VALUES (CAST(' 7 ' AS int), CAST('1.5' AS double), CAST('yes' AS boolean), 42)")
+	sameLines(t, "stored rows", render(rowsOf(t, mustSQL(t, s, "SELECT * FROM lakehouse.w.typed")), "n", "f", "b", "s"),
+		[]string{"n=7 f=1.5 b=true s=42"})
+}

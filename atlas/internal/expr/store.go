@@ -20,8 +20,16 @@ import (
 // number the column cannot hold fails the write with
 // CAST_OVERFLOW_IN_TABLE_INSERT instead of wrapping around (3000000000 into
 // an int is not stored as -1294967296); a fraction into an integer column
-// is truncated, as a cast truncates. Everything else converts as CastArray.
+// is truncated, as a cast truncates; a string is not written to a number or
+// boolean column (Spark refuses it as CANNOT_SAFELY_CAST, where a cast would
+// store 'abc' as NULL). Everything else converts as CastArray.
 func StoreAssign(c *Ctx, in arrow.Array, t arrow.DataType, column string) (arrow.Array, error) {
+	if in.DataType().ID() == arrow.STRING && (isNumeric(t) || t.ID() == arrow.BOOL) {
+		// Cast.canANSIStoreAssign: a string is not written to a number or
+		// boolean column implicitly ('abc' would be stored as NULL).
+		return nil, fmt.Errorf("[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST] Cannot safely cast `%s` \"STRING\" to %q: write CAST(value AS %s) to convert it explicitly",
+			column, strings.ToUpper(types.SQLName(t)), types.SQLName(t))
+	}
 	if isNumeric(in.DataType()) && isSignedInteger(t) && !arrow.TypeEqual(in.DataType(), t) {
 		lo, hi := integerRange(t)
 		for i := 0; i < in.Len(); i++ {
