@@ -847,3 +847,61 @@ func TestGuideRestartSameQuery(t *testing.T) {
 		sameRows(t, "a duplicate after the restart", trigger(t, q, f, c, guidEv(t, "g1", "12:00:00"), guidEv(t, "g3", "12:00:06")), []string{"g3@12:00:06"})
 	})
 }
+
+// TestGuideStreamStreamOtherJoinTypes: the guide's join "can be "inner",
+// "leftOuter", "rightOuter", "fullOuter", "leftSemi"", with the ad join's
+// watermarks and range condition. Our rows, two triggers:
+//   - trigger 1: impressions a@10:00, c@09:00; clicks a@10:30, a@10:40,
+//     b@10:10 (b has no impression). Watermark after: min(10:00-2h,
+//     10:40-3h) = 07:40.
+//   - trigger 2: impression z@14:00, clicks z@14:20, a@10:50. Watermark
+//     after: min(14:00-2h, 14:20-3h) = 11:20: a click before 11:20 can no
+//     longer meet an impression (which would be at most its own time and
+//     at least 11:20), an impression before 10:20 no click (at most an
+//     hour later, at least 11:20).
+//
+// rightOuter writes b with nulls after trigger 2; fullOuter writes b and
+// c; leftSemi writes each matched impression once, however many clicks.
+func TestGuideStreamStreamOtherJoinTypes(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	imp := func(id, hhmm string) string {
+		return fmt.Sprintf(`{"impressionAdId":%q,"impressionTime":%q}`, id, at(t, hhmm).Format(time.RFC3339))
+	}
+	clk := func(id, hhmm string) string {
+		return fmt.Sprintf(`{"clickAdId":%q,"clickTime":%q}`, id, at(t, hhmm).Format(time.RFC3339))
+	}
+	for _, c := range []struct {
+		how  string
+		want [2][]string
+	}{
+		{"rightOuter", [2][]string{
+			{"a@10:00 a@10:30", "a@10:00 a@10:40"},
+			{"z@14:00 z@14:20", "a@10:00 a@10:50", "<nil>@<nil> b@10:10"},
+		}},
+		{"fullOuter", [2][]string{
+			{"a@10:00 a@10:30", "a@10:00 a@10:40"},
+			{"z@14:00 z@14:20", "a@10:00 a@10:50", "<nil>@<nil> b@10:10", "c@09:00 <nil>@<nil>"},
+		}},
+		{"leftSemi", [2][]string{
+			{"a@10:00 <nil>@<nil>"},
+			{"z@14:00 <nil>@<nil>"},
+		}},
+	} {
+		t.Run(c.how, func(t *testing.T) {
+			impFeed, clkFeed := newFeed(t), newFeed(t)
+			col := &collector{format: joinRow}
+			q, err := adJoin(spark, impFeed, clkFeed, c.how).WriteStream().QueryName("adjoin_" + c.how).Progress(false).ForeachBatch(col.fn).Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer q.Stop()
+			impFeed.add(imp("a", "10:00"), imp("c", "09:00"))
+			clkFeed.add(clk("a", "10:30"), clk("a", "10:40"), clk("b", "10:10"))
+			sameRows(t, "trigger 1", trigger(t, q, impFeed, col), c.want[0])
+			impFeed.add(imp("z", "14:00"))
+			clkFeed.add(clk("z", "14:20"), clk("a", "10:50"))
+			sameRows(t, "trigger 2", trigger(t, q, impFeed, col), c.want[1])
+		})
+	}
+}

@@ -290,7 +290,13 @@ func (r *streamJoin) process(c *expr.Ctx, lateMs, wmMs int64) ([]arrow.RecordBat
 	if err != nil {
 		return fail(err)
 	}
-	if err := emit(in[0], rightState, li, ri); err != nil {
+	semi := j.Type == plan.LeftSemiJoin
+	if semi {
+		err = emit(in[0], rightState, firstMatches(li, nil), nil)
+	} else {
+		err = emit(in[0], rightState, li, ri)
+	}
+	if err != nil {
 		return fail(err)
 	}
 	linMatched := make([]bool, in[0].NumRows())
@@ -323,7 +329,12 @@ func (r *streamJoin) process(c *expr.Ctx, lateMs, wmMs int64) ([]arrow.RecordBat
 	if err != nil {
 		return fail(err)
 	}
-	if err := emit(newLeft, in[1], li, ri); err != nil {
+	if semi {
+		err = emit(newLeft, in[1], firstMatches(li, newLeftMatched), nil)
+	} else {
+		err = emit(newLeft, in[1], li, ri)
+	}
+	if err != nil {
 		return fail(err)
 	}
 	rinMatched := make([]bool, in[1].NumRows())
@@ -382,6 +393,23 @@ func (r *streamJoin) process(c *expr.Ctx, lateMs, wmMs int64) ([]arrow.RecordBat
 		r.st.Replace(side, kept, flags)
 	}
 	return out, nil
+}
+
+// firstMatches is the left rows among li, once each and in order, that
+// have not matched before (matched, when not nil): a left semi join writes
+// a left row at its first match only, however many right rows it meets,
+// now or in later batches.
+func firstMatches(li []int32, matched []bool) []int32 {
+	seen := make(map[int32]bool, len(li))
+	var out []int32
+	for _, i := range li {
+		if seen[i] || (matched != nil && matched[i]) {
+			continue
+		}
+		seen[i] = true
+		out = append(out, i)
+	}
+	return out
 }
 
 // sideInput is the batch's input of side without late rows: rows whose

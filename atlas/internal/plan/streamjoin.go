@@ -112,9 +112,6 @@ func checkStreamJoinType(j *Join, ls, rs bool) error {
 		if rs && !ls {
 			return fmt.Errorf("LeftSemi join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported: put the stream on the left")
 		}
-		if ls && rs {
-			return fmt.Errorf("LeftSemi joins between two streams are not supported by Atlas yet: use an inner join and DropDuplicates, or a left semi join of the stream with a static DataFrame")
-		}
 	case LeftOuterJoin:
 		if rs && !ls {
 			return fmt.Errorf("LeftOuter join with a streaming DataFrame/Dataset on the right and a static DataFrame/Dataset on the left is not supported: put the stream on the left, or use a right outer join")
@@ -145,7 +142,7 @@ func checkStreamStreamWatermark(j *Join) error {
 	const probe = 1000000
 	var ok bool
 	switch j.Type {
-	case LeftOuterJoin:
+	case LeftOuterJoin, LeftSemiJoin:
 		_, ok = j.StateValueWatermark(0, probe)
 	case RightOuterJoin:
 		_, ok = j.StateValueWatermark(1, probe)
