@@ -73,7 +73,9 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		case "NOT":
 			return &expr.Not{X: inner}, nil
 		case "-":
-			return expr.Bin("-", expr.Lit(int32(0)), inner), nil
+			neg := expr.Bin("-", expr.Lit(int32(0)), inner)
+			neg.Unary = true
+			return neg, nil
 		case "+":
 			return inner, nil
 		}

@@ -19,6 +19,9 @@ import (
 type Binary struct {
 	Op   string
 	L, R Expr
+	// Unary marks -x, evaluated as 0 - x and named as Spark names
+	// UnaryMinus: (- x).
+	Unary bool
 }
 
 // Bin builds a binary expression; op is one of = == != <> < <= > >= AND OR + - * / %.
@@ -37,7 +40,15 @@ func Bin(op string, l, r Expr) *Binary {
 	return &Binary{Op: op, L: l, R: r}
 }
 
+// String is Spark's name for the operation: (a + b), (a = b); a != b is
+// (NOT (a = b)), as Spark parses it to Not(EqualTo), and -x is (- x).
 func (b *Binary) String() string {
+	switch {
+	case b.Unary:
+		return "(- " + b.R.String() + ")"
+	case b.Op == "!=":
+		return "(NOT (" + b.L.String() + " = " + b.R.String() + "))"
+	}
 	return "(" + b.L.String() + " " + b.Op + " " + b.R.String() + ")"
 }
 

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -22,7 +23,15 @@ type Cast struct {
 	TypeName string
 }
 
-func (c *Cast) String() string { return "CAST(" + c.X.String() + " AS " + c.TypeName + ")" }
+// String is Spark's name for the cast, Cast.sql: the target type in its
+// SQL spelling, CAST(qty AS STRING), CAST(n AS BIGINT) for "long".
+func (c *Cast) String() string {
+	name := strings.ToUpper(strings.TrimSpace(c.TypeName))
+	if t, err := types.FromName(c.TypeName); err == nil {
+		name = types.SQL(t)
+	}
+	return "CAST(" + c.X.String() + " AS " + name + ")"
+}
 
 // Bind resolves the operand and the target type.
 func (c *Cast) Bind(s *arrow.Schema) (Bound, error) {

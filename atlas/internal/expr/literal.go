@@ -2,13 +2,13 @@ package expr
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
@@ -39,7 +39,8 @@ func (l *Literal) String() string {
 	case time.Time:
 		return "TIMESTAMP '" + v.UTC().Format("2006-01-02 15:04:05") + "'"
 	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
+		// Spark names a double literal by Java's Double.toString: 1.0, 2.5, 1.0E10.
+		return numfmt.JavaFloat(v, 64)
 	case time.Duration:
 		return types.IntervalText(v.Microseconds())
 	}

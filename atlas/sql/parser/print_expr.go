@@ -334,8 +334,18 @@ func (p *printer) call(e *Call) {
 		p.w("*")
 	default:
 		p.list(e.Args)
+		if p.pretty && len(e.Args) == 2 && isPercentileApprox(e.Name) {
+			// Spark's name shows the default accuracy:
+			// percentile_approx(x, 0.5, 10000).
+			p.w(", 10000")
+		}
 	}
 	p.w(")")
+}
+
+func isPercentileApprox(name string) bool {
+	n := strings.ToLower(name)
+	return n == "percentile_approx" || n == "approx_percentile"
 }
 
 // typeName renders a cast's type: upper case for Spark names, with a few
