@@ -12,6 +12,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
 // DataFrame is an unresolved plan (a spark.connect.Relation) bound to a
@@ -108,6 +109,21 @@ func (df *DataFrame) Columns() []string {
 	out := make([]string, sch.NumFields())
 	for i, f := range sch.Fields() {
 		out[i] = f.Name
+	}
+	return out
+}
+
+// DTypes returns each column's name and type as dtypes does: the type's
+// simple string (bigint, string, timestamp, decimal(10,2), array<int>,
+// struct<start:timestamp,end:timestamp>). It is nil when Err is not nil.
+func (df *DataFrame) DTypes() [][2]string {
+	sch := df.Schema()
+	if sch == nil {
+		return nil
+	}
+	out := make([][2]string, sch.NumFields())
+	for i, f := range sch.Fields() {
+		out[i] = [2]string{f.Name, types.SQLName(f.Type)}
 	}
 	return out
 }

@@ -69,6 +69,8 @@ func arrowType(dt *pb.DataType) (arrow.DataType, error) {
 		return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, nil
 	case *pb.DataType_TimestampNtz:
 		return &arrow.TimestampType{Unit: arrow.Microsecond}, nil
+	case *pb.DataType_DayTimeInterval_:
+		return &arrow.DurationType{Unit: arrow.Microsecond}, nil
 	case *pb.DataType_Array_:
 		el, err := arrowType(k.Array.GetElementType())
 		if err != nil {

@@ -118,6 +118,46 @@ func (df *DataFrame) Show(n ...int) error {
 // characters, as show(n, truncate=False).
 func (df *DataFrame) ShowFull(n int) error { return df.show(n, false) }
 
+// ShowString returns the table show(n, truncate, vertical) prints,
+// rendered by the server as Spark's Dataset.showString: truncate > 0 cuts
+// cells to that many characters and right-aligns them (20 is show()'s
+// default, 0 cuts nothing), vertical prints one -RECORD block per row.
+func (df *DataFrame) ShowString(ctx context.Context, n, truncate int, vertical bool) (string, error) {
+	if df.err != nil {
+		return "", df.err
+	}
+	if n < 0 || n > 1<<31-1 || truncate < 0 || truncate > 1<<31-1 {
+		return "", fmt.Errorf("showString(%d, %d): want 0 to 2147483647 rows and a truncate of 0 to 2147483647", n, truncate)
+	}
+	show := df.s.newDF(&pb.Relation{RelType: &pb.Relation_ShowString{ShowString: &pb.ShowString{
+		Input: df.rel, NumRows: int32(n), Truncate: int32(truncate), Vertical: vertical,
+	}}})
+	rows, err := show.Rows(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(rows) != 1 {
+		return "", fmt.Errorf("showString: the server returned %d rows, want 1", len(rows))
+	}
+	text, ok := rows[0]["show_string"].(string)
+	if !ok {
+		return "", fmt.Errorf("showString: the server returned %v, want a show_string column", rows[0])
+	}
+	return text, nil
+}
+
+// ShowVertical prints the first n rows one column value per line, as
+// show(n, vertical=True) prints them.
+func (df *DataFrame) ShowVertical(n int) error {
+	text, err := df.ShowString(context.Background(), n, 20, true)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		return err
+	}
+	fmt.Println(text)
+	return nil
+}
+
 func (df *DataFrame) show(limit int, truncate bool) error {
 	schema, recs, err := df.Limit(limit + 1).Collect(context.Background())
 	if err != nil {

@@ -24,12 +24,11 @@ const truncateWidth = 20
 // If schema is nil the first record's schema is used.
 func TextTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows int, truncate bool) string {
 	t := collectRows(schema, records, maxRows)
-	rows := make([][]string, 0, len(t.cells)+1)
 	header := make([]string, len(t.names))
 	for i, n := range t.names {
 		header[i] = escapeMetaCharacters(n)
 	}
-	rows = append(rows, header)
+	cells := make([][]string, 0, len(t.cells))
 	for _, r := range t.cells {
 		out := make([]string, len(r))
 		for i, c := range r {
@@ -39,29 +38,10 @@ func TextTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows int, t
 			}
 			out[i] = c
 		}
-		rows = append(rows, out)
+		cells = append(cells, out)
 	}
-
-	const minimumColWidth = 3
-	widths := make([]int, len(header))
-	for i := range widths {
-		widths[i] = minimumColWidth
-	}
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], halfWidth(c))
-		}
-	}
-
 	var sb strings.Builder
-	sep := separatorLine(widths)
-	sb.WriteString(sep)
-	writeTextRow(&sb, rows[0], widths, truncate)
-	sb.WriteString(sep)
-	for _, r := range rows[1:] {
-		writeTextRow(&sb, r, widths, truncate)
-	}
-	sb.WriteString(sep)
+	writeGrid(&sb, header, cells, truncate)
 	if t.more {
 		noun := "rows"
 		if maxRows == 1 {
@@ -70,6 +50,106 @@ func TextTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows int, t
 		sb.WriteString("only showing top " + strconv.Itoa(maxRows) + " " + noun + "\n")
 	}
 	return sb.String()
+}
+
+// ShowString renders records as Spark's Dataset.showString(numRows,
+// truncate, vertical) returns them (sql/core/src/main/scala/org/apache/
+// spark/sql/Dataset.scala, 3.5), the text PySpark's show() prints.
+// truncate > 0 cuts cells longer than truncate characters to their first
+// truncate-3 and "..." (the first truncate when truncate < 4) and, in the
+// grid, right-aligns every cell; truncate <= 0 cuts nothing and
+// left-aligns. vertical prints one "-RECORD i" block per row, with
+// "(0 rows)" for an empty result. The footer "only showing top N rows"
+// ends with a newline, as Spark's DataFrameShowSuite expects.
+func ShowString(schema *arrow.Schema, records []arrow.RecordBatch, numRows, truncate int, vertical bool) string {
+	numRows = max(numRows, 0)
+	t := collectRows(schema, records, numRows)
+	header := make([]string, len(t.names))
+	for i, n := range t.names {
+		header[i] = escapeMetaCharacters(n)
+	}
+	cells := make([][]string, len(t.cells))
+	for r, row := range t.cells {
+		out := make([]string, len(row))
+		for i, c := range row {
+			c = escapeMetaCharacters(c)
+			if truncate > 0 {
+				c = truncateCell(c, truncate)
+			}
+			out[i] = c
+		}
+		cells[r] = out
+	}
+	var sb strings.Builder
+	if vertical {
+		writeVertical(&sb, header, cells)
+	} else {
+		writeGrid(&sb, header, cells, truncate > 0)
+	}
+	switch {
+	case vertical && len(cells) == 0:
+		sb.WriteString("(0 rows)\n")
+	case t.more:
+		noun := "rows"
+		if numRows == 1 {
+			noun = "row"
+		}
+		sb.WriteString("only showing top " + strconv.Itoa(numRows) + " " + noun + "\n")
+	}
+	return sb.String()
+}
+
+// writeGrid is showString's +---+ table: columns at least 3 wide.
+func writeGrid(sb *strings.Builder, header []string, cells [][]string, rightAlign bool) {
+	const minimumColWidth = 3
+	widths := make([]int, len(header))
+	for i, h := range header {
+		widths[i] = max(minimumColWidth, halfWidth(h))
+	}
+	for _, r := range cells {
+		for i, c := range r {
+			widths[i] = max(widths[i], halfWidth(c))
+		}
+	}
+	sep := separatorLine(widths)
+	sb.WriteString(sep)
+	writeTextRow(sb, header, widths, rightAlign)
+	sb.WriteString(sep)
+	for _, r := range cells {
+		writeTextRow(sb, r, widths, rightAlign)
+	}
+	sb.WriteString(sep)
+}
+
+// writeVertical is showString's vertical mode: per row a header
+// "-RECORD i" padded with dashes to the width of both columns plus 5, then
+// " name | value " lines, names and values left-aligned.
+func writeVertical(sb *strings.Builder, header []string, cells [][]string) {
+	const minimumColWidth = 3
+	nameWidth, dataWidth := minimumColWidth, minimumColWidth
+	for _, h := range header {
+		nameWidth = max(nameWidth, halfWidth(h))
+	}
+	for _, r := range cells {
+		for _, c := range r {
+			dataWidth = max(dataWidth, halfWidth(c))
+		}
+	}
+	for i, r := range cells {
+		head := "-RECORD " + strconv.Itoa(i)
+		sb.WriteString(head)
+		sb.WriteString(strings.Repeat("-", max(0, nameWidth+dataWidth+5-len(head))))
+		sb.WriteByte('\n')
+		for j, c := range r {
+			sb.WriteByte(' ')
+			sb.WriteString(header[j])
+			sb.WriteString(strings.Repeat(" ", nameWidth-halfWidth(header[j])))
+			sb.WriteString(" | ")
+			sb.WriteString(c)
+			sb.WriteString(strings.Repeat(" ", dataWidth-halfWidth(c)))
+			sb.WriteString(" \n")
+		}
+	}
 }
 
 func separatorLine(widths []int) string {

@@ -62,8 +62,9 @@ func FromName(name string) (arrow.DataType, error) {
 	return nil, fmt.Errorf("unknown type %q: use one of string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date, binary, array<type>", name)
 }
 
-// Name returns the Spark SQL name of an Arrow type as printSchema shows it
-// (string, integer, long, double, timestamp, struct, ...).
+// Name returns the Spark SQL name of an Arrow type as printSchema shows it,
+// Spark's DataType.typeName (string, integer, long, double, timestamp,
+// decimal(10,2), struct, array, map, ...).
 func Name(t arrow.DataType) string {
 	switch t.ID() {
 	case arrow.STRING, arrow.LARGE_STRING:
@@ -83,8 +84,11 @@ func Name(t arrow.DataType) string {
 	case arrow.BOOL:
 		return "boolean"
 	case arrow.TIMESTAMP:
+		if t.(*arrow.TimestampType).TimeZone == "" {
+			return "timestamp_ntz"
+		}
 		return "timestamp"
-	case arrow.DATE32:
+	case arrow.DATE32, arrow.DATE64:
 		return "date"
 	case arrow.BINARY, arrow.LARGE_BINARY:
 		return "binary"
@@ -94,14 +98,20 @@ func Name(t arrow.DataType) string {
 		return "void"
 	case arrow.DURATION:
 		return "interval day to second"
-	case arrow.LIST:
+	case arrow.LIST, arrow.LARGE_LIST:
 		return "array"
+	case arrow.MAP:
+		return "map"
+	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
+		d := t.(arrow.DecimalType)
+		return fmt.Sprintf("decimal(%d,%d)", d.GetPrecision(), d.GetScale())
 	}
 	return t.String()
 }
 
-// SQLName returns the DDL spelling of a type (string, int, bigint, ...), the
-// inverse of FromName.
+// SQLName returns the DDL spelling of a type (string, int, bigint,
+// struct<a:int,b:string>, ...), Spark's DataType.simpleString (which is
+// also what DataFrame.dtypes shows), the inverse of FromName.
 func SQLName(t arrow.DataType) string {
 	switch t.ID() {
 	case arrow.INT32:
@@ -116,11 +126,37 @@ func SQLName(t arrow.DataType) string {
 		st := t.(*arrow.StructType)
 		parts := make([]string, len(st.Fields()))
 		for i, f := range st.Fields() {
-			parts[i] = f.Name + ": " + SQLName(f.Type)
+			parts[i] = f.Name + ":" + SQLName(f.Type)
 		}
-		return "struct<" + strings.Join(parts, ", ") + ">"
+		return "struct<" + strings.Join(parts, ",") + ">"
+	case arrow.LIST, arrow.LARGE_LIST:
+		return "array<" + SQLName(t.(arrow.ListLikeType).Elem()) + ">"
+	case arrow.MAP:
+		m := t.(*arrow.MapType)
+		return "map<" + SQLName(m.KeyType()) + "," + SQLName(m.ItemType()) + ">"
 	}
 	return Name(t)
+}
+
+// SQL returns Spark's DataType.sql spelling of a type, the one its column
+// names show: STRING, INT, BIGINT, DECIMAL(10,2), ARRAY<INT>,
+// MAP<STRING, INT>, STRUCT<a: INT, b: STRING> (CAST(x AS STRING)).
+func SQL(t arrow.DataType) string {
+	switch t.ID() {
+	case arrow.STRUCT:
+		st := t.(*arrow.StructType)
+		parts := make([]string, len(st.Fields()))
+		for i, f := range st.Fields() {
+			parts[i] = f.Name + ": " + SQL(f.Type)
+		}
+		return "STRUCT<" + strings.Join(parts, ", ") + ">"
+	case arrow.LIST, arrow.LARGE_LIST:
+		return "ARRAY<" + SQL(t.(arrow.ListLikeType).Elem()) + ">"
+	case arrow.MAP:
+		m := t.(*arrow.MapType)
+		return "MAP<" + SQL(m.KeyType()) + ", " + SQL(m.ItemType()) + ">"
+	}
+	return strings.ToUpper(SQLName(t))
 }
 
 // ParseDDL parses a Spark DDL schema string, "name type, name type, ...",
@@ -172,19 +208,30 @@ func TreeString(s *arrow.Schema) string {
 	return b.String()
 }
 
+// writeFields writes fields as Spark's StructField.buildFormattedString:
+// the field's typeName and nullability, then, for nested types, the
+// element, key/value or fields one level deeper (DataType.buildFormattedString).
 func writeFields(b *strings.Builder, fields []arrow.Field, prefix string) {
 	for _, f := range fields {
 		fmt.Fprintf(b, "%s-- %s: %s (nullable = %t)\n", prefix, f.Name, Name(f.Type), f.Nullable)
-		if st, ok := f.Type.(*arrow.StructType); ok {
-			writeFields(b, st.Fields(), prefix+"    |")
-		}
-		if lt, ok := f.Type.(*arrow.ListType); ok {
-			// Spark: |    |-- element: string (containsNull = true)
-			fmt.Fprintf(b, "%s    |-- element: %s (containsNull = %t)\n", prefix, Name(lt.Elem()), lt.ElemField().Nullable)
-			if st, ok := lt.Elem().(*arrow.StructType); ok {
-				writeFields(b, st.Fields(), prefix+"    |    |")
-			}
-		}
+		writeNested(b, f.Type, prefix+"    |")
+	}
+}
+
+func writeNested(b *strings.Builder, t arrow.DataType, prefix string) {
+	switch t := t.(type) {
+	case *arrow.StructType:
+		writeFields(b, t.Fields(), prefix)
+	case *arrow.MapType:
+		// Spark: |    |-- key: string / |    |-- value: long (valueContainsNull = true)
+		fmt.Fprintf(b, "%s-- key: %s\n", prefix, Name(t.KeyType()))
+		writeNested(b, t.KeyType(), prefix+"    |")
+		fmt.Fprintf(b, "%s-- value: %s (valueContainsNull = %t)\n", prefix, Name(t.ItemType()), t.ItemField().Nullable)
+		writeNested(b, t.ItemType(), prefix+"    |")
+	case arrow.ListLikeType:
+		// Spark: |    |-- element: string (containsNull = true)
+		fmt.Fprintf(b, "%s-- element: %s (containsNull = %t)\n", prefix, Name(t.Elem()), t.ElemField().Nullable)
+		writeNested(b, t.Elem(), prefix+"    |")
 	}
 }
 

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -13,27 +12,22 @@ import (
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
-// showString runs df.show(n, truncate) on the server, as Spark does: the
-// result is one row with one string column, show_string, holding the
-// rendered table.
+// showString runs df.show(n, truncate, vertical) on the server, as Spark
+// does: the result is one row with one string column, show_string,
+// holding the rendered table (display.ShowString, Spark 4.0's
+// Dataset.showString).
 func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*engine.DataFrame, error) {
-	if s.GetVertical() {
-		return nil, unsupported("show(vertical=True)", "")
-	}
-	if t := s.GetTruncate(); t != 0 && t != 20 {
-		return nil, unsupported(fmt.Sprintf("show(truncate=%d)", t), "truncate is 20 (true) or 0 (false)")
-	}
 	in, err := p.Relation(ctx, s.GetInput())
 	if err != nil {
 		return nil, err
 	}
-	n := int(s.GetNumRows())
+	n := max(int(s.GetNumRows()), 0)
 	schema, recs, err := in.Limit(n + 1).Collect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release(recs)
-	text := display.TextTable(schema, recs, n, s.GetTruncate() > 0)
+	text := display.ShowString(schema, recs, n, int(s.GetTruncate()), s.GetVertical())
 	return p.strings("show_string", []string{text})
 }
 

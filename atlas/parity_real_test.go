@@ -1,0 +1,149 @@
+package atlas_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+)
+
+// TestColumnNamesMatchSpark checks the names Atlas gives unaliased columns
+// against Spark's, and that a later query can refer to them by that name.
+// References (Spark 3.5 and 4.0 alike):
+//   - CAST(qty AS STRING), CAST(qty AS BIGINT) for "long": the
+//     "-- !query schema" lines of sql/core/src/test/resources/sql-tests/
+//     results/cast.sql.out (struct<CAST(1.23 AS BIGINT):bigint>).
+//   - (- qty): UnaryMinus.sql, "(- ${child.sql})".
+//   - (NOT (qty = id)) for <> and !=: AstBuilder parses both to Not(EqualTo).
+//   - 1.0 and 1.0E10 for double literals: usePrettyExpression names a
+//     numeric literal by its value's toString (Java's Double.toString).
+//   - percentile_approx(qty, 0.5, 10000): the default accuracy is a child
+//     of ApproximatePercentile, and names show defaulted arguments as
+//     percentiles.sql.out does for percentile(v, 0.5, 1).
+func TestColumnNamesMatchSpark(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	sales := seedSales(t, spark)
+	ctx := context.Background()
+	tbl := spark.Table("lakehouse.shop.sales").Where(atlas.Col("id").EqualTo(sales[0].id))
+
+	cases := []struct {
+		df   *atlas.DataFrame
+		want []string
+	}{
+		{tbl.Select(atlas.Col("qty").Cast("string"), atlas.Col("qty").Cast("long"), atlas.Col("qty").Cast("int")),
+			[]string{"CAST(qty AS STRING)", "CAST(qty AS BIGINT)", "CAST(qty AS INT)"}},
+		{tbl.SelectExpr("CAST(qty AS string)", "-qty", "qty <> id", "qty != id", "1e10"),
+			[]string{"CAST(qty AS STRING)", "(- qty)", "(NOT (qty = id))", "(NOT (qty = id))", "1.0E10"}},
+		{tbl.Select(atlas.Lit(1.0), atlas.Lit(2.5), atlas.Col("qty").NotEqual(1)),
+			[]string{"1.0", "2.5", "(NOT (qty = 1))"}},
+	}
+	for i, c := range cases {
+		if err := c.df.Err(); err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if got := c.df.Columns(); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("case %d: columns %q, want %q", i, got, c.want)
+		}
+	}
+
+	// A later query refers to the generated names: the values are the
+	// first sale's own.
+	rows, err := cases[0].df.Select("CAST(qty AS STRING)", "CAST(qty AS BIGINT)").Rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1", len(rows))
+	}
+	for i, r := range rows {
+		if r["CAST(qty AS STRING)"] != fmt.Sprint(sales[i].qty) || r["CAST(qty AS BIGINT)"] != sales[i].qty {
+			t.Errorf("row %d: %v, want qty %d", i, r, sales[i].qty)
+		}
+	}
+	neg, err := cases[1].df.Select("(- qty)").Rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(neg) != 1 {
+		t.Fatalf("%d rows, want 1", len(neg))
+	}
+	for i, r := range neg {
+		if r["(- qty)"] != -sales[i].qty {
+			t.Errorf("row %d: (- qty) = %v, want %d", i, r["(- qty)"], -sales[i].qty)
+		}
+	}
+
+	// SQL: percentile_approx names its default accuracy.
+	df, err := spark.SQL("SELECT percentile_approx(qty, 0.5), approx_percentile(qty, 0.5, 100) FROM lakehouse.shop.sales")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := df.Columns(), []string{"percentile_approx(qty, 0.5, 10000)", "approx_percentile(qty, 0.5, 100)"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("sql percentile names %q, want %q", got, want)
+	}
+}
+
+// TestDTypesAndShowStringMatchSpark checks dtypes (each type's
+// simpleString: bigint, string, struct<start:timestamp,end:timestamp>),
+// the columns of an interval result, and show(n, truncate, vertical)
+// rendered by the server, against Spark's DataFrameShowSuite strings
+// ("SPARK-7319 showString, vertical = true": "-RECORD 0----", " key   | 1   ",
+// "only showing top 1 row"), Spark 3.5 and 4.0.
+func TestDTypesAndShowStringMatchSpark(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	sales := seedSales(t, spark)
+	ctx := context.Background()
+
+	windows := spark.Table("lakehouse.shop.sales").
+		WithColumn("ts", atlas.ToTimestamp(atlas.Lit("2024-01-01 00:03:00"))).
+		GroupBy(atlas.Window(atlas.Col("ts"), "10 minutes"), atlas.Col("country")).Count()
+	want := [][2]string{{"window", "struct<start:timestamp,end:timestamp>"}, {"country", "string"}, {"count", "bigint"}}
+	if got := windows.DTypes(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("dtypes %q, want %q", got, want)
+	}
+
+	iv, err := spark.SQL("SELECT INTERVAL 10 MINUTES AS gap, 1 AS one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := iv.Columns(); fmt.Sprint(got) != "[gap one]" {
+		t.Errorf("interval result columns %q, want [gap one]", got)
+	}
+
+	// The first two rows by id, as Go computes them from the seeded sales.
+	top := spark.Table("lakehouse.shop.sales").Select("id", "country").OrderBy("id")
+	text, err := top.ShowString(ctx, 1, 20, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s0 := sales[0]
+	nameW := len("country")
+	dataW := max(3, len(fmt.Sprint(s0.id)), len(s0.country))
+	line := func(name, v string) string {
+		return " " + name + strings.Repeat(" ", nameW-len(name)) + " | " + v + strings.Repeat(" ", dataW-len(v)) + " \n"
+	}
+	wantV := "-RECORD 0" + strings.Repeat("-", nameW+dataW+5-len("-RECORD 0")) + "\n" +
+		line("id", fmt.Sprint(s0.id)) + line("country", s0.country) + "only showing top 1 row\n"
+	if text != wantV {
+		t.Errorf("vertical show:\n got %q\nwant %q", text, wantV)
+	}
+	empty, err := spark.Table("lakehouse.shop.sales").Where(atlas.Col("id").Lt(0)).ShowString(ctx, 20, 20, true)
+	if err != nil || empty != "(0 rows)\n" {
+		t.Errorf("vertical show of no rows: %q, %v", empty, err)
+	}
+	cut, err := spark.SQL("SELECT 'abcdefghijklmnopqrstuvwxyz' AS s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err = cut.ShowString(ctx, 20, 17, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "+-----------------+\n|                s|\n+-----------------+\n|abcdefghijklmn...|\n+-----------------+\n"; text != want {
+		t.Errorf("show(truncate=17):\n got %q\nwant %q", text, want)
+	}
+}
