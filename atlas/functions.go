@@ -90,6 +90,12 @@ func TryElementAt(c Column, index any) Column { return fn("try_element_at", c, o
 // Size is the number of elements of an array, as functions.size.
 func Size(c Column) Column { return fn("size", c) }
 
+// WindowTime is functions.window_time(windowColumn): the time a time
+// window stands for, its end minus one microsecond, to build a window of
+// windows on: Window(WindowTime(Col("window")), "1 hour"). Window over a
+// window column (Window(Col("window"), "1 hour")) does the same.
+func WindowTime(c Column) Column { return fn("window_time", c) }
+
 // Explode is functions.explode(array), a generator: selected with
 // Select(Explode(Split(Col("value"), " ")).Alias("word")), it gives one
 // row per element (the column is "col" unless aliased), the other selected

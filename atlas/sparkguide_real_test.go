@@ -905,3 +905,47 @@ func TestGuideStreamStreamOtherJoinTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestGuideWindowOfWindows: section "Representation of the time for time
+// window": windowedCounts.groupBy(window(window_time(windowedCounts.window),
+// "1 hour"), windowedCounts.word).count(), and the same with
+// window(windowedCounts.window, "1 hour"). window_time is a window's end
+// minus one microsecond, so every 10-minute window of the guide's words
+// (11:55-12:05 to 12:20-12:30) falls in 12:00-13:00, and the count per word
+// is the number of 10-minute windows holding it: dog (12:07, 12:08, 12:14)
+// 3, owl (12:08, 12:13, 12:17, 12:21) 5, cat (12:09, 12:15) 4, donkey
+// (12:04) 2, emu (12:09) 2. A batch query: chaining two streaming
+// aggregations is not supported (see TestGuideUnsupportedOperations).
+func TestGuideWindowOfWindows(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	f := newFeed(t)
+	for _, in := range guideWords(t) {
+		f.add(in...)
+	}
+	words := spark.Read().Schema("timestamp timestamp, word string").JSON(f.dir)
+	windowedCounts := words.GroupBy(atlas.Window(atlas.Col("timestamp"), "10 minutes", "5 minutes"), atlas.Col("word")).Count()
+	want := []string{"12:00-13:00 cat 4", "12:00-13:00 dog 3", "12:00-13:00 donkey 2", "12:00-13:00 emu 2", "12:00-13:00 owl 5"}
+	for name, hour := range map[string]atlas.Column{
+		"window(window_time(window))": atlas.Window(atlas.WindowTime(atlas.Col("window")), "1 hour"),
+		"window(window)":              atlas.Window(atlas.Col("window"), "1 hour"),
+	} {
+		rows, err := windowedCounts.GroupBy(hour, atlas.Col("word")).Count().Rows(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got []string
+		for _, r := range rows {
+			got = append(got, windowRow("word")(r))
+		}
+		sort.Strings(got)
+		sameRows(t, name, got, want)
+	}
+	df, err := spark.SQL("SELECT window_time(window(TIMESTAMP '2026-12-01 12:07:00', '10 minutes')) AS t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := df.Rows(context.Background()); err != nil || len(rows) != 1 || rows[0]["t"].(time.Time).Format("15:04:05.000000") != "12:09:59.999999" {
+		t.Errorf("window_time in SQL: %v %v", rows, err)
+	}
+}

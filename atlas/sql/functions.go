@@ -54,6 +54,7 @@ var scalarFuncs = map[string]scalarFunc{
 	}},
 	"size":        {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) { return &expr.Size{X: a[0]}, nil }},
 	"cardinality": {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) { return &expr.Size{X: a[0]}, nil }},
+	"window_time": {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) { return &expr.WindowTime{X: a[0]}, nil }},
 	"explode":     {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) { return &expr.Explode{X: a[0]}, nil }},
 	"explode_outer": {1, 1, func(_ *parser.Call, a []expr.Expr) (expr.Expr, error) {
 		return &expr.Explode{X: a[0], Outer: true}, nil

@@ -128,6 +128,11 @@ func TryElementAt(c Column, index any) Column {
 // a NULL array).
 func Size(c Column) Column { return c.derive(&expr.Size{X: c.e}) }
 
+// WindowTime is functions.window_time(windowColumn): the window's end
+// minus one microsecond, a time to build a window of windows on (Window
+// over a window column uses it by itself).
+func WindowTime(c Column) Column { return c.derive(&expr.WindowTime{X: c.e}) }
+
 // Explode is functions.explode(array): in Select, one row per element of
 // the array (named "col" unless aliased), the other selected columns
 // repeated; rows whose array is null or empty give none.

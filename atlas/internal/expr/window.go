@@ -49,6 +49,12 @@ func (w *TimeWindow) Bind(s *arrow.Schema) (Bound, error) {
 	if err != nil {
 		return nil, err
 	}
+	if t.Type().ID() == arrow.STRUCT {
+		// window(windowColumn, ...): the window's window_time, as Spark.
+		if t, err = bindWindowTime(&WindowTime{X: w.Time}, t); err != nil {
+			return nil, err
+		}
+	}
 	if t.Type().ID() != arrow.TIMESTAMP {
 		return nil, fmt.Errorf("window(%s, ...): the time column must be a timestamp, got %s; cast it first, e.g. CAST(%s AS timestamp)", w.Time, types.Name(t.Type()), w.Time)
 	}

@@ -31,6 +31,7 @@ func init() {
 		"size":              unaryFn(engine.Size),
 		"cardinality":       unaryFn(engine.Size),
 		"explode":           unaryFn(engine.Explode),
+		"window_time":       unaryFn(engine.WindowTime),
 		"explode_outer":     unaryFn(engine.ExplodeOuter),
 		"concat_ws":         concatWs,
 		"split":             split,
