@@ -19,7 +19,23 @@ import (
 // docs/streaming/apis-on-dataframes-and-datasets.md and getting-started.md
 // in apache/spark) run through the Atlas client against the real server,
 // with the outputs the guide states or that its rules imply, computed by
-// hand from the guide's text and written out below.
+// hand from the guide's text and written out below. Inputs are JSON file
+// streams fed one file per trigger; outputs come from foreachBatch (what
+// each trigger wrote) or the memory sink.
+//
+//   - Quick Example and the Programming Model figure: word count with
+//     explode(split(...)) in complete and update mode, memory sink,
+//     lastProgress and status fields;
+//   - windowed word count (10 minutes sliding 5) with a 10-minute watermark,
+//     update and append mode, the late (12:04, donkey); a window of windows
+//     with window_time;
+//   - stream-stream joins (impressions/clicks): inner, leftOuter with the
+//     delayed null rows, rightOuter, fullOuter, leftSemi, and the max
+//     multiple-watermark policy;
+//   - dropDuplicates with and without watermark, dropDuplicatesWithinWatermark;
+//   - session windows, 5-minute and dynamic gap;
+//   - unsupported operations, refused at Start before any side effect;
+//   - recovery semantics after changes, and restarts of the same queries.
 
 // guideWords is the guide's windowed word count input, the events of the
 // figures "Watermarking in Update Mode" and "Watermarking in Append Mode"
@@ -569,6 +585,12 @@ func TestGuideUnsupportedOperations(t *testing.T) {
 		{"distinct aggregation", words().GroupBy().Agg(atlas.CountDistinct(atlas.Col("word"))), "complete", "distinct aggregations are not supported on streaming DataFrames/Datasets"},
 		{"session window as the only grouping key", watermarked().GroupBy(atlas.SessionWindow(atlas.Col("timestamp"), "5 minutes")).Count(), "append", "global aggregation with session window in streaming query is not supported"},
 		{"dropDuplicatesWithinWatermark without watermark", words().DropDuplicatesWithinWatermark("word"), "append", "dropDuplicatesWithinWatermark is not supported on streaming DataFrames/DataSets without watermark"},
+		// "Conditions for watermarking to clean aggregation state":
+		// df.withWatermark("time", "1 min").groupBy("time2").count() and
+		// df.groupBy("time").count().withWatermark("time", "1 min") are
+		// invalid in Append output mode.
+		{"watermark on another column than the aggregation's", words().WithColumn("time2", atlas.Col("timestamp")).WithWatermark("timestamp", "1 minute").GroupBy("time2").Count(), "append", "append output mode needs the watermarked column"},
+		{"watermark after the aggregation", words().GroupBy("timestamp").Count().WithWatermark("timestamp", "1 minute"), "append", "withWatermark after groupBy is not supported"},
 	} {
 		ck := filepath.Join(t.TempDir(), "ck")
 		q, err := c.df.WriteStream().OutputMode(c.mode).Option("checkpointLocation", ck).Format("memory").QueryName("refused").Start()
