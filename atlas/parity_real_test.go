@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas"
 )
@@ -83,6 +84,31 @@ func TestColumnNamesMatchSpark(t *testing.T) {
 	}
 	if got, want := df.Columns(), []string{"percentile_approx(qty, 0.5, 10000)", "approx_percentile(qty, 0.5, 100)"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("sql percentile names %q, want %q", got, want)
+	}
+
+	// SQL: an unaliased window(...) is named window, as the analyzer's
+	// TimeWindowing replaces it by its window attribute (TimeWindow is
+	// never resolved itself: catalyst/expressions/TimeWindow.scala), so a
+	// later query can select window.start. A timestamp literal's name keeps
+	// its fraction (Literal.sql).
+	win, err := spark.SQL("SELECT window(TIMESTAMP '2024-01-01 12:03:00', '10 minutes'), count(*) FROM lakehouse.shop.sales GROUP BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := win.Columns(); fmt.Sprint(got) != "[window count(1)]" {
+		t.Errorf("sql window names %q, want [window count(1)]", got)
+	}
+	starts, err := win.Select("window.start", "count(1)").Rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStart := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	if len(starts) != 1 || !starts[0]["start"].(time.Time).Equal(wantStart) || starts[0]["count(1)"] != int64(len(sales)) {
+		t.Errorf("window.start, count(1) = %v, want %v, %d", starts, wantStart, len(sales))
+	}
+	ts := tbl.Select(atlas.Lit(time.Date(2024, 1, 1, 0, 0, 0, 500_000_000, time.UTC)))
+	if got := ts.Columns(); fmt.Sprint(got) != "[TIMESTAMP '2024-01-01 00:00:00.5']" {
+		t.Errorf("timestamp literal name %q", got)
 	}
 }
 

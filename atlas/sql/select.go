@@ -231,6 +231,15 @@ func ItemName(it *parser.SelectItem) string {
 	if c, ok := it.Expr.(*parser.ColumnRef); ok {
 		return c.Parts[len(c.Parts)-1]
 	}
+	if c, ok := it.Expr.(*parser.Call); ok {
+		// Spark's analyzer replaces window(...) and session_window(...)
+		// by an attribute named window / session_window (TimeWindowing,
+		// SessionWindowing) before the item gets its name.
+		switch n := strings.ToLower(c.Name); n {
+		case "window", "session_window":
+			return n
+		}
+	}
 	return it.Expr.String()
 }
 

@@ -37,7 +37,7 @@ func (l *Literal) String() string {
 	case string:
 		return v
 	case time.Time:
-		return "TIMESTAMP '" + v.UTC().Format("2006-01-02 15:04:05") + "'"
+		return "TIMESTAMP '" + v.UTC().Format("2006-01-02 15:04:05.999999") + "'"
 	case float64:
 		// Spark names a double literal by Java's Double.toString: 1.0, 2.5, 1.0E10.
 		return numfmt.JavaFloat(v, 64)
