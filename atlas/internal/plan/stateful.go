@@ -17,6 +17,20 @@ func checkStatefulStreaming(s *Shape, mode sink.OutputMode) error {
 				return fmt.Errorf("distinct aggregations are not supported on streaming DataFrames/Datasets: %s; consider using ApproxCountDistinct() (approx_count_distinct) instead", a.Name())
 			}
 		}
+		if mode == sink.Update {
+			// Spark's guide (Types of time windows, 3.2 to 4.0): with a
+			// session window in a streaming query, "Update mode as output
+			// mode is not supported". Update would emit a session each
+			// time it grows and leave the rows of sessions later merged
+			// into a bigger one behind in the sink: stale rows, silently.
+			for _, k := range s.Agg.Keys {
+				if b, err := k.Bind(s.Agg.In.Schema()); err == nil {
+					if _, ok := expr.AsSession(b); ok {
+						return fmt.Errorf("update output mode is not supported for session window on streaming DataFrames/Datasets (Spark's rule: a session merged into a bigger one would leave its earlier row in the sink): use OutputMode(\"append\") with a watermark, which emits each session once it is closed, or \"complete\"")
+					}
+				}
+			}
+		}
 		if len(s.Agg.Keys) == 1 {
 			// Spark's guide (Types of time windows): "There should be at
 			// least one column in addition to session_window in grouping
