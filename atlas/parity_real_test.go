@@ -106,6 +106,23 @@ func TestColumnNamesMatchSpark(t *testing.T) {
 	if len(starts) != 1 || !starts[0]["start"].(time.Time).Equal(wantStart) || starts[0]["count(1)"] != int64(len(sales)) {
 		t.Errorf("window.start, count(1) = %v, want %v, %d", starts, wantStart, len(sales))
 	}
+	// SQL: a double literal is named by Java's Double.toString, and
+	// count(DISTINCT x) and approx_count_distinct(x) are never null
+	// (Count.nullable and HyperLogLogPlusPlus.nullable are false), which
+	// printSchema shows.
+	lits, err := spark.SQL("SELECT 1e10, count(DISTINCT qty), approx_count_distinct(qty), max(qty) FROM lakehouse.shop.sales")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTree := `root
+ |-- 1.0E10: double (nullable = false)
+ |-- count(DISTINCT qty): long (nullable = false)
+ |-- approx_count_distinct(qty): long (nullable = false)
+ |-- max(qty): long (nullable = true)
+`
+	if got := lits.SchemaString(); got != wantTree {
+		t.Errorf("printSchema:\n got\n%s\nwant\n%s", got, wantTree)
+	}
 	ts := tbl.Select(atlas.Lit(time.Date(2024, 1, 1, 0, 0, 0, 500_000_000, time.UTC)))
 	if got := ts.Columns(); fmt.Sprint(got) != "[TIMESTAMP '2024-01-01 00:00:00.5']" {
 		t.Errorf("timestamp literal name %q", got)

@@ -114,3 +114,14 @@ type BoundAgg struct {
 	// Opts are the function's parameters, checked by Bind.
 	Opts AggOptions
 }
+
+// Nullable reports whether the aggregate's result can be null, as the
+// nullable of Spark's aggregate functions: count (also DISTINCT) and
+// approx_count_distinct (HyperLogLogPlusPlus) are 0 for no rows, never null.
+func (b *BoundAgg) Nullable() bool {
+	switch b.Fn {
+	case "count", "count_distinct", "approx_count_distinct":
+		return false
+	}
+	return true
+}

@@ -261,7 +261,7 @@ func NewAggregate(in Node, keys []expr.Expr, aggs []*expr.AggFunc) (*Aggregate, 
 		if err != nil {
 			return nil, err
 		}
-		fields = append(fields, arrow.Field{Name: b.Name, Type: b.Type, Nullable: b.Fn != "count"})
+		fields = append(fields, arrow.Field{Name: b.Name, Type: b.Type, Nullable: b.Nullable()})
 	}
 	a.Out = arrow.NewSchema(fields, nil)
 	return a, nil

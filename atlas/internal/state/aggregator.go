@@ -91,7 +91,7 @@ func NewAggregator(cfg Config) (*Aggregator, error) {
 			return nil, err
 		}
 		a.accs = append(a.accs, acc)
-		fields = append(fields, arrow.Field{Name: ag.Name, Type: ag.Type, Nullable: ag.Fn != "count"})
+		fields = append(fields, arrow.Field{Name: ag.Name, Type: ag.Type, Nullable: ag.Nullable()})
 	}
 	a.schema = arrow.NewSchema(fields, nil)
 	return a, nil

@@ -128,7 +128,7 @@ func newSessionAggregator(cfg Config, pos int) (*SessionAggregator, error) {
 		arrow.Field{Name: "__start", Type: ts}, arrow.Field{Name: "__end", Type: ts},
 		arrow.Field{Name: "__batch", Type: arrow.PrimitiveTypes.Int64})
 	for j, ag := range cfg.Aggs {
-		out = append(out, arrow.Field{Name: ag.Name, Type: ag.Type, Nullable: ag.Fn != "count"})
+		out = append(out, arrow.Field{Name: ag.Name, Type: ag.Type, Nullable: ag.Nullable()})
 		if ag.Arg == nil {
 			s.argCols = append(s.argCols, -1)
 			continue

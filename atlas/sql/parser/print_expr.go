@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 )
 
 // String returns Spark's name for the column: its last part.
@@ -423,6 +425,15 @@ func (p *printer) number(e *Literal) {
 		s := strconv.FormatFloat(v, 'g', -1, 64)
 		if !strings.ContainsAny(s, ".eEIN") {
 			s += ".0"
+		}
+		if p.pretty && (e.Kind == DoubleLiteral || e.Kind == FloatLiteral) {
+			// Spark names a double by Java's Double.toString (1.0E10),
+			// a float by Float.toString.
+			bits := 64
+			if e.Kind == FloatLiteral {
+				bits = 32
+			}
+			s = numfmt.JavaFloat(v, bits)
 		}
 		if !p.pretty {
 			s += map[LiteralKind]string{DoubleLiteral: "D", FloatLiteral: "F", DecimalLiteral: "BD"}[e.Kind]
