@@ -8,7 +8,8 @@ import (
 
 // ShowTable displays records the way the environment wants them (see
 // [InNotebook]): in a GoNB notebook as [HTMLTable] through gonbui, elsewhere
-// as [TextTable] printed to stdout, Spark's show(). maxRows and truncate
+// as [TextTable] printed to stdout followed by a newline, as Spark's show()
+// prints its showString with println. maxRows and truncate
 // mean what they mean for [TextTable]. In a notebook it waits until GoNB
 // has the output (gonbui.Sync), so a cell may end right after it.
 func ShowTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows int, truncate bool) {
@@ -21,5 +22,7 @@ func showTable(s surface, schema *arrow.Schema, records []arrow.RecordBatch, max
 		s.sync()
 		return
 	}
-	fmt.Fprint(s.text(), TextTable(schema, records, maxRows, truncate))
+	// Spark's show() is println(showString(...)): the table, then an
+	// empty line.
+	fmt.Fprintln(s.text(), TextTable(schema, records, maxRows, truncate))
 }

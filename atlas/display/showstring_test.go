@@ -76,3 +76,17 @@ func TestShowStringMatchesSparkSuite(t *testing.T) {
 		t.Errorf("empty, vertical: %q", got)
 	}
 }
+
+// TestShowTablePrintsLikeSparkShow: outside a notebook, show() prints
+// showString and a newline (Dataset.show is println(showString(...)) and
+// PySpark's show is print(self._show_string(...))), so an empty line
+// follows the table as in a PySpark terminal.
+func TestShowTablePrintsLikeSparkShow(t *testing.T) {
+	schema, recs := stringColumn(t, "value", "1", strings.Repeat("1", 21))
+	var out strings.Builder
+	showTable(writerSurface{w: &out}, schema, recs, 20, true)
+	want := "+--------------------+\n|               value|\n+--------------------+\n|                   1|\n|11111111111111111...|\n+--------------------+\n\n"
+	if out.String() != want {
+		t.Errorf("show():\n got %q\nwant %q", out.String(), want)
+	}
+}
