@@ -73,6 +73,19 @@ func TestDescribeSummaryMatchPySparkDocs(t *testing.T) {
 |    max|  Tom|  13|            150.5|
 +-------+-----+----+-----------------+
 `},
+		// Spark's CentralMomentAgg update over the three weights in one
+		// partition gives 3.172275734127371 (the docstring's
+		// 3.1722757341273704 is three one-row partitions merged).
+		{"describe(['weight'])", df.Describe("weight"), `+-------+-----------------+
+|summary|           weight|
++-------+-----------------+
+|  count|                3|
+|   mean|40.73333333333333|
+| stddev|3.172275734127371|
+|    min|             37.8|
+|    max|             44.1|
++-------+-----------------+
+`},
 		{"summary('count', 'min', 'max')", df.Select("name", "weight").Summary("count", "min", "max"), `+-------+-----+------+
 |summary| name|weight|
 +-------+-----+------+

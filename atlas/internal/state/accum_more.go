@@ -321,11 +321,13 @@ func newMomentAcc(fn string) accumulator {
 				return nil, err
 			}
 			return func(s *moments, i int) {
+				// CentralMomentAgg.updateExpressions, term for term, so
+				// the last digits match Spark's in one partition.
 				x := val(i)
-				s.n++
+				newN := s.n + 1
 				delta := x - s.avg
-				s.avg += delta / s.n
-				s.m2 += delta * (x - s.avg)
+				deltaN := delta / newN
+				s.n, s.avg, s.m2 = newN, s.avg+deltaN, s.m2+delta*(delta-deltaN)
 			}, nil
 		},
 		result: func(b array.Builder, s *moments) {
