@@ -77,6 +77,13 @@ func TestColumnNamesMatchSpark(t *testing.T) {
 		}
 	}
 
+	// Aggregate expressions name their argument as Spark does (the last
+	// part of a qualified column, CAST(... AS STRING)).
+	named := spark.Table("lakehouse.shop.sales").Alias("s").GroupBy().Agg(atlas.Expr("max(s.price)"), atlas.Expr("min(CAST(qty AS string))"), atlas.Expr("sum(qty + 1)"))
+	if got, want := named.Columns(), []string{"max(price)", "min(CAST(qty AS STRING))", "sum((qty + 1))"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("aggregate expression names %q, want %q", got, want)
+	}
+
 	// SQL: percentile_approx names its default accuracy.
 	df, err := spark.SQL("SELECT percentile_approx(qty, 0.5), approx_percentile(qty, 0.5, 100) FROM lakehouse.shop.sales")
 	if err != nil {

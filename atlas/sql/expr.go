@@ -220,10 +220,12 @@ func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
 		}
 	}
 	if alias == "" {
+		// Spark's name: the argument as Spark names it (max(price) for
+		// max(s.price), CAST(x AS STRING)), not its SQL text.
 		if c.Distinct {
-			a.As = name + "(DISTINCT " + c.Args[0].SQL() + ")"
+			a.As = name + "(DISTINCT " + c.Args[0].String() + ")"
 		} else {
-			a.As = name + "(" + c.Args[0].SQL() + ")"
+			a.As = name + "(" + c.Args[0].String() + ")"
 		}
 	}
 	return a, true, nil
