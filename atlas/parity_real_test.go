@@ -197,3 +197,31 @@ func TestDTypesAndShowStringMatchSpark(t *testing.T) {
 		t.Errorf("show(truncate=17):\n got %q\nwant %q", text, want)
 	}
 }
+
+// TestGetFieldAsSpark: col("window").getField("start") is a struct field
+// named window.start, as Spark's usePrettyExpression names an unaliased
+// GetStructField (child.sql + "." + field name: sql/catalyst/src/main/
+// scala/org/apache/spark/sql/catalyst/util/package.scala, 3.5 and 4.0),
+// while col("window.start") is named start. The server refused getField.
+func TestGetFieldAsSpark(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	sales := seedSales(t, spark)
+	ctx := context.Background()
+	w := spark.Table("lakehouse.shop.sales").
+		WithColumn("ts", atlas.ToTimestamp(atlas.Lit("2024-01-01 00:03:00"))).
+		GroupBy(atlas.Window(atlas.Col("ts"), "10 minutes")).Count()
+	df := w.Select(atlas.Col("window").GetField("start"), atlas.Col("window.end"), atlas.Col("count"))
+	if got := df.Columns(); fmt.Sprint(got) != "[window.start end count]" {
+		t.Fatalf("columns %q, want [window.start end count]", got)
+	}
+	late := w.Where(atlas.Col("window").GetField("end").Gt(atlas.Lit(time.Date(2024, 1, 1, 0, 5, 0, 0, time.UTC))))
+	rows, err := late.Select(atlas.Col("window").GetField("start"), atlas.Col("count")).Select("`window.start`", "count").Rows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	if len(rows) != 1 || !rows[0]["window.start"].(time.Time).Equal(start) || rows[0]["count"] != int64(len(sales)) {
+		t.Errorf("rows %v, want window.start %v and count %d", rows, start, len(sales))
+	}
+}

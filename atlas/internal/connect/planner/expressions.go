@@ -39,6 +39,8 @@ func Column(e *pb.Expression) (engine.Column, error) {
 		return engine.ParseExpr(x.ExpressionString.GetExpression())
 	case *pb.Expression_UnresolvedFunction_:
 		return function(x.UnresolvedFunction)
+	case *pb.Expression_UnresolvedExtractValue_:
+		return extractValue(x.UnresolvedExtractValue)
 	case *pb.Expression_SortOrder_:
 		return engine.Column{}, unsupported("a sort order outside orderBy", "")
 	case nil:
@@ -109,4 +111,21 @@ func sortOrder(o *pb.Expression_SortOrder) (engine.Column, error) {
 		return engine.Column{}, unsupported("asc_nulls_last", "Atlas sorts nulls first in ascending order")
 	}
 	return c.Asc(), nil
+}
+
+// extractValue is col.getField(name) (and col[name] on a struct): the
+// struct field, named as Spark names an unaliased GetStructField,
+// parent.field (window.start), where col("window.start") is named start.
+func extractValue(x *pb.Expression_UnresolvedExtractValue) (engine.Column, error) {
+	child, err := Column(x.GetChild())
+	if err != nil {
+		return engine.Column{}, err
+	}
+	name, ok := x.GetExtraction().GetLiteral().GetLiteralType().(*pb.Expression_Literal_String_)
+	if !ok {
+		return engine.Column{}, unsupported("extracting a value by a non-string key (an array index or map key)", "use element_at(col, index) for arrays")
+	}
+	// A bad child (not a column) keeps its error in the Column, reported
+	// when the DataFrame is analyzed.
+	return child.GetField(name.String_).Alias(child.String() + "." + name.String_), nil
 }
