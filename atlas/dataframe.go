@@ -386,6 +386,10 @@ func (g *GroupedData) Sum(cols ...string) *DataFrame { return g.simple(Sum, cols
 // Avg averages the named columns per group.
 func (g *GroupedData) Avg(cols ...string) *DataFrame { return g.simple(Avg, cols) }
 
+// Mean averages the named columns per group, as GroupedData.mean: the
+// columns are named avg(x), as Spark's mean is Average.
+func (g *GroupedData) Mean(cols ...string) *DataFrame { return g.simple(Avg, cols) }
+
 // Min is the smallest value of the named columns per group.
 func (g *GroupedData) Min(cols ...string) *DataFrame { return g.simple(Min, cols) }
 

@@ -84,6 +84,12 @@ func TestColumnNamesMatchSpark(t *testing.T) {
 		t.Errorf("aggregate expression names %q, want %q", got, want)
 	}
 
+	// GroupedData.mean names its columns avg(x), as Spark's
+	// RelationalGroupedDataset.mean builds Average.
+	if got := spark.Table("lakehouse.shop.sales").GroupBy("country").Mean("qty", "price").Columns(); fmt.Sprint(got) != "[country avg(qty) avg(price)]" {
+		t.Errorf("groupBy.mean columns %q", got)
+	}
+
 	// SQL: percentile_approx names its default accuracy.
 	df, err := spark.SQL("SELECT percentile_approx(qty, 0.5), approx_percentile(qty, 0.5, 100) FROM lakehouse.shop.sales")
 	if err != nil {
