@@ -54,6 +54,8 @@ func (s *Sink) Description() string { return "ConsoleSink" }
 // AddBatch implements sink.Sink (printing is not idempotent, as in Spark).
 func (s *Sink) AddBatch(_ context.Context, b *sink.Batch) error {
 	fmt.Fprintf(s.W, "-------------------------------------------\nBatch: %d\n-------------------------------------------\n", b.BatchID)
-	fmt.Fprint(s.W, display.TextTable(b.Schema, b.Records, s.NumRows, s.Truncate))
+	// Spark's ConsoleSink calls show(), println(showString): the table
+	// and an empty line before the next batch.
+	fmt.Fprintln(s.W, display.TextTable(b.Schema, b.Records, s.NumRows, s.Truncate))
 	return nil
 }
