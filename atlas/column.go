@@ -96,13 +96,26 @@ func (c Column) Alias(name string) Column {
 func (c Column) As(name string) Column { return c.Alias(name) }
 
 // Cast converts to a type given by its SQL name ("string", "int",
-// "timestamp", "decimal(10,2)"), as cast(type).
+// "timestamp", "decimal(10,2)"), as cast(type). Under
+// spark.sql.ansi.enabled (the default, as in Spark 4) a malformed string
+// or a number out of the type's range fails the query with
+// CAST_INVALID_INPUT or CAST_OVERFLOW; TryCast gives NULL instead.
 func (c Column) Cast(typeName string) Column {
+	return c.cast(typeName, pb.Expression_Cast_EVAL_MODE_UNSPECIFIED)
+}
+
+// TryCast is Cast that gives NULL where a value does not convert, as
+// PySpark's Column.try_cast and SQL's try_cast.
+func (c Column) TryCast(typeName string) Column {
+	return c.cast(typeName, pb.Expression_Cast_EVAL_MODE_TRY)
+}
+
+func (c Column) cast(typeName string, mode pb.Expression_Cast_EvalMode) Column {
 	if c.err != nil {
 		return c
 	}
 	return Column{e: &pb.Expression{ExprType: &pb.Expression_Cast_{Cast: &pb.Expression_Cast{
-		Expr: c.e, CastToType: &pb.Expression_Cast_TypeStr{TypeStr: typeName},
+		Expr: c.e, CastToType: &pb.Expression_Cast_TypeStr{TypeStr: typeName}, EvalMode: mode,
 	}}}}
 }
 

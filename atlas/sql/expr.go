@@ -121,7 +121,11 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &expr.Cast{X: inner, TypeName: x.Type}, nil
+		c := &expr.Cast{X: inner, TypeName: x.Type}
+		if x.Try {
+			c.Mode = expr.EvalTry
+		}
+		return c, nil
 	case *parser.Call:
 		return callExpr(x, rw)
 	case *parser.Case:

@@ -66,6 +66,24 @@ func (c Column) Cast(typeName string) Column {
 	return c.derive(&expr.Cast{X: c.e, TypeName: typeName})
 }
 
+// TryCast is Cast that gives NULL where a value does not convert (a
+// malformed string, a number out of the target's range), as Spark's
+// try_cast and PySpark's Column.try_cast; Cast fails the query there under
+// spark.sql.ansi.enabled (the default).
+func (c Column) TryCast(typeName string) Column {
+	return c.CastMode(typeName, expr.EvalTry)
+}
+
+// CastMode is Cast with Spark's eval mode given explicitly (Spark
+// Connect's Expression.Cast.eval_mode): expr.EvalDefault follows the
+// session's spark.sql.ansi.enabled.
+func (c Column) CastMode(typeName string, mode expr.EvalMode) Column {
+	if _, err := types.FromName(typeName); err != nil {
+		return errCol(fmt.Errorf("cast(%s): %w", c, err))
+	}
+	return c.derive(&expr.Cast{X: c.e, TypeName: typeName, Mode: mode})
+}
+
 // GetField selects a struct field, as col("window").getField("start").
 func (c Column) GetField(name string) Column {
 	ref, ok := c.e.(*expr.ColumnRef)

@@ -1,5 +1,12 @@
 package engine
 
+import (
+	"context"
+	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+)
+
 // SetConf sets a runtime setting, as spark.conf.set. The engine honours
 // the streaming settings it knows (spark.sql.streaming.multipleWatermarkPolicy,
 // spark.sql.streaming.noDataProgressEventInterval) for the queries started
@@ -31,4 +38,20 @@ func (s *Session) confValue(key string) string {
 		return v
 	}
 	return s.conf[key]
+}
+
+// ConfANSIEnabled is spark.sql.ansi.enabled: true (Spark 4's default) makes
+// an explicit CAST of a malformed string or an out-of-range number fail the
+// query with CAST_INVALID_INPUT or CAST_OVERFLOW; false gives Spark's
+// non-ANSI NULL and saturation. TryCast and try_cast give NULL either way.
+const ConfANSIEnabled = "spark.sql.ansi.enabled"
+
+// castContext carries the session's spark.sql.ansi.enabled in ctx, for the
+// explicit casts of the query run under it (read when the query runs, as
+// Spark Connect analyzes a plan when it executes).
+func (s *Session) castContext(ctx context.Context) context.Context {
+	if s == nil {
+		return ctx
+	}
+	return expr.WithANSI(ctx, !strings.EqualFold(strings.TrimSpace(s.confValue(ConfANSIEnabled)), "false"))
 }

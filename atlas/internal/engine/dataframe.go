@@ -303,7 +303,7 @@ func (df *DataFrame) Collect(ctx context.Context) (*arrow.Schema, []arrow.Record
 	if err := df.Err(); err != nil {
 		return nil, nil, err
 	}
-	return exec.Collect(ctx, df.node)
+	return exec.Collect(df.s.castContext(ctx), df.node)
 }
 
 // Rows runs a batch DataFrame and returns its rows as Go values (nil,

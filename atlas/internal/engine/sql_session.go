@@ -37,7 +37,7 @@ func (s *Session) SQL(query string) (*DataFrame, error) {
 
 // SQLContext is SQL with a context bounding the statement's I/O.
 func (s *Session) SQLContext(ctx context.Context, query string) (*DataFrame, error) {
-	n, err := sqlexec.Run(ctx, sqlSession{s}, query)
+	n, err := sqlexec.Run(s.castContext(ctx), sqlSession{s}, query)
 	if err != nil {
 		return nil, err
 	}

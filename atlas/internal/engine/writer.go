@@ -151,11 +151,11 @@ func (w *DataStreamWriter) ToTable(name string) (*StreamingQuery, error) {
 // the reason and the fix, before any table, checkpoint directory or lease
 // is created.
 func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
-	ctx := context.Background()
 	df := w.df
 	if err := df.Err(); err != nil {
 		return nil, err
 	}
+	ctx := df.s.castContext(context.Background())
 	if w.trigger.err != nil {
 		return nil, fmt.Errorf("trigger: %w", w.trigger.err)
 	}

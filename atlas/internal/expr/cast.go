@@ -15,12 +15,17 @@ import (
 )
 
 // Cast converts an expression to a Spark SQL type ("string", "timestamp",
-// "bigint", ...), as CAST(x AS type). Values that do not convert become
-// null, as in Spark's non-ANSI mode (strings and floating-point numbers to
-// numbers and booleans follow Spark's parsing and rounding: castSparkNumber).
+// "bigint", ...), as an explicit CAST(x AS type). Mode says what a value
+// that does not convert becomes: by default (EvalDefault) the session's
+// spark.sql.ansi.enabled decides, and with ANSI (Spark 4's default) a
+// string that is not a number or boolean, or a number out of the target's
+// range, fails the query (castANSI); EvalTry (try_cast) makes it NULL;
+// EvalLegacy follows Spark's non-ANSI rules (castSparkNumber: NULL,
+// saturation). Implicit casts (coercion, store assignment) do not use Cast.
 type Cast struct {
 	X        Expr
 	TypeName string
+	Mode     EvalMode
 }
 
 // String is Spark's name for the cast, Cast.sql: the target type in its
@@ -30,7 +35,11 @@ func (c *Cast) String() string {
 	if t, err := types.FromName(c.TypeName); err == nil {
 		name = types.SQL(t)
 	}
-	return "CAST(" + c.X.String() + " AS " + name + ")"
+	fn := "CAST("
+	if c.Mode == EvalTry {
+		fn = "TRY_CAST("
+	}
+	return fn + c.X.String() + " AS " + name + ")"
 }
 
 // Bind resolves the operand and the target type.
@@ -45,6 +54,9 @@ func (c *Cast) Bind(s *arrow.Schema) (Bound, error) {
 	}
 	if err := checkCastable(x.Type(), t); err != nil {
 		return nil, fmt.Errorf("%s: %w", c, err)
+	}
+	if c.Mode != EvalLegacy && !arrow.TypeEqual(x.Type(), t) && isANSICheckedCast(x.Type(), t) {
+		return &castBound{x: x, typ: t, mode: c.Mode}, nil
 	}
 	return castTo(x, t), nil
 }
@@ -65,12 +77,13 @@ func castTo(b Bound, t arrow.DataType) Bound {
 			}
 		}
 	}
-	return &castBound{x: b, typ: t}
+	return &castBound{x: b, typ: t, mode: EvalLegacy}
 }
 
 type castBound struct {
-	x   Bound
-	typ arrow.DataType
+	x    Bound
+	typ  arrow.DataType
+	mode EvalMode // EvalLegacy for implicit casts (the zero value is not used here)
 }
 
 func (b *castBound) Type() arrow.DataType { return b.typ }
@@ -81,6 +94,16 @@ func (b *castBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 		return nil, err
 	}
 	defer in.Release()
+	switch b.mode.resolve(c) {
+	case EvalANSI:
+		if isANSICheckedCast(in.DataType(), b.typ) {
+			return castANSI(c, in, b.typ, false)
+		}
+	case EvalTry:
+		if isANSICheckedCast(in.DataType(), b.typ) {
+			return castANSI(c, in, b.typ, true)
+		}
+	}
 	return CastArray(c, in, b.typ)
 }
 

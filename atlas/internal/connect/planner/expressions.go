@@ -6,6 +6,7 @@ import (
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 )
 
 // Column translates a Spark Connect expression into an engine Column.
@@ -88,6 +89,14 @@ func cast(c *pb.Expression_Cast) (engine.Column, error) {
 	}
 	if name == "" {
 		return engine.Column{}, fmt.Errorf("cast: no target type")
+	}
+	switch c.GetEvalMode() {
+	case pb.Expression_Cast_EVAL_MODE_LEGACY:
+		return in.CastMode(name, expr.EvalLegacy), nil
+	case pb.Expression_Cast_EVAL_MODE_ANSI:
+		return in.CastMode(name, expr.EvalANSI), nil
+	case pb.Expression_Cast_EVAL_MODE_TRY:
+		return in.CastMode(name, expr.EvalTry), nil
 	}
 	return in.Cast(name), nil
 }

@@ -38,7 +38,6 @@ var sparkFieldsLeftOut = []sparkField{
 	{"Expression", 20, "typed_aggregate_expression", "TypedAggregateExpression"},
 	{"Expression", 21, "subquery_expression", "SubqueryExpression"},
 	{"Expression", 999, "extension", "google.protobuf.Any"},
-	{"Expression.Cast", 4, "eval_mode", "Expression.Cast.EvalMode"},
 	{"Expression.Literal", 12, "decimal", "Expression.Literal.Decimal"},
 	{"Expression.Literal", 19, "calendar_interval", "Expression.Literal.CalendarInterval"},
 	{"Expression.Literal", 20, "year_month_interval", "int32"},

@@ -148,6 +148,58 @@ func (Expression_SortOrder_NullOrdering) EnumDescriptor() ([]byte, []int) {
 	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 0, 1}
 }
 
+type Expression_Cast_EvalMode int32
+
+const (
+	Expression_Cast_EVAL_MODE_UNSPECIFIED Expression_Cast_EvalMode = 0
+	Expression_Cast_EVAL_MODE_LEGACY      Expression_Cast_EvalMode = 1
+	Expression_Cast_EVAL_MODE_ANSI        Expression_Cast_EvalMode = 2
+	Expression_Cast_EVAL_MODE_TRY         Expression_Cast_EvalMode = 3
+)
+
+// Enum value maps for Expression_Cast_EvalMode.
+var (
+	Expression_Cast_EvalMode_name = map[int32]string{
+		0: "EVAL_MODE_UNSPECIFIED",
+		1: "EVAL_MODE_LEGACY",
+		2: "EVAL_MODE_ANSI",
+		3: "EVAL_MODE_TRY",
+	}
+	Expression_Cast_EvalMode_value = map[string]int32{
+		"EVAL_MODE_UNSPECIFIED": 0,
+		"EVAL_MODE_LEGACY":      1,
+		"EVAL_MODE_ANSI":        2,
+		"EVAL_MODE_TRY":         3,
+	}
+)
+
+func (x Expression_Cast_EvalMode) Enum() *Expression_Cast_EvalMode {
+	p := new(Expression_Cast_EvalMode)
+	*p = x
+	return p
+}
+
+func (x Expression_Cast_EvalMode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Expression_Cast_EvalMode) Descriptor() protoreflect.EnumDescriptor {
+	return file_spark_connect_expressions_proto_enumTypes[2].Descriptor()
+}
+
+func (Expression_Cast_EvalMode) Type() protoreflect.EnumType {
+	return &file_spark_connect_expressions_proto_enumTypes[2]
+}
+
+func (x Expression_Cast_EvalMode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Expression_Cast_EvalMode.Descriptor instead.
+func (Expression_Cast_EvalMode) EnumDescriptor() ([]byte, []int) {
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 1, 0}
+}
+
 type Expression struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Common *ExpressionCommon      `protobuf:"bytes,18,opt,name=common,proto3" json:"common,omitempty"`
@@ -453,7 +505,11 @@ type Expression_Cast struct {
 	//
 	//	*Expression_Cast_Type
 	//	*Expression_Cast_TypeStr
-	CastToType    isExpression_Cast_CastToType `protobuf_oneof:"cast_to_type"`
+	CastToType isExpression_Cast_CastToType `protobuf_oneof:"cast_to_type"`
+	// (Optional) The eval mode of the cast: LEGACY (NULL), ANSI (an error)
+	// or TRY (NULL) for a value that does not convert; unspecified follows
+	// spark.sql.ansi.enabled.
+	EvalMode      Expression_Cast_EvalMode `protobuf:"varint,4,opt,name=eval_mode,json=evalMode,proto3,enum=spark.connect.Expression_Cast_EvalMode" json:"eval_mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -518,6 +574,13 @@ func (x *Expression_Cast) GetTypeStr() string {
 		}
 	}
 	return ""
+}
+
+func (x *Expression_Cast) GetEvalMode() Expression_Cast_EvalMode {
+	if x != nil {
+		return x.EvalMode
+	}
+	return Expression_Cast_EVAL_MODE_UNSPECIFIED
 }
 
 type isExpression_Cast_CastToType interface {
@@ -1294,7 +1357,7 @@ var File_spark_connect_expressions_proto protoreflect.FileDescriptor
 
 const file_spark_connect_expressions_proto_rawDesc = "" +
 	"\n" +
-	"\x1fspark/connect/expressions.proto\x12\rspark.connect\x1a\x19spark/connect/types.proto\"\xa4\x18\n" +
+	"\x1fspark/connect/expressions.proto\x12\rspark.connect\x1a\x19spark/connect/types.proto\"\xce\x19\n" +
 	"\n" +
 	"Expression\x127\n" +
 	"\x06common\x18\x12 \x01(\v2\x1f.spark.connect.ExpressionCommonR\x06common\x12=\n" +
@@ -1319,11 +1382,17 @@ const file_spark_connect_expressions_proto_rawDesc = "" +
 	"\fNullOrdering\x12\x1a\n" +
 	"\x16SORT_NULLS_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10SORT_NULLS_FIRST\x10\x01\x12\x13\n" +
-	"\x0fSORT_NULLS_LAST\x10\x02\x1a\x91\x01\n" +
+	"\x0fSORT_NULLS_LAST\x10\x02\x1a\xbb\x02\n" +
 	"\x04Cast\x12-\n" +
 	"\x04expr\x18\x01 \x01(\v2\x19.spark.connect.ExpressionR\x04expr\x12-\n" +
 	"\x04type\x18\x02 \x01(\v2\x17.spark.connect.DataTypeH\x00R\x04type\x12\x1b\n" +
-	"\btype_str\x18\x03 \x01(\tH\x00R\atypeStrB\x0e\n" +
+	"\btype_str\x18\x03 \x01(\tH\x00R\atypeStr\x12D\n" +
+	"\teval_mode\x18\x04 \x01(\x0e2'.spark.connect.Expression.Cast.EvalModeR\bevalMode\"b\n" +
+	"\bEvalMode\x12\x19\n" +
+	"\x15EVAL_MODE_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10EVAL_MODE_LEGACY\x10\x01\x12\x12\n" +
+	"\x0eEVAL_MODE_ANSI\x10\x02\x12\x11\n" +
+	"\rEVAL_MODE_TRY\x10\x03B\x0e\n" +
 	"\fcast_to_type\x1a\xc3\x06\n" +
 	"\aLiteral\x12-\n" +
 	"\x04null\x18\x01 \x01(\v2\x17.spark.connect.DataTypeH\x00R\x04null\x12\x18\n" +
@@ -1403,58 +1472,60 @@ func file_spark_connect_expressions_proto_rawDescGZIP() []byte {
 	return file_spark_connect_expressions_proto_rawDescData
 }
 
-var file_spark_connect_expressions_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_spark_connect_expressions_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_spark_connect_expressions_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_spark_connect_expressions_proto_goTypes = []any{
 	(Expression_SortOrder_SortDirection)(0),   // 0: spark.connect.Expression.SortOrder.SortDirection
 	(Expression_SortOrder_NullOrdering)(0),    // 1: spark.connect.Expression.SortOrder.NullOrdering
-	(*Expression)(nil),                        // 2: spark.connect.Expression
-	(*ExpressionCommon)(nil),                  // 3: spark.connect.ExpressionCommon
-	(*Expression_SortOrder)(nil),              // 4: spark.connect.Expression.SortOrder
-	(*Expression_Cast)(nil),                   // 5: spark.connect.Expression.Cast
-	(*Expression_Literal)(nil),                // 6: spark.connect.Expression.Literal
-	(*Expression_UnresolvedAttribute)(nil),    // 7: spark.connect.Expression.UnresolvedAttribute
-	(*Expression_UnresolvedFunction)(nil),     // 8: spark.connect.Expression.UnresolvedFunction
-	(*Expression_ExpressionString)(nil),       // 9: spark.connect.Expression.ExpressionString
-	(*Expression_UnresolvedStar)(nil),         // 10: spark.connect.Expression.UnresolvedStar
-	(*Expression_UnresolvedExtractValue)(nil), // 11: spark.connect.Expression.UnresolvedExtractValue
-	(*Expression_Alias)(nil),                  // 12: spark.connect.Expression.Alias
-	(*Expression_Literal_Array)(nil),          // 13: spark.connect.Expression.Literal.Array
-	(*Expression_Literal_Struct)(nil),         // 14: spark.connect.Expression.Literal.Struct
-	(*DataType)(nil),                          // 15: spark.connect.DataType
+	(Expression_Cast_EvalMode)(0),             // 2: spark.connect.Expression.Cast.EvalMode
+	(*Expression)(nil),                        // 3: spark.connect.Expression
+	(*ExpressionCommon)(nil),                  // 4: spark.connect.ExpressionCommon
+	(*Expression_SortOrder)(nil),              // 5: spark.connect.Expression.SortOrder
+	(*Expression_Cast)(nil),                   // 6: spark.connect.Expression.Cast
+	(*Expression_Literal)(nil),                // 7: spark.connect.Expression.Literal
+	(*Expression_UnresolvedAttribute)(nil),    // 8: spark.connect.Expression.UnresolvedAttribute
+	(*Expression_UnresolvedFunction)(nil),     // 9: spark.connect.Expression.UnresolvedFunction
+	(*Expression_ExpressionString)(nil),       // 10: spark.connect.Expression.ExpressionString
+	(*Expression_UnresolvedStar)(nil),         // 11: spark.connect.Expression.UnresolvedStar
+	(*Expression_UnresolvedExtractValue)(nil), // 12: spark.connect.Expression.UnresolvedExtractValue
+	(*Expression_Alias)(nil),                  // 13: spark.connect.Expression.Alias
+	(*Expression_Literal_Array)(nil),          // 14: spark.connect.Expression.Literal.Array
+	(*Expression_Literal_Struct)(nil),         // 15: spark.connect.Expression.Literal.Struct
+	(*DataType)(nil),                          // 16: spark.connect.DataType
 }
 var file_spark_connect_expressions_proto_depIdxs = []int32{
-	3,  // 0: spark.connect.Expression.common:type_name -> spark.connect.ExpressionCommon
-	6,  // 1: spark.connect.Expression.literal:type_name -> spark.connect.Expression.Literal
-	7,  // 2: spark.connect.Expression.unresolved_attribute:type_name -> spark.connect.Expression.UnresolvedAttribute
-	8,  // 3: spark.connect.Expression.unresolved_function:type_name -> spark.connect.Expression.UnresolvedFunction
-	9,  // 4: spark.connect.Expression.expression_string:type_name -> spark.connect.Expression.ExpressionString
-	10, // 5: spark.connect.Expression.unresolved_star:type_name -> spark.connect.Expression.UnresolvedStar
-	12, // 6: spark.connect.Expression.alias:type_name -> spark.connect.Expression.Alias
-	5,  // 7: spark.connect.Expression.cast:type_name -> spark.connect.Expression.Cast
-	4,  // 8: spark.connect.Expression.sort_order:type_name -> spark.connect.Expression.SortOrder
-	11, // 9: spark.connect.Expression.unresolved_extract_value:type_name -> spark.connect.Expression.UnresolvedExtractValue
-	2,  // 10: spark.connect.Expression.SortOrder.child:type_name -> spark.connect.Expression
+	4,  // 0: spark.connect.Expression.common:type_name -> spark.connect.ExpressionCommon
+	7,  // 1: spark.connect.Expression.literal:type_name -> spark.connect.Expression.Literal
+	8,  // 2: spark.connect.Expression.unresolved_attribute:type_name -> spark.connect.Expression.UnresolvedAttribute
+	9,  // 3: spark.connect.Expression.unresolved_function:type_name -> spark.connect.Expression.UnresolvedFunction
+	10, // 4: spark.connect.Expression.expression_string:type_name -> spark.connect.Expression.ExpressionString
+	11, // 5: spark.connect.Expression.unresolved_star:type_name -> spark.connect.Expression.UnresolvedStar
+	13, // 6: spark.connect.Expression.alias:type_name -> spark.connect.Expression.Alias
+	6,  // 7: spark.connect.Expression.cast:type_name -> spark.connect.Expression.Cast
+	5,  // 8: spark.connect.Expression.sort_order:type_name -> spark.connect.Expression.SortOrder
+	12, // 9: spark.connect.Expression.unresolved_extract_value:type_name -> spark.connect.Expression.UnresolvedExtractValue
+	3,  // 10: spark.connect.Expression.SortOrder.child:type_name -> spark.connect.Expression
 	0,  // 11: spark.connect.Expression.SortOrder.direction:type_name -> spark.connect.Expression.SortOrder.SortDirection
 	1,  // 12: spark.connect.Expression.SortOrder.null_ordering:type_name -> spark.connect.Expression.SortOrder.NullOrdering
-	2,  // 13: spark.connect.Expression.Cast.expr:type_name -> spark.connect.Expression
-	15, // 14: spark.connect.Expression.Cast.type:type_name -> spark.connect.DataType
-	15, // 15: spark.connect.Expression.Literal.null:type_name -> spark.connect.DataType
-	13, // 16: spark.connect.Expression.Literal.array:type_name -> spark.connect.Expression.Literal.Array
-	14, // 17: spark.connect.Expression.Literal.struct:type_name -> spark.connect.Expression.Literal.Struct
-	2,  // 18: spark.connect.Expression.UnresolvedFunction.arguments:type_name -> spark.connect.Expression
-	2,  // 19: spark.connect.Expression.UnresolvedExtractValue.child:type_name -> spark.connect.Expression
-	2,  // 20: spark.connect.Expression.UnresolvedExtractValue.extraction:type_name -> spark.connect.Expression
-	2,  // 21: spark.connect.Expression.Alias.expr:type_name -> spark.connect.Expression
-	15, // 22: spark.connect.Expression.Literal.Array.element_type:type_name -> spark.connect.DataType
-	6,  // 23: spark.connect.Expression.Literal.Array.elements:type_name -> spark.connect.Expression.Literal
-	15, // 24: spark.connect.Expression.Literal.Struct.struct_type:type_name -> spark.connect.DataType
-	6,  // 25: spark.connect.Expression.Literal.Struct.elements:type_name -> spark.connect.Expression.Literal
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	3,  // 13: spark.connect.Expression.Cast.expr:type_name -> spark.connect.Expression
+	16, // 14: spark.connect.Expression.Cast.type:type_name -> spark.connect.DataType
+	2,  // 15: spark.connect.Expression.Cast.eval_mode:type_name -> spark.connect.Expression.Cast.EvalMode
+	16, // 16: spark.connect.Expression.Literal.null:type_name -> spark.connect.DataType
+	14, // 17: spark.connect.Expression.Literal.array:type_name -> spark.connect.Expression.Literal.Array
+	15, // 18: spark.connect.Expression.Literal.struct:type_name -> spark.connect.Expression.Literal.Struct
+	3,  // 19: spark.connect.Expression.UnresolvedFunction.arguments:type_name -> spark.connect.Expression
+	3,  // 20: spark.connect.Expression.UnresolvedExtractValue.child:type_name -> spark.connect.Expression
+	3,  // 21: spark.connect.Expression.UnresolvedExtractValue.extraction:type_name -> spark.connect.Expression
+	3,  // 22: spark.connect.Expression.Alias.expr:type_name -> spark.connect.Expression
+	16, // 23: spark.connect.Expression.Literal.Array.element_type:type_name -> spark.connect.DataType
+	7,  // 24: spark.connect.Expression.Literal.Array.elements:type_name -> spark.connect.Expression.Literal
+	16, // 25: spark.connect.Expression.Literal.Struct.struct_type:type_name -> spark.connect.DataType
+	7,  // 26: spark.connect.Expression.Literal.Struct.elements:type_name -> spark.connect.Expression.Literal
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_spark_connect_expressions_proto_init() }
@@ -1505,7 +1576,7 @@ func file_spark_connect_expressions_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_spark_connect_expressions_proto_rawDesc), len(file_spark_connect_expressions_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      3,
 			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
