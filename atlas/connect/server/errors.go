@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 )
 
 // Spark exception classes clients map errors to (PySpark reads the
@@ -40,6 +41,10 @@ func toStatus(err error) error {
 		return withInfo(codes.DeadlineExceeded, "", "", classSpark, err.Error())
 	case planner.IsUnsupported(err):
 		return withInfo(codes.Unimplemented, "UNSUPPORTED_FEATURE", "0A000", classUnsupported, err.Error())
+	}
+	var ce *expr.CastError
+	if errors.As(err, &ce) {
+		return withInfo(codes.Internal, ce.Class, ce.SQLState, ce.JavaClass, err.Error())
 	}
 	if planner.IsSQLError(err) {
 		return withInfo(codes.InvalidArgument, "", "42000", classParse, err.Error())

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Spark's non-ANSI CAST (Atlas's mode for CAST; Spark 3.5's default) reads
+// Spark's non-ANSI CAST (spark.sql.ansi.enabled=false; Spark 3.5's default) reads
 // strings with UTF8String.toInt/toLong: whitespace trimmed, a fractional
 // part of digits dropped (Spark's CastSuiteBase: cast("123.5", IntegerType)
 // is 123, cast(" 123 ", ...) 123); booleans with StringUtils.isTrueString /
@@ -16,6 +16,7 @@ import (
 // hand from those rules.
 func TestCastStringsAndDoublesToNumbersAsSpark(t *testing.T) {
 	s := sqlSession(t)
+	s.SetConf("spark.sql.ansi.enabled", "false")
 	mustSQL(t, s, "CREATE NAMESPACE IF NOT EXISTS lakehouse.c")
 	mustSQL(t, s, "CREATE TABLE lakehouse.c.raw (txt string, d double) USING iceberg")
 	mustSQL(t, s, `INSERT INTO lakehouse.c.raw VALUES

@@ -143,17 +143,36 @@ func castANSI(c *Ctx, in arrow.Array, t arrow.DataType, try bool) (arrow.Array, 
 	return b.NewArray(), nil
 }
 
+// CastError is an ANSI cast failure with Spark's error class, SQLSTATE
+// and the exception class Spark throws, for clients that map them
+// (Spark Connect's ErrorInfo).
+type CastError struct {
+	Class     string // CAST_INVALID_INPUT or CAST_OVERFLOW
+	SQLState  string // 22018 or 22003
+	JavaClass string // org.apache.spark.SparkNumberFormatException, ...
+	Message   string
+}
+
+// Error is Spark's message, "[CLASS] ...".
+func (e *CastError) Error() string { return e.Message }
+
 // castInvalidInput is Spark 4's CAST_INVALID_INPUT for a string.
 func castInvalidInput(s string, t arrow.DataType) error {
-	return fmt.Errorf("[CAST_INVALID_INPUT] The value %s of the type \"STRING\" cannot be cast to %q because it is malformed. Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return NULL instead.",
-		sqlStringLiteral(s), types.SQL(t))
+	java := "org.apache.spark.SparkNumberFormatException"
+	if t.ID() == arrow.BOOL {
+		java = "org.apache.spark.SparkRuntimeException"
+	}
+	return &CastError{Class: "CAST_INVALID_INPUT", SQLState: "22018", JavaClass: java, Message: fmt.Sprintf(
+		"[CAST_INVALID_INPUT] The value %s of the type \"STRING\" cannot be cast to %q because it is malformed. Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return NULL instead.",
+		sqlStringLiteral(s), types.SQL(t))}
 }
 
 // castOverflow is Spark 4's CAST_OVERFLOW, the value written as Spark's
 // toSQLValue does (3000000000L, 1.0E10D, NaN).
 func castOverflow(in arrow.Array, i int, t arrow.DataType) error {
-	return fmt.Errorf("[CAST_OVERFLOW] The value %s of the type %q cannot be cast to %q due to an overflow. Use `try_cast` to tolerate overflow and return NULL instead.",
-		sqlNumberValue(in, i), types.SQL(in.DataType()), types.SQL(t))
+	return &CastError{Class: "CAST_OVERFLOW", SQLState: "22003", JavaClass: "org.apache.spark.SparkArithmeticException", Message: fmt.Sprintf(
+		"[CAST_OVERFLOW] The value %s of the type %q cannot be cast to %q due to an overflow. Use `try_cast` to tolerate overflow and return NULL instead.",
+		sqlNumberValue(in, i), types.SQL(in.DataType()), types.SQL(t))}
 }
 
 // sqlStringLiteral is Spark's Literal.sql of a string: quoted, with
