@@ -59,6 +59,10 @@ func (c Column) Alias(name string) Column {
 func (c Column) As(name string) Column { return c.Alias(name) }
 
 // Cast converts to a Spark SQL type: "string", "timestamp", "bigint", "double"...
+// It is an explicit cast: under spark.sql.ansi.enabled (true unless the
+// session sets it to false, as in Spark 4) a string that is not a number
+// or boolean of the type, or a number out of its range, fails the query
+// with CAST_INVALID_INPUT or CAST_OVERFLOW; TryCast gives NULL instead.
 func (c Column) Cast(typeName string) Column {
 	if _, err := types.FromName(typeName); err != nil {
 		return errCol(fmt.Errorf("cast(%s): %w", c, err))
