@@ -32,6 +32,7 @@ func TestCastANSIFailsWithSparkErrorClass(t *testing.T) {
 		"SELECT CAST('2147483648' AS int)":               `[CAST_INVALID_INPUT] The value '2147483648' of the type "STRING" cannot be cast to "INT"` + invalidInputTail,
 		"SELECT CAST('' AS smallint)":                    `[CAST_INVALID_INPUT] The value '' of the type "STRING" cannot be cast to "SMALLINT"` + invalidInputTail,
 		"SELECT CAST('it''s' AS double)":                 `[CAST_INVALID_INPUT] The value 'it\'s' of the type "STRING" cannot be cast to "DOUBLE"` + invalidInputTail,
+		"SELECT CAST('2024-13-01' AS timestamp)":         `[CAST_INVALID_INPUT] The value '2024-13-01' of the type "STRING" cannot be cast to "TIMESTAMP"` + invalidInputTail,
 		"SELECT CAST('maybe' AS boolean)":                `[CAST_INVALID_INPUT] The value 'maybe' of the type "STRING" cannot be cast to "BOOLEAN"` + invalidInputTail,
 		"SELECT CAST(3000000000 AS int)":                 `[CAST_OVERFLOW] The value 3000000000L of the type "BIGINT" cannot be cast to "INT"` + overflowTail,
 		"SELECT CAST(1e10 AS int)":                       `[CAST_OVERFLOW] The value 1.0E10D of the type "DOUBLE" cannot be cast to "INT"` + overflowTail,
@@ -88,8 +89,9 @@ func TestTryCastGivesNull(t *testing.T) {
 	s := sqlSession(t)
 	r := rowsOf(t, mustSQL(t, s, `SELECT try_cast('abc' AS int) AS a, try_cast(3000000000 AS int) AS b, try_cast('1.5' AS int) AS c,
 		try_cast(' 12 ' AS int) AS d, try_cast(1e10 AS int) AS e, try_cast('maybe' AS boolean) AS f, try_cast('2.5' AS double) AS g,
-		try_cast(NULL AS int) AS h`))[0]
-	for col, v := range map[string]any{"a": nil, "b": nil, "c": nil, "d": int64(12), "e": nil, "f": nil, "g": 2.5, "h": nil} {
+		try_cast(NULL AS int) AS h, try_cast('x' AS timestamp) AS i, try_cast('1970-01-01 00:00:01' AS timestamp) AS j`))[0]
+	for col, v := range map[string]any{"a": nil, "b": nil, "c": nil, "d": int64(12), "e": nil, "f": nil, "g": 2.5, "h": nil, "i": nil,
+		"j": time.Unix(1, 0).UTC()} {
 		if r[col] != v {
 			t.Errorf("%s = %v (%T), want %v (%T)", col, r[col], r[col], v, v)
 		}

@@ -18,7 +18,7 @@ import (
 // "bigint", ...), as an explicit CAST(x AS type). Mode says what a value
 // that does not convert becomes: by default (EvalDefault) the session's
 // spark.sql.ansi.enabled decides, and with ANSI (Spark 4's default) a
-// string that is not a number or boolean, or a number out of the target's
+// string that is not a number, boolean or timestamp, or a number out of the target's
 // range, fails the query (castANSI); EvalTry (try_cast) makes it NULL;
 // EvalLegacy follows Spark's non-ANSI rules (castSparkNumber: NULL,
 // saturation). Implicit casts (coercion, store assignment) do not use Cast.

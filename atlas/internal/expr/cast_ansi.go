@@ -61,13 +61,13 @@ func (m EvalMode) resolve(c *Ctx) EvalMode {
 }
 
 // isANSICheckedCast reports the casts whose values ANSI and TRY check
-// themselves: strings to numbers and booleans, floating-point numbers to
+// themselves: strings to numbers, booleans and timestamps, floating-point numbers to
 // integers, and integers to narrower integers. Every other cast converts
 // the same in every mode.
 func isANSICheckedCast(from, to arrow.DataType) bool {
 	switch {
 	case from.ID() == arrow.STRING:
-		return isSignedInteger(to) || isFloat(to) || to.ID() == arrow.BOOL
+		return isSignedInteger(to) || isFloat(to) || to.ID() == arrow.BOOL || to.ID() == arrow.TIMESTAMP
 	case isFloat(from) || isSignedInteger(from):
 		return isSignedInteger(to)
 	}
@@ -83,6 +83,9 @@ func isANSICheckedCast(from, to arrow.DataType) bool {
 // CAST_INVALID_INPUT, an out-of-range one with CAST_OVERFLOW; with try
 // both become NULL.
 func castANSI(c *Ctx, in arrow.Array, t arrow.DataType, try bool) (arrow.Array, error) {
+	if str, ok := in.(*array.String); ok && t.ID() == arrow.TIMESTAMP {
+		return castANSITimestamp(c, str, t, try)
+	}
 	b := array.NewBuilder(c.Mem, t)
 	defer b.Release()
 	b.Reserve(in.Len())
@@ -156,11 +159,34 @@ type CastError struct {
 // Error is Spark's message, "[CLASS] ...".
 func (e *CastError) Error() string { return e.Message }
 
+// castANSITimestamp is CAST(string AS TIMESTAMP) under ANSI: text
+// ParseSparkTimestamp does not read fails with CAST_INVALID_INPUT (NULL
+// with try).
+func castANSITimestamp(c *Ctx, in *array.String, t arrow.DataType, try bool) (arrow.Array, error) {
+	out := castStringToTimestamp(c, in)
+	if !try {
+		for i := 0; i < in.Len(); i++ {
+			if in.IsValid(i) && out.IsNull(i) {
+				out.Release()
+				return nil, castInvalidInput(in.Value(i), t)
+			}
+		}
+	}
+	if arrow.TypeEqual(out.DataType(), t) {
+		return out, nil
+	}
+	defer out.Release()
+	return CastArray(c, out, t)
+}
+
 // castInvalidInput is Spark 4's CAST_INVALID_INPUT for a string.
 func castInvalidInput(s string, t arrow.DataType) error {
 	java := "org.apache.spark.SparkNumberFormatException"
-	if t.ID() == arrow.BOOL {
+	switch t.ID() {
+	case arrow.BOOL:
 		java = "org.apache.spark.SparkRuntimeException"
+	case arrow.TIMESTAMP:
+		java = "org.apache.spark.SparkDateTimeException"
 	}
 	return &CastError{Class: "CAST_INVALID_INPUT", SQLState: "22018", JavaClass: java, Message: fmt.Sprintf(
 		"[CAST_INVALID_INPUT] The value %s of the type \"STRING\" cannot be cast to %q because it is malformed. Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return NULL instead.",
