@@ -3,7 +3,8 @@
 // Binding names to catalogs, tables and columns, checking types and building
 // plans belong to the planner, which walks the tree this package returns.
 //
-// The dialect follows Spark SQL with its default (non-ANSI) settings:
+// The dialect follows Spark SQL's default parser settings
+// (spark.sql.ansi.enforceReservedKeywords off, also under Spark 4's ANSI mode):
 // keywords are case-insensitive, identifiers keep the case they were written
 // in, `backticks` quote identifiers, both '...' and "..." are string
 // literals, and words that Spark does not reserve (count, window, start, end,
