@@ -20,7 +20,8 @@ type StreamingQueryProgress struct {
 	ID string `json:"id"`
 	// RunID is unique to this run of the query.
 	RunID string `json:"runId"`
-	// Name is the query name given with WriteStream().QueryName, or "".
+	// Name is the query name given with WriteStream().QueryName, or ""
+	// (JSON null, as Spark writes an unnamed query's name).
 	Name string `json:"name"`
 	// Timestamp is when the trigger started, ISO-8601 UTC with milliseconds.
 	Timestamp string `json:"timestamp"`
@@ -184,6 +185,16 @@ const (
 func (p *StreamingQueryProgress) SinkMetric(key string) int64 {
 	n, _ := strconv.ParseInt(p.Sink.Metrics[key], 10, 64)
 	return n
+}
+
+// MarshalJSON writes Spark's StreamingQueryProgress.json: an unnamed
+// query's name is null there, not "".
+func (p StreamingQueryProgress) MarshalJSON() ([]byte, error) {
+	type fields StreamingQueryProgress // the same fields, without this method
+	return json.Marshal(struct {
+		fields
+		Name *string `json:"name"` // shallower, so it replaces fields.Name
+	}{fields(p), optString(p.Name)})
 }
 
 // JSON returns the progress as compact JSON, Spark's `json` property.
