@@ -410,19 +410,28 @@ func isComparison(op string) bool {
 	return false
 }
 
+// operandArrays turns a binary operation's two operands into arrays of n
+// rows (a scalar is repeated); the caller releases both.
+func operandArrays(c *Ctx, ld, rd compute.Datum, n int) (la, ra arrow.Array, err error) {
+	if la, err = datumArray(c, ld, n); err != nil {
+		return nil, nil, err
+	}
+	if ra, err = datumArray(c, rd, n); err != nil {
+		la.Release()
+		return nil, nil, err
+	}
+	return la, ra, nil
+}
+
 // compareFloats compares floating-point operands with Spark's NaN
 // semantics (CompareFloats: NaN = NaN, NaN greater than everything),
 // where arrow's kernels follow IEEE (every comparison with NaN false).
 func compareFloats(c *Ctx, op string, ld, rd compute.Datum, n int) (arrow.Array, error) {
-	la, err := datumArray(c, ld, n)
+	la, ra, err := operandArrays(c, ld, rd, n)
 	if err != nil {
 		return nil, err
 	}
 	defer la.Release()
-	ra, err := datumArray(c, rd, n)
-	if err != nil {
-		return nil, err
-	}
 	defer ra.Release()
 	b := array.NewBooleanBuilder(c.Mem)
 	defer b.Release()
@@ -470,15 +479,11 @@ func compareFloats(c *Ctx, op string, ld, rd compute.Datum, n int) (arrow.Array,
 // below the range and across signs: 9223372036854775807 - (-1) came out
 // as -9223372036854775808, and -x of the smallest bigint as itself.
 func addSubIntegers(c *Ctx, b *binaryBound, ld, rd compute.Datum, n int) (arrow.Array, error) {
-	la, err := datumArray(c, ld, n)
+	la, ra, err := operandArrays(c, ld, rd, n)
 	if err != nil {
 		return nil, err
 	}
 	defer la.Release()
-	ra, err := datumArray(c, rd, n)
-	if err != nil {
-		return nil, err
-	}
 	defer ra.Release()
 	lo, hi := integerRange(b.typ)
 	out := array.NewBuilder(c.Mem, b.typ)
