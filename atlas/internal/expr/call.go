@@ -352,15 +352,11 @@ func coerce(l, r Bound) (Bound, Bound, arrow.DataType, error) {
 }
 
 func modulo(c *Ctx, ld, rd compute.Datum, n int, typ arrow.DataType) (arrow.Array, error) {
-	la, err := datumArray(c, ld, n)
+	la, ra, err := operandArrays(c, ld, rd, n)
 	if err != nil {
 		return nil, err
 	}
 	defer la.Release()
-	ra, err := datumArray(c, rd, n)
-	if err != nil {
-		return nil, err
-	}
 	defer ra.Release()
 	switch typ.ID() {
 	case arrow.INT64:
