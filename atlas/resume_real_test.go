@@ -152,7 +152,9 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// startHomeServer starts a server over home and brokers, logging to log.
+// startHomeServer starts a server over home and brokers, logging to log;
+// it stops at the end of the test unless the test stopped it (Stop is
+// idempotent).
 func startHomeServer(t *testing.T, home, brokers string, log *syncBuffer) *server.Server {
 	t.Helper()
 	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Log: log,
@@ -160,6 +162,7 @@ func startHomeServer(t *testing.T, home, brokers string, log *syncBuffer) *serve
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(srv.Stop)
 	return srv
 }
 
@@ -231,12 +234,6 @@ func TestQueriesResumeAfterServerRestart(t *testing.T) {
 	home := t.TempDir()
 	log1 := &syncBuffer{}
 	srv1 := startHomeServer(t, home, brokers, log1)
-	stopped1 := false
-	t.Cleanup(func() {
-		if !stopped1 {
-			srv1.Stop()
-		}
-	})
 	sid := uuid.NewString()
 	cell1 := sessionOn(t, srv1.Addr(), sid)
 	setupGroups(t, cell1)
@@ -265,7 +262,6 @@ func TestQueriesResumeAfterServerRestart(t *testing.T) {
 
 	// The server goes down with the queries running, as on SIGTERM.
 	srv1.Stop()
-	stopped1 = true
 	recs = append(recs, produceClicks(t, brokers, 170, 3)...)
 
 	log2 := &syncBuffer{}
@@ -330,7 +326,6 @@ func TestQueriesResumeAfterServerRestart(t *testing.T) {
 	}
 	srv2.Stop()
 	srv3 := startHomeServer(t, home, brokers, &syncBuffer{})
-	defer srv3.Stop()
 	if r := srv3.Resumed(); len(r.Resumed)+len(r.NotResumed) != 0 {
 		t.Fatalf("after stop() the next start still has queries: %+v", r)
 	}
@@ -344,12 +339,6 @@ func TestForeachBatchQueryIsReportedNotResumed(t *testing.T) {
 	home := t.TempDir()
 	produceClicks(t, brokers, 50, 0)
 	srv1 := startHomeServer(t, home, brokers, &syncBuffer{})
-	stopped1 := false
-	t.Cleanup(func() {
-		if !stopped1 {
-			srv1.Stop()
-		}
-	})
 	sid := uuid.NewString()
 	cell := sessionOn(t, srv1.Addr(), sid)
 	var mu sync.Mutex
@@ -370,7 +359,6 @@ func TestForeachBatchQueryIsReportedNotResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv1.Stop()
-	stopped1 = true
 
 	log2 := &syncBuffer{}
 	srv2 := startHomeServer(t, home, brokers, log2)
@@ -389,7 +377,6 @@ func TestForeachBatchQueryIsReportedNotResumed(t *testing.T) {
 	srv2.Stop()
 	// Reported once: the next start has nothing to say.
 	srv3 := startHomeServer(t, home, brokers, &syncBuffer{})
-	defer srv3.Stop()
 	if r := srv3.Resumed(); len(r.Resumed)+len(r.NotResumed) != 0 {
 		t.Fatalf("the second start reports again: %+v", r)
 	}
@@ -409,12 +396,6 @@ func TestUnresumableQueryIsKeptAndRetried(t *testing.T) {
 	brokers := wordsBroker(t)
 	home := t.TempDir()
 	srv1 := startHomeServer(t, home, brokers, &syncBuffer{})
-	stopped1 := false
-	t.Cleanup(func() {
-		if !stopped1 {
-			srv1.Stop()
-		}
-	})
 	sid := uuid.NewString()
 	cell1 := sessionOn(t, srv1.Addr(), sid)
 	setupGroups(t, cell1)
@@ -429,7 +410,6 @@ func TestUnresumableQueryIsKeptAndRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv1.Stop()
-	stopped1 = true
 	recs = append(recs, produceClicks(t, brokers, 60, 1)...)
 
 	log2 := &syncBuffer{}
@@ -455,7 +435,6 @@ func TestUnresumableQueryIsKeptAndRetried(t *testing.T) {
 
 	log3 := &syncBuffer{}
 	srv3 := startHomeServer(t, home, brokers, log3)
-	defer srv3.Stop()
 	if r := srv3.Resumed(); len(r.Resumed) != 1 || r.Resumed[0].ID != raw.ID() || len(r.NotResumed) != 0 {
 		t.Fatalf("the start after the fix: %+v; log:\n%s", r, log3.String())
 	}
@@ -478,12 +457,6 @@ func TestFinishedQueryIsNotResumed(t *testing.T) {
 	home := t.TempDir()
 	produceClicks(t, brokers, 30, 0)
 	srv1 := startHomeServer(t, home, brokers, &syncBuffer{})
-	stopped1 := false
-	t.Cleanup(func() {
-		if !stopped1 {
-			srv1.Stop()
-		}
-	})
 	cell := sessionOn(t, srv1.Addr(), uuid.NewString())
 	if _, err := cell.SQL("CREATE NAMESPACE IF NOT EXISTS lakehouse.shop"); err != nil {
 		t.Fatal(err)
@@ -511,9 +484,7 @@ func TestFinishedQueryIsNotResumed(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	srv1.Stop()
-	stopped1 = true
 	srv2 := startHomeServer(t, home, brokers, &syncBuffer{})
-	defer srv2.Stop()
 	if r := srv2.Resumed(); len(r.Resumed)+len(r.NotResumed) != 0 {
 		t.Fatalf("a finished query comes back: %+v", r)
 	}
@@ -529,12 +500,6 @@ func TestNewSessionTakesOverAResumedQuery(t *testing.T) {
 	brokers := wordsBroker(t)
 	home := t.TempDir()
 	srv1 := startHomeServer(t, home, brokers, &syncBuffer{})
-	stopped1 := false
-	t.Cleanup(func() {
-		if !stopped1 {
-			srv1.Stop()
-		}
-	})
 	oldKernel := sessionOn(t, srv1.Addr(), uuid.NewString())
 	setupGroups(t, oldKernel)
 	recs := produceClicks(t, brokers, 150, 0)
@@ -543,12 +508,10 @@ func TestNewSessionTakesOverAResumedQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv1.Stop()
-	stopped1 = true
 	recs = append(recs, produceClicks(t, brokers, 40, 1)...)
 
 	log2 := &syncBuffer{}
 	srv2 := startHomeServer(t, home, brokers, log2)
-	defer srv2.Stop()
 	if r := srv2.Resumed(); len(r.Resumed) != 1 {
 		t.Fatalf("resumed %+v", r)
 	}
