@@ -98,27 +98,9 @@ func TestForeachBatchExactlyOnceAcrossAKilledCell(t *testing.T) {
 
 	// The rerun: a new cell after the crash.
 	cell2 := connect(t, addr)
-	var run2 []int64
-	var q2 *atlas.StreamingQuery
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		// The server notices the dead client and stops run 1 (the name is
-		// in use until then).
-		q2, err = changeStream(cell2).WriteStream().QueryName("lab").Progress(false).
-			Option("checkpointLocation", checkpoint).
-			Trigger(atlas.AvailableNow()).
-			ForeachBatch(upsert(cell2, &run2, nil)).Start()
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q2.AwaitTermination(); err != nil {
-		t.Fatal(err)
-	}
+	// The server notices the dead client and stops run 1 (the name is in
+	// use until then).
+	run2 := rerunLab(t, cell2, checkpoint, 15*time.Second)
 	if len(run2) == 0 || run2[0] != 2 {
 		t.Fatalf("the rerun saw batches %v: it must replay batch 2, which the killed cell never answered", run2)
 	}

@@ -139,26 +139,7 @@ func TestForeachBatchMergeExactlyOnceAcrossADisconnectedClient(t *testing.T) {
 
 	// Cell 2: a new client reruns the query from its checkpoint.
 	cell2 := connect(t, addr)
-	var run2 []int64
-	var q2 *atlas.StreamingQuery
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		// The server may still be stopping run 1 (the query name is in use).
-		q2, err = changeStream(cell2).WriteStream().QueryName("lab").Progress(false).
-			Option("checkpointLocation", checkpoint).
-			Trigger(atlas.AvailableNow()).
-			ForeachBatch(upsert(cell2, &run2, nil)).Start()
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := q2.AwaitTermination(); err != nil {
-		t.Fatal(err)
-	}
+	run2 := rerunLab(t, cell2, checkpoint, 10*time.Second)
 	if len(run2) == 0 || run2[0] != 2 {
 		t.Fatalf("the rerun saw batches %v: it must replay batch 2, which was never answered", run2)
 	}
@@ -325,4 +306,33 @@ func TestForeachBatchProgressCarriesTheBatchWrites(t *testing.T) {
 				p.BatchID, p.Sink.Metrics, wants[i].inserted, wants[i].updated)
 		}
 	}
+}
+
+// rerunLab starts the "lab" foreachBatch query again from checkpoint in
+// cell, AvailableNow, retrying for up to wait while the server is still
+// stopping the previous run (its name is in use until then), and returns
+// the batch ids the rerun's function saw.
+func rerunLab(t *testing.T, cell *atlas.Session, checkpoint string, wait time.Duration) []int64 {
+	t.Helper()
+	var run []int64
+	var q *atlas.StreamingQuery
+	var err error
+	deadline := time.Now().Add(wait)
+	for {
+		q, err = changeStream(cell).WriteStream().QueryName("lab").Progress(false).
+			Option("checkpointLocation", checkpoint).
+			Trigger(atlas.AvailableNow()).
+			ForeachBatch(upsert(cell, &run, nil)).Start()
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AwaitTermination(); err != nil {
+		t.Fatal(err)
+	}
+	return run
 }
