@@ -18,6 +18,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
 // order is one row of the test table lakehouse.silver.orders.
@@ -70,6 +71,23 @@ func startServer(t *testing.T, home string) *Server {
 	}
 	t.Cleanup(srv.Stop)
 	return srv
+}
+
+// startKafkaServer runs an embedded broker with the given partitions and a
+// server over home that reads it; both stop at the end of the test.
+func startKafkaServer(t *testing.T, partitions int, home string) (*Server, *stack.Broker) {
+	t.Helper()
+	b, err := stack.NewBroker(stack.BrokerOptions{Partitions: partitions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	return srv, b
 }
 
 // client is a raw Spark Connect client of one session.

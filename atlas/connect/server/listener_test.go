@@ -179,16 +179,7 @@ func TestListenerBusOverConnect(t *testing.T) {
 // cannot finish (the next trigger is an hour away) and whose client goes
 // away leaves no goroutine waiting behind it.
 func TestProcessAllAvailableEndsWithItsClient(t *testing.T) {
-	b, err := stack.NewBroker(stack.BrokerOptions{Partitions: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv, b := startKafkaServer(t, 1, t.TempDir())
 	counts := map[string]int{}
 	produceWords(t, b.Addr(), "words", 10, 0, counts)
 	c := dial(t, srv.Addr())

@@ -13,7 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
@@ -24,17 +23,8 @@ import (
 // reads exactly the words through the sink log. A foreach writer is
 // refused with the reason.
 func TestSinksOverConnect(t *testing.T) {
-	b, err := stack.NewBroker(stack.BrokerOptions{Partitions: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
 	home := t.TempDir()
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv, b := startKafkaServer(t, 3, home)
 	counts := map[string]int{}
 	produceWords(t, b.Addr(), "words", 40, 0, counts)
 	if err := stack.EnsureTopic(context.Background(), []string{b.Addr()}, "copies", 3); err != nil {
@@ -113,17 +103,8 @@ func TestSinksOverConnect(t *testing.T) {
 // query's exception, as Spark's, and the listener bus carries the
 // terminated event with it.
 func TestFailedQueryOverConnect(t *testing.T) {
-	b, err := stack.NewBroker(stack.BrokerOptions{Partitions: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
 	home := t.TempDir()
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv, b := startKafkaServer(t, 3, home)
 	produceWords(t, b.Addr(), "words", 10, 0, map[string]int{})
 	if err := stack.EnsureTopic(context.Background(), []string{b.Addr()}, "copies", 3); err != nil {
 		t.Fatal(err)

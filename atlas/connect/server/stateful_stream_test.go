@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
-	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
 )
 
 // TestStreamingDeduplicateOverConnect: readStream(kafka).select(word)
@@ -15,16 +13,7 @@ import (
 // keeps each word once across two rounds of records, and the progress
 // documents count the rest as numDroppedDuplicateRows.
 func TestStreamingDeduplicateOverConnect(t *testing.T) {
-	b, err := stack.NewBroker(stack.BrokerOptions{Partitions: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv, b := startKafkaServer(t, 3, t.TempDir())
 	counts := map[string]int{}
 	produceWords(t, b.Addr(), "dupwords", 50, 0, counts)
 	c := dial(t, srv.Addr())

@@ -123,17 +123,8 @@ func progressRows(t *testing.T, docs []string, id string) int64 {
 // processAllAvailable, the memory sink through SQL, awaitTermination,
 // spark.streams (active, get, awaitAnyTermination, resetTerminated).
 func TestStreamingQueryOverConnect(t *testing.T) {
-	b, err := stack.NewBroker(stack.BrokerOptions{Partitions: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
 	home := t.TempDir()
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv, b := startKafkaServer(t, 3, home)
 	counts := map[string]int{}
 	produceWords(t, b.Addr(), "words", 200, 0, counts)
 
@@ -241,16 +232,7 @@ func TestStreamingQueryOverConnect(t *testing.T) {
 // TestStreamingStartRefusals: queries Atlas cannot run fail at start with
 // the reason, and none is left registered.
 func TestStreamingStartRefusals(t *testing.T) {
-	b, err := stack.NewBroker(stack.BrokerOptions{Partitions: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
+	srv, _ := startKafkaServer(t, 1, t.TempDir())
 	c := dial(t, srv.Addr())
 	cases := []struct {
 		w    *pb.WriteStreamOperationStart
@@ -276,15 +258,7 @@ func TestStreamingStartRefusals(t *testing.T) {
 
 // TestStopServerStopsQueries: queries live until the server stops.
 func TestStopServerStopsQueries(t *testing.T) {
-	b, err := stack.NewBroker(stack.BrokerOptions{Partitions: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr()}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, b := startKafkaServer(t, 1, t.TempDir())
 	produceWords(t, b.Addr(), "w", 10, 0, map[string]int{})
 	c := dial(t, srv.Addr())
 	if _, err := c.command(&pb.Command{CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: &pb.WriteStreamOperationStart{
