@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // Column is an unresolved expression: the server resolves its names
@@ -15,12 +15,17 @@ type Column struct {
 	err error // a build error (a bad literal), reported by the DataFrame using it
 }
 
-// String shows the expression's message, for debugging.
+// String shows the expression, for debugging, as PySpark's Spark Connect
+// client prints a Column: Column<'>(count, 5)'> for Col("count").Gt(5).
 func (c Column) String() string {
 	if c.err != nil {
 		return "<invalid column: " + c.err.Error() + ">"
 	}
-	return c.e.String()
+	var b strings.Builder
+	b.WriteString("Column<'")
+	exprString(&b, c.e)
+	b.WriteString("'>")
+	return b.String()
 }
 
 // Expression returns the Spark Connect expression message.

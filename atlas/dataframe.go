@@ -7,11 +7,9 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/anypb"
 
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlaspb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaslite"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
@@ -318,7 +316,7 @@ func (df *DataFrame) LatestPerKey(keys []string, orderBy string) *DataFrame {
 		if len(keys) == 0 || orderBy == "" {
 			return nil, errors.New("latestPerKey: name at least one key column and the ordering column")
 		}
-		ext, err := anypb.New(&atlaspb.LatestPerKey{Input: in, Keys: keys, OrderBy: orderBy})
+		ext, err := packExtension(&atlaspb.LatestPerKey{Input: in, Keys: keys, OrderBy: orderBy}, atlaspb.TypeURLLatestPerKey)
 		if err != nil {
 			return nil, fmt.Errorf("latestPerKey: %w", err)
 		}
@@ -428,7 +426,7 @@ func (s *Session) SQLContext(ctx context.Context, query string) (*DataFrame, err
 	}
 	for _, r := range resps {
 		if res := r.GetSqlCommandResult(); res != nil {
-			return &DataFrame{s: s, rel: proto.Clone(res.GetRelation()).(*pb.Relation)}, nil
+			return &DataFrame{s: s, rel: res.GetRelation()}, nil
 		}
 	}
 	return nil, errors.New("sql: the server answered without a result relation")

@@ -5,7 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // arrowSchema converts an analyzed struct type to an Arrow schema, with

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	protolite "github.com/aperturerobotics/protobuf-go-lite"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -90,6 +91,21 @@ func arrowResponse(t *testing.T, rec arrow.RecordBatch) *pb.ExecutePlanResponse 
 	return &pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_ArrowBatch_{
 		ArrowBatch: &pb.ExecutePlanResponse_ArrowBatch{RowCount: rec.NumRows(), Data: buf.Bytes()},
 	}}
+}
+
+// asServer returns the server's decoding of m, a message the client built:
+// m encoded by the client's generated code (sparklite) and decoded into
+// into, the server's type (sparkpb), as they meet on the wire.
+func asServer[M proto.Message](t *testing.T, m protolite.Message, into M) M {
+	t.Helper()
+	b, err := m.MarshalVT()
+	if err != nil {
+		t.Fatalf("encode %T: %v", m, err)
+	}
+	if err := proto.Unmarshal(b, into); err != nil {
+		t.Fatalf("decode %T as %T: %v", m, into, err)
+	}
+	return into
 }
 
 // withoutPlanIDs returns a copy of m without RelationCommon (plan ids are

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // JSON watches a directory of JSON Lines files, as

@@ -8,10 +8,9 @@ import (
 	"sync"
 
 	"github.com/google/uuid"
-	"google.golang.org/protobuf/types/known/anypb"
 
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	atlaspb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaslite"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // foreachBatchRun is a query whose foreachBatch function runs in this
@@ -33,7 +32,7 @@ func (w *DataStreamWriter) startForeachBatch(op *pb.WriteStreamOperationStart) (
 	if err := s.ready(context.Background()); err != nil {
 		return nil, fmt.Errorf("start the query: %w", err)
 	}
-	ext, err := anypb.New(&atlaspb.ForeachBatchStart{WriteStream: op})
+	ext, err := packExtension(&atlaspb.ForeachBatchStart{WriteStream: op}, atlaspb.TypeURLForeachBatchStart)
 	if err != nil {
 		return nil, fmt.Errorf("start the query: %w", err)
 	}
@@ -93,7 +92,7 @@ func (r *foreachBatchRun) pump(ctx context.Context, stream *callStream, q *Strea
 			continue
 		}
 		ready := &atlaspb.ForeachBatchReady{}
-		if err := ext.UnmarshalTo(ready); err != nil {
+		if err := unpackExtension(ext, ready, atlaspb.TypeURLForeachBatchReady); err != nil {
 			r.fail(fmt.Errorf("query %s: unexpected message %s from the server: %w", q.displayName(), ext.GetTypeUrl(), err))
 			return
 		}
@@ -108,7 +107,7 @@ func (r *foreachBatchRun) pump(ctx context.Context, stream *callStream, q *Strea
 		if ctx.Err() != nil {
 			return // stopped while fn ran: the batch stays uncommitted
 		}
-		ack, err := anypb.New(done)
+		ack, err := packExtension(done, atlaspb.TypeURLForeachBatchDone)
 		if err == nil {
 			_, err = q.s.command(ctx, &pb.Command{CommandType: &pb.Command_Extension{Extension: ack}})
 		}

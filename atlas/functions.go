@@ -3,7 +3,7 @@ package atlas
 import (
 	"fmt"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // When starts a conditional column, as functions.when(condition, value);

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/eventbus"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // literal encodes a Go value as PySpark's lit() would encode the matching

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/display"
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 

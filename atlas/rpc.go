@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // rpcTimeout bounds the short calls (analysis, configuration, commands

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // DefaultRemote is the Spark Connect endpoint a session connects to when

@@ -3,7 +3,7 @@ package atlas
 import (
 	"fmt"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // ApproxCountDistinct estimates the distinct non-null values of c with

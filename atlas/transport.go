@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"time"
 
-	"google.golang.org/protobuf/proto"
+	protolite "github.com/aperturerobotics/protobuf-go-lite"
 )
 
 // The client speaks gRPC over net/http's HTTP/2 without TLS (h2c), as the
@@ -84,8 +84,8 @@ func (s *rpcStatus) Error() string {
 }
 
 // call starts method with req and returns the response stream.
-func (c *conn) call(ctx context.Context, method string, req proto.Message) (*callStream, error) {
-	body, err := proto.Marshal(req)
+func (c *conn) call(ctx context.Context, method string, req protolite.Message) (*callStream, error) {
+	body, err := req.MarshalVT()
 	if err != nil {
 		return nil, fmt.Errorf("encode %s request: %w", method, err)
 	}
@@ -133,7 +133,7 @@ func (c *conn) call(ctx context.Context, method string, req proto.Message) (*cal
 }
 
 // unary runs a call with one response.
-func (c *conn) unary(ctx context.Context, method string, req, resp proto.Message) error {
+func (c *conn) unary(ctx context.Context, method string, req, resp protolite.Message) error {
 	s, err := c.call(ctx, method, req)
 	if err != nil {
 		return err
@@ -159,7 +159,7 @@ type callStream struct {
 
 // recv reads the next message into m; io.EOF after the last one when the
 // call succeeded, the call's status otherwise.
-func (s *callStream) recv(m proto.Message) error {
+func (s *callStream) recv(m protolite.Message) error {
 	if s.eof {
 		return io.EOF
 	}
@@ -193,7 +193,8 @@ func (s *callStream) recv(m proto.Message) error {
 		s.close()
 		return transportStatus(s.ctx, err)
 	}
-	if err := proto.Unmarshal(buf, m); err != nil {
+	m.Reset() // UnmarshalVT merges, as proto.Merge; recv replaces, as proto.Unmarshal
+	if err := m.UnmarshalVT(buf); err != nil {
 		s.close()
 		return &rpcStatus{code: CodeInternal, msg: fmt.Sprintf("decode a response: %v", err)}
 	}

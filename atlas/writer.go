@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // DataStreamWriter describes where and how a streaming DataFrame is

@@ -1,0 +1,21 @@
+// Package atlaslite is the Go code protoc-gen-go-lite generates from Atlas's
+// extensions to the Spark Connect protocol (package atlas.connect), for the
+// Atlas Connect client, as sparklite is for spark.connect; the server uses
+// atlaspb. Regenerate with `make proto`; never edit the .pb.go files by hand.
+package atlaslite
+
+// The type URLs of the messages the client packs into a
+// google.protobuf.Any: the prefix and full message names google's
+// anypb.New writes, which the server's anypb.UnmarshalTo checks. (The
+// generated code carries no descriptors, so the names are spelled here;
+// atlas/internal/connect/wirecompat tests them against atlaspb's.)
+const (
+	// TypeURLLatestPerKey is the type URL of LatestPerKey.
+	TypeURLLatestPerKey = "type.googleapis.com/atlas.connect.LatestPerKey"
+	// TypeURLForeachBatchStart is the type URL of ForeachBatchStart.
+	TypeURLForeachBatchStart = "type.googleapis.com/atlas.connect.ForeachBatchStart"
+	// TypeURLForeachBatchReady is the type URL of ForeachBatchReady.
+	TypeURLForeachBatchReady = "type.googleapis.com/atlas.connect.ForeachBatchReady"
+	// TypeURLForeachBatchDone is the type URL of ForeachBatchDone.
+	TypeURLForeachBatchDone = "type.googleapis.com/atlas.connect.ForeachBatchDone"
+)
