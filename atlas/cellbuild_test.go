@@ -65,6 +65,9 @@ func TestCellImportGraph(t *testing.T) {
 		{"github.com/twmb/franz-go", "Kafka is the server's"},
 		{"github.com/apache/iceberg-go", "Iceberg is the server's"},
 		{"google.golang.org/grpc", "the client speaks gRPC over its own h2c transport"},
+		{"google.golang.org/protobuf", "the client's messages are protobuf-go-lite code (sparklite): protobuf-go's runtime and descriptors are the server's (its reflection keeps every exported method of every linked type)"},
+		{"github.com/aperturerobotics/protobuf-go-lite/types", "protobuf-go-lite's well-known types link its JSON runtime: the client's Any is generated (anylite)"},
+		{"github.com/aperturerobotics/json-iterator-lite", "protobuf-go-lite's JSON runtime: the client's messages are binary only"},
 		// geoarrow-go implements arrow's array.Builder with goccy's JSON
 		// decoder, so it does not compile with arrow_json_stdlib.
 		{"github.com/geoarrow/geoarrow-go", "Iceberg's geometry types are the server's, and do not build with the cells' tags"},

@@ -26,10 +26,12 @@ type fakeServer struct {
 	sparkgrpc.UnimplementedSparkConnectServiceServer
 	execute func(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error
 	analyze func(req *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error)
+	config  func(req *pb.ConfigRequest) (*pb.ConfigResponse, error)
 
 	mu       sync.Mutex
 	executed []*pb.ExecutePlanRequest
 	analyzed []*pb.AnalyzePlanRequest
+	configs  []*pb.ConfigRequest
 }
 
 func (f *fakeServer) ExecutePlan(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
@@ -49,7 +51,13 @@ func (f *fakeServer) AnalyzePlan(_ context.Context, req *pb.AnalyzePlanRequest) 
 	return f.analyze(req)
 }
 
-func (f *fakeServer) Config(context.Context, *pb.ConfigRequest) (*pb.ConfigResponse, error) {
+func (f *fakeServer) Config(_ context.Context, req *pb.ConfigRequest) (*pb.ConfigResponse, error) {
+	f.mu.Lock()
+	f.configs = append(f.configs, req)
+	f.mu.Unlock()
+	if f.config != nil {
+		return f.config(req)
+	}
 	return &pb.ConfigResponse{}, nil
 }
 
@@ -62,19 +70,25 @@ func (f *fakeServer) requests() []*pb.ExecutePlanRequest {
 // startFake serves f on a loopback port and returns a session on it.
 func startFake(t *testing.T, f *fakeServer) *atlas.Session {
 	t.Helper()
+	spark := atlas.Builder().Remote(serveFake(t, f)).GetOrCreate()
+	t.Cleanup(spark.Close) // before the server stops (cleanups run last first)
+	return spark
+}
+
+// serveFake serves f on a loopback port until the test ends and returns
+// its Spark Connect URL. Every request the client sends is checked against
+// the server's decoding of it (wireCodec).
+func serveFake(t *testing.T, f *fakeServer) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := grpc.NewServer()
+	g := grpc.NewServer(grpc.ForceServerCodec(wireCodec{t}))
 	sparkgrpc.RegisterSparkConnectServiceServer(g, f)
 	go func() { _ = g.Serve(ln) }()
-	spark := atlas.Builder().Remote("sc://" + ln.Addr().String()).GetOrCreate()
-	t.Cleanup(func() {
-		spark.Close()
-		g.Stop()
-	})
-	return spark
+	t.Cleanup(g.Stop)
+	return "sc://" + ln.Addr().String()
 }
 
 // arrowResponse encodes rec as one ExecutePlanResponse.arrow_batch.

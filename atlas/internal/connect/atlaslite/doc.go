@@ -8,7 +8,7 @@ package atlaslite
 // google.protobuf.Any: the prefix and full message names google's
 // anypb.New writes, which the server's anypb.UnmarshalTo checks. (The
 // generated code carries no descriptors, so the names are spelled here;
-// atlas/internal/connect/wirecompat tests them against atlaspb's.)
+// atlas/wire_test.go checks them against atlaspb's.)
 const (
 	// TypeURLLatestPerKey is the type URL of LatestPerKey.
 	TypeURLLatestPerKey = "type.googleapis.com/atlas.connect.LatestPerKey"
