@@ -28,7 +28,8 @@ func (c Column) String() string {
 	return b.String()
 }
 
-// Expression returns the Spark Connect expression message.
+// Expression returns the Spark Connect expression message: a
+// protobuf-go-lite message, whose MarshalVT is its wire encoding.
 func (c Column) Expression() (*pb.Expression, error) { return c.e, c.err }
 
 // Col refers to a column by name, as col(name): "a", "s.field", "`odd name`";

@@ -50,7 +50,8 @@ func (df *DataFrame) derive(build func(in *pb.Relation) (*pb.Relation, error)) *
 	return df.s.newDF(rel)
 }
 
-// Relation returns the Spark Connect relation this DataFrame sends.
+// Relation returns the Spark Connect relation this DataFrame sends: a
+// protobuf-go-lite message, whose MarshalVT is its wire encoding.
 func (df *DataFrame) Relation() (*pb.Relation, error) { return df.rel, df.err }
 
 // Session returns the session the DataFrame belongs to.
