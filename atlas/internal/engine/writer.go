@@ -190,6 +190,10 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	if err != nil {
 		return nil, err
 	}
+	workers, chunkRows, err := df.s.operatorParallelism()
+	if err != nil {
+		return nil, err
+	}
 	// Validated: from here on, side effects.
 	schema := exec.ShapeOutputSchema(shape)
 	var snk sink.Sink
@@ -272,7 +276,8 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	tap := &tapSink{inner: snk}
 	sq.tap = tap
 	cfg := exec.Config{Name: name, Shape: shape, Sink: tap, Mode: mode, Trigger: w.trigger.t, Checkpoint: ck, OnProgress: sq.onProgress, OnWait: sq.onWait, LateSink: lateSink, LateRowsSchema: lateSchema, EventTimeMaxAhead: sp.maxAhead,
-		OnIdle: sq.onIdle, NoDataEventInterval: idleEvery, MultipleWatermarkPolicy: wmPolicy}
+		OnIdle: sq.onIdle, NoDataEventInterval: idleEvery, MultipleWatermarkPolicy: wmPolicy,
+		Parallelism: workers, ChunkRows: chunkRows}
 	if w.progress {
 		sq.view = newProgressView(name, df.s.appName)
 	}

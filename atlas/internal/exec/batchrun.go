@@ -167,16 +167,10 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 		}
 		return q.src.GetBatch(ctx, b.start, b.end, yield)
 	}
-	err := overlap(read, func(rec arrow.RecordBatch) error {
-		pt := time.Now()
-		defer func() { procTime += time.Since(pt) }()
-		if q.sjoin == nil {
-			numInput += rec.NumRows()
-		}
-		out, err := runOps(c, q.ops, rec)
-		if err != nil {
-			return err
-		}
+	// handle takes what the stateless operators made of some input rows
+	// (and owns it): the aggregation folds it into the state, or the post
+	// operators make the sink's rows of it.
+	handle := func(out arrow.RecordBatch) error {
 		if q.agg != nil {
 			st, err := q.agg.Update(c, out, b.id, lateMicros, mode != sink.Complete)
 			dropped += st.Dropped
@@ -205,7 +199,37 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 		}
 		outputs = append(outputs, res)
 		return nil
-	})
+	}
+	var err error
+	if p := q.parallelRun(); p != nil {
+		// The operators run on several goroutines, over chunks of the
+		// records; handle sees the chunks in row order.
+		p.base = EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64, Limit: q.stats.Limit, Exclude: q.stats.Exclude}
+		err = p.run(c, read, func(ch *chunk) error {
+			numInput += ch.rows
+			q.stats.Merge(ch.stats)
+			for name, n := range ch.metrics {
+				c.Add(name, n)
+			}
+			out := ch.out
+			ch.out = nil
+			return handle(out)
+		})
+		procTime = p.busy.total
+	} else {
+		err = overlap(read, func(rec arrow.RecordBatch) error {
+			pt := time.Now()
+			defer func() { procTime += time.Since(pt) }()
+			if q.sjoin == nil {
+				numInput += rec.NumRows()
+			}
+			out, err := runOps(c, q.ops, rec)
+			if err != nil {
+				return err
+			}
+			return handle(out)
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("batch %d: %w", b.id, err)
 	}

@@ -76,6 +76,16 @@ type Config struct {
 	// chosen from theirs, WatermarkPolicyMin ("" too) or WatermarkPolicyMax.
 	// It is recorded in the offsets log, and a restart keeps the recorded one.
 	MultipleWatermarkPolicy string
+	// Parallelism is how many goroutines run a micro-batch's stateless
+	// operators (parsing, projections, filters, the watermark) at once:
+	// 0 means one per core (GOMAXPROCS), 1 runs them on one goroutine.
+	// The aggregation, the sink and the statistics still see the rows in
+	// the source's order, so results do not depend on it.
+	Parallelism int
+	// ChunkRows is how many rows of a record one goroutine takes at a time
+	// when an aggregation follows the operators (0: DefaultChunkRows).
+	// Without an aggregation records reach the sink whole.
+	ChunkRows int
 }
 
 // The values of Config.MultipleWatermarkPolicy.
