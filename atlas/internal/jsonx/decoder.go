@@ -27,6 +27,7 @@ type Decoder struct {
 	keyBuf  []byte    // unescaped text of the current key
 	decoded []byte    // base64-decoded bytes of the current value
 	zones   zoneCache // region time zones seen so far
+	dates   dateCache // the last date the timestamp fast path parsed
 
 	row    int  // index of the current row, for error messages
 	rowBad bool // the current row has a field that did not convert

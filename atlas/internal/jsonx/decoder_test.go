@@ -1,7 +1,9 @@
 package jsonx
 
 import (
+	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -47,6 +49,15 @@ func TestDecodeRules(t *testing.T) {
 		{name: "JSON null", schema: "a int, b string", in: str(`{"a":null,"b":null}`), want: row{nil, nil}},
 		{name: "whitespace everywhere", schema: "a int, b string", in: str(" {\n \"a\" : 1 ,\t\"b\"\r\n:\"x\" } "), want: row{int64(1), "x"}},
 		{name: "field order free", schema: "a int, b string", in: str(`{"b":"x","a":2}`), want: row{int64(2), "x"}},
+		// Keys in the schema's order are matched without a scan; these
+		// look like the expected key without being it.
+		{name: "key extending the expected one", schema: "ab int, abc int", in: str(`{"abc":1,"ab":2}`), want: row{int64(2), int64(1)}},
+		{name: "key shorter than the expected one", schema: "abc int, ab int", in: str(`{"ab":1,"abc":2}`), want: row{int64(2), int64(1)}},
+		{name: "expected key escaped", schema: "ab int, c int", in: str(`{"\u0061b":1,"c":2}`), want: row{int64(1), int64(2)}},
+		{name: "expected key cut short", schema: "ab int", in: str(`{"ab`), want: row{nil}, malformed: 1},
+		{name: "expected key without its quote", schema: "ab int", in: str(`{"ab:1}`), want: row{nil}, malformed: 1},
+		{name: "expected key then the end", schema: "ab int, c int", in: str(`{"ab":1,"c"`), want: row{nil, nil}, malformed: 1},
+		{name: "expected key single-quoted", schema: "ab int, c int", in: str(`{'ab':1,'c':2}`), want: row{int64(1), int64(2)}},
 		{name: "single quotes", schema: "a int, b string", in: str(`{'a':1,'b':'it''s'}`), want: row{nil, nil}, malformed: 1},
 		{name: "single-quoted strings", schema: "a int, b string", in: str(`{'a':1,'b':'say "hi"'}`), want: row{int64(1), `say "hi"`}},
 
@@ -344,5 +355,65 @@ func TestDecodeInputKinds(t *testing.T) {
 	defer bad.Release()
 	if _, _, err := d.Decode(mem, bad); err == nil || !strings.Contains(err.Error(), "want binary or string") {
 		t.Errorf("Decode(int32) error = %v", err)
+	}
+}
+
+// TestKeysThatReadAsAnotherName: a field whose name holds a backslash or a
+// quote is never matched on its raw bytes, since the JSON text "a\""
+// names a" and not a\.
+func TestKeysThatReadAsAnotherName(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: `a\`, Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: `a"`, Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	}, nil)
+	got, stats := decodeAll(t, schema, Options{}, []*string{str(`{"a\"":1}`), str(`{"a\\":2,"a\"":3}`)})
+	want := [][]any{{nil, int64(1)}, {int64(2), int64(3)}}
+	for i := range want {
+		for f := range want[i] {
+			if !sameCell(got[i][f], want[i][f]) {
+				t.Errorf("row %d field %d = %#v, want %#v", i, f, got[i][f], want[i][f])
+			}
+		}
+	}
+	if stats.Malformed != 0 {
+		t.Errorf("%d malformed rows (%s), want 0", stats.Malformed, stats.FirstError)
+	}
+}
+
+// TestPlainWordAgreesWithTheByteTable: the 8-bytes-at-a-time test of
+// scanString says "plain" exactly when every byte is plain in the table,
+// for every special byte in every lane and random words.
+func TestPlainWordAgreesWithTheByteTable(t *testing.T) {
+	check := func(w [8]byte) {
+		want := true
+		for _, c := range w {
+			want = want && doubleQuoted[c] == chPlain
+		}
+		if got := plainWord(binary.LittleEndian.Uint64(w[:])); got != want {
+			t.Fatalf("plainWord(%q) = %v, the table says %v", w[:], got, want)
+		}
+	}
+	base := [8]byte{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}
+	for c := 0; c < 256; c++ {
+		for lane := 0; lane < 8; lane++ {
+			w := base
+			w[lane] = byte(c)
+			check(w)
+			w[(lane+3)%8] = '"' - 1 // a neighbour just below a special byte
+			check(w)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	alphabet := []byte{'"', '\\', 0, 0x1f, 0x20, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xff, 'a', '0'}
+	for range 200000 {
+		var w [8]byte
+		for i := range w {
+			if r.IntN(4) == 0 {
+				w[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				w[i] = byte(0x20 + r.IntN(0x60))
+			}
+		}
+		check(w)
 	}
 }

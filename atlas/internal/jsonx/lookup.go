@@ -72,3 +72,13 @@ func (lv *level) lookup(key []byte, hint int, fold bool) int {
 	}
 	return -1
 }
+
+// expectedKey is the quoted form of column hint's name (see
+// column.quotedKey), or "" when hint is past the last column or its name
+// needs a scan.
+func (lv *level) expectedKey(hint int) string {
+	if hint < len(lv.cols) {
+		return lv.cols[hint].quotedKey
+	}
+	return ""
+}

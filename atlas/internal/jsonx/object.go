@@ -31,16 +31,25 @@ func (d *Decoder) parseObject(b []byte, i int, lv *level, depth int) (int, synEr
 		if q != '"' && q != '\'' {
 			return i, synUnexpected
 		}
-		end, flags, err := scanString(b, i+1, classOf(q))
-		if err != synOK {
-			return end, err
+		var (
+			col, end int
+			err      synErr
+		)
+		if k := lv.expectedKey(hint); q == '"' && k != "" && len(b)-(i+1) >= len(k) && string(b[i+1:i+1+len(k)]) == k {
+			// The key the schema's order expects, read without a scan.
+			col, end = hint, i+len(k)
+		} else {
+			var flags uint8
+			if end, flags, err = scanString(b, i+1, classOf(q)); err != synOK {
+				return end, err
+			}
+			key := b[i+1 : end]
+			if flags&strEscaped != 0 {
+				d.keyBuf = appendText(d.keyBuf[:0], key)
+				key = d.keyBuf
+			}
+			col = lv.lookup(key, hint, d.opts.CaseInsensitive)
 		}
-		key := b[i+1 : end]
-		if flags&strEscaped != 0 {
-			d.keyBuf = appendText(d.keyBuf[:0], key)
-			key = d.keyBuf
-		}
-		col := lv.lookup(key, hint, d.opts.CaseInsensitive)
 		if i, err = skipColon(b, end+1); err != synOK {
 			return i, err
 		}
@@ -307,7 +316,7 @@ func (d *Decoder) parseTimestamp(s []byte) (int64, bool) {
 		}
 		return t.UnixMicro(), true
 	}
-	if v, ok, handled := fastTimestamp(s); handled {
+	if v, ok, handled := d.dates.timestamp(s); handled {
 		return v, ok
 	}
 	return d.zones.timestamp(s)

@@ -1,5 +1,7 @@
 package jsonx
 
+import "encoding/binary"
+
 // This file holds the JSON lexer: whitespace, strings, numbers, literals and
 // skipping a whole value. Every function takes the value's bytes and a
 // position and returns the position after what it read, with a syntax error
@@ -106,6 +108,11 @@ const (
 // closing quote.
 func scanString(b []byte, i int, cls *stringClass) (end int, flags uint8, err synErr) {
 	for {
+		if cls == doubleQuoted {
+			for i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
+				i += 8
+			}
+		}
 		for i < len(b) && cls[b[i]] == chPlain {
 			i++
 		}
@@ -143,6 +150,24 @@ func scanString(b []byte, i int, cls *stringClass) (end int, flags uint8, err sy
 			i++
 		}
 	}
+}
+
+// SWAR constants: a byte of ones and a byte of high bits in each lane.
+const (
+	ones8 = 0x0101010101010101
+	high8 = 0x8080808080808080
+)
+
+// plainWord reports whether none of the 8 bytes of w (little-endian) ends
+// or interrupts a double-quoted string: no quote, no backslash, no control
+// byte and no byte >= 0x80. Each term is the classic "has a zero byte"
+// test, exact about whether one exists (a false positive only sends the
+// word to the byte-at-a-time loop), so long strings are read 8 bytes a step.
+func plainWord(w uint64) bool {
+	q := w ^ ('"' * ones8)
+	bs := w ^ ('\\' * ones8)
+	x := ((q - ones8) &^ q) | ((bs - ones8) &^ bs) | ((w - 0x20*ones8) &^ w) | w
+	return x&high8 == 0
 }
 
 func unhex(c byte) int {

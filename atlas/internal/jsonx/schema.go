@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -30,6 +31,10 @@ const (
 type column struct {
 	name      string
 	nameBytes []byte // name, for case-insensitive comparison without allocation
+	// quotedKey is the name and its closing quote, when the name reads
+	// as itself between double quotes (no quote, backslash or control
+	// byte): a key whose bytes start with it is the name, with no scan.
+	quotedKey string
 	path      string // dotted path from the root, for error messages
 	typ       arrow.DataType
 	kind      kind
@@ -80,6 +85,9 @@ func compileLevel(fields []arrow.Field, prefix string) (*level, error) {
 			return nil, fmt.Errorf("field %q: %w", path, err)
 		}
 		c := column{name: f.Name, nameBytes: []byte(f.Name), path: path, typ: f.Type, kind: k}
+		if !strings.ContainsFunc(f.Name, func(r rune) bool { return r == '"' || r == '\\' || r < 0x20 }) {
+			c.quotedKey = f.Name + `"`
+		}
 		if k == kindStruct {
 			child, err := compileLevel(f.Type.(*arrow.StructType).Fields(), path)
 			if err != nil {

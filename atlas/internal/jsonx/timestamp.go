@@ -54,7 +54,12 @@ func validDate(y, m, d int64) bool {
 // toMicros combines a validated date and time with a zone offset (seconds
 // east of UTC) into microseconds since the epoch.
 func toMicros(y, mo, d, h, mi, s, frac, offset int64) (int64, bool) {
-	secs := daysFromCivil(y, mo, d)*secondsPerDay + h*3600 + mi*60 + s - offset
+	return daysToMicros(daysFromCivil(y, mo, d), h, mi, s, frac, offset)
+}
+
+// daysToMicros is toMicros for a date given as days since the epoch.
+func daysToMicros(days, h, mi, s, frac, offset int64) (int64, bool) {
+	secs := days*secondsPerDay + h*3600 + mi*60 + s - offset
 	if secs > maxSeconds || secs < -maxSeconds {
 		return 0, false
 	}
@@ -68,20 +73,51 @@ func dig2(b []byte) (int64, bool) {
 	return int64(b[0]-'0')*10 + int64(b[1]-'0'), true
 }
 
+// dateCache remembers the date part (yyyy-MM-dd) of the last timestamp
+// the fast path parsed with a valid date, and its day number: a batch's
+// event times mostly share their date, and the calendar arithmetic is the
+// costliest part of the parse.
+type dateCache struct {
+	key  [10]byte
+	days int64
+	ok   bool
+}
+
 // fastTimestamp parses yyyy-MM-dd(T| )HH:mm:ss[.f*][Z|±HH|±HHmm|±HH:mm].
 // handled is false when s has another shape, for the general parser to try.
 func fastTimestamp(s []byte) (micros int64, ok, handled bool) {
+	var dc dateCache
+	return dc.timestamp(s)
+}
+
+// timestamp is fastTimestamp, taking the day number from the cache when s
+// has the remembered date.
+func (dc *dateCache) timestamp(s []byte) (micros int64, ok, handled bool) {
 	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':' {
 		return 0, false, false
 	}
-	y1, ok1 := dig2(s[0:2])
-	y2, ok2 := dig2(s[2:4])
-	mo, ok3 := dig2(s[5:7])
-	d, ok4 := dig2(s[8:10])
+	var days int64
+	dateOK := true
+	if dc.ok && string(s[:10]) == string(dc.key[:]) {
+		days = dc.days
+	} else {
+		y1, ok1 := dig2(s[0:2])
+		y2, ok2 := dig2(s[2:4])
+		mo, ok3 := dig2(s[5:7])
+		d, ok4 := dig2(s[8:10])
+		if !(ok1 && ok2 && ok3 && ok4) {
+			return 0, false, false
+		}
+		y := y1*100 + y2
+		if dateOK = validDate(y, mo, d); dateOK {
+			days = daysFromCivil(y, mo, d)
+			dc.key, dc.days, dc.ok = [10]byte(s[:10]), days, true
+		}
+	}
 	h, ok5 := dig2(s[11:13])
 	mi, ok6 := dig2(s[14:16])
 	sec, ok7 := dig2(s[17:19])
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+	if !(ok5 && ok6 && ok7) {
 		return 0, false, false
 	}
 	i := 19
@@ -137,11 +173,10 @@ func fastTimestamp(s []byte) (micros int64, ok, handled bool) {
 			return 0, false, false
 		}
 	}
-	y := y1*100 + y2
-	if !validDate(y, mo, d) || h > 23 || mi > 59 || sec > 59 {
+	if !dateOK || h > 23 || mi > 59 || sec > 59 {
 		return 0, false, true
 	}
-	micros, ok = toMicros(y, mo, d, h, mi, sec, frac, offset)
+	micros, ok = daysToMicros(days, h, mi, sec, frac, offset)
 	return micros, ok, true
 }
 

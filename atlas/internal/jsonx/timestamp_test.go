@@ -82,6 +82,8 @@ func TestTimestampRegionZone(t *testing.T) {
 func TestFastTimestampAgreesWithGeneral(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	zc := zoneCache{}
+	var dates dateCache
+	prev := ""
 	zones := []string{"", "Z", "+01:00", "-0530", "+14", "-18:00", "+18:30", "+00:60"}
 	for i := 0; i < 20000; i++ {
 		y, mo, d := 1+r.IntN(9998), 1+r.IntN(13), 1+r.IntN(32)
@@ -97,6 +99,17 @@ func TestFastTimestampAgreesWithGeneral(t *testing.T) {
 		slow, slowOK := zc.timestamp([]byte(text))
 		if fastOK != slowOK || fast != slow {
 			t.Fatalf("%q: fast = %d, %v; general = %d, %v", text, fast, fastOK, slow, slowOK)
+		}
+		// The date cache a Decoder keeps: one lasting across texts (a
+		// miss, then a hit on the same date, with another time of day
+		// when the first one was valid), the same answers.
+		for _, again := range []string{text, text[:11] + "00:00:00"} {
+			want, wantOK, _ := fastTimestamp([]byte(again))
+			got, gotOK, handled := dates.timestamp([]byte(again))
+			if !handled || got != want || gotOK != wantOK {
+				t.Fatalf("%q after %q with the date cache: %d, %v, %v; without: %d, %v", again, prev, got, gotOK, handled, want, wantOK)
+			}
+			prev = again
 		}
 		// time.Parse agrees where its grammar overlaps (it has no ±HH and
 		// allows offsets beyond 18 hours).
