@@ -54,9 +54,13 @@ func benchWindows(ctx context.Context, args []string) error {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the end-to-end run to this file (go tool pprof)")
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the end-to-end run to this file (go tool pprof -sample_index=alloc_space)")
 	compareAt := fs.Int64("compare-at", 0, "also print the query's peak RSS over its first N events, to compare with the peak over all of them (memory that grows with the stream)")
+	parallelism := fs.Int("parallelism", 0, "goroutines running the query's parsing and projections (atlas.streaming.parallelism; 0 = one per core, 1 = one)")
 	heapProfile := fs.String("heapprofile", "", "write in-use heap profiles to PREFIX.<events>.pb.gz when the query reaches --compare-at events and when it ends (go tool pprof -sample_index=inuse_space)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *parallelism < 0 {
+		return fmt.Errorf("bench windows: --parallelism %d must be 0 (one per core) or more", *parallelism)
 	}
 	if *compareAt < 0 || *compareAt > *n {
 		return fmt.Errorf("bench windows: --compare-at %d must be between 1 and --events (%d)", *compareAt, *n)
@@ -102,6 +106,9 @@ func benchWindows(ctx context.Context, args []string) error {
 	}
 	defer os.RemoveAll(home)
 	s := engine.Builder().AppName("bench").Config(engine.ConfHome, home).GetOrCreate()
+	if *parallelism > 0 {
+		s.SetConf(engine.ConfStreamingParallelism, strconv.Itoa(*parallelism))
+	}
 	defer s.Stop()
 	// The query's peak RSS is measured for the query alone: the producer
 	// and the raw consume ran before it in this process, so their garbage
