@@ -1,6 +1,7 @@
 package atlas_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,27 +29,27 @@ func cellFlags(t *testing.T) (tags, cgo string) {
 	return get("CELL_BUILD_TAGS"), get("CELL_CGO_ENABLED")
 }
 
-// cellPackages are the packages of this module a notebook cell imports.
-var cellPackages = []string{
+// clientPackages are the packages of this module a notebook cell imports
+// to talk to the server: the client and the types it hands out.
+var clientPackages = []string{
 	"github.com/atlas-lakehouse/atlas/atlas",
-	"github.com/atlas-lakehouse/atlas/atlas/display",
 	"github.com/atlas-lakehouse/atlas/atlas/progress",
 	"github.com/atlas-lakehouse/atlas/atlas/sketch",
 }
 
-// TestCellImportGraph checks what a notebook cell that imports the client
-// links when the kernel builds it (issue 9, item 2: a cell importing atlas
-// builds in at most 1.5 times the time of one importing net/http,
-// encoding/json and gonbui, and the linker's time follows the size of the
-// import graph, used or not). Each package below would lengthen every
-// cell's link, or break its build.
-func TestCellImportGraph(t *testing.T) {
-	tags, cgo := cellFlags(t)
+// cellPackages are all the packages of this module a notebook cell may
+// import: the client's, and atlas/display for a cell that draws its own
+// go-echarts chart (it pays for go-echarts itself).
+var cellPackages = append([]string{"github.com/atlas-lakehouse/atlas/atlas/display"}, clientPackages...)
+
+// cellDeps lists the import graph of pkgs as the kernel builds a cell.
+func cellDeps(t *testing.T, tags, cgo string, pkgs []string) []string {
+	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"list", "-deps", "-tags=" + tags, "-f", "{{.ImportPath}}"}, cellPackages...)
+	args := append([]string{"list", "-deps", "-tags=" + tags, "-f", "{{.ImportPath}}"}, pkgs...)
 	cmd := exec.Command(goTool, args...)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo, "GOFLAGS=")
 	out, err := cmd.Output()
@@ -59,6 +60,29 @@ func TestCellImportGraph(t *testing.T) {
 	if len(deps) < 50 {
 		t.Fatalf("go list -deps printed %d packages, too few to be the client's graph:\n%s", len(deps), out)
 	}
+	return deps
+}
+
+// forbid reports every dep that is, or is under, a forbidden prefix.
+func forbid(t *testing.T, what string, deps []string, forbidden []struct{ prefix, why string }) {
+	t.Helper()
+	for _, dep := range deps {
+		for _, f := range forbidden {
+			if dep == f.prefix || strings.HasPrefix(dep, f.prefix+"/") {
+				t.Errorf("%s links %s: %s", what, dep, f.why)
+			}
+		}
+	}
+}
+
+// TestCellImportGraph checks what a notebook cell that imports the client
+// links when the kernel builds it (issue 9, item 2: a cell importing atlas
+// builds in at most 1.5 times the time of one importing net/http,
+// encoding/json and gonbui, and the linker's time follows the size of the
+// import graph, used or not). Each package below would lengthen every
+// cell's link, or break its build.
+func TestCellImportGraph(t *testing.T) {
+	tags, cgo := cellFlags(t)
 	forbidden := []struct{ prefix, why string }{
 		{"github.com/goccy/go-json", "arrow-go's JSON without the tag arrow_json_stdlib (about 1.3 MB per cell)"},
 		{"github.com/atlas-lakehouse/atlas/atlas/internal/engine", "the engine runs in the server"},
@@ -72,11 +96,19 @@ func TestCellImportGraph(t *testing.T) {
 		// decoder, so it does not compile with arrow_json_stdlib.
 		{"github.com/geoarrow/geoarrow-go", "Iceberg's geometry types are the server's, and do not build with the cells' tags"},
 	}
-	for _, dep := range deps {
-		for _, f := range forbidden {
-			if dep == f.prefix || strings.HasPrefix(dep, f.prefix+"/") {
-				t.Errorf("a cell built with -tags=%s CGO_ENABLED=%s links %s: %s", tags, cgo, dep, f.why)
-			}
-		}
-	}
+	forbid(t, fmt.Sprintf("a cell built with -tags=%s CGO_ENABLED=%s", tags, cgo), cellDeps(t, tags, cgo, cellPackages), forbidden)
+
+	// A cell that imports only the client links no chart library: the
+	// server builds the live view's charts (atlas.connect.ProgressCharts).
+	// go-echarts renders through html/template, whose reflection
+	// (MethodByName) makes the linker keep every exported method of every
+	// type; fetching the echarts bundle (tar, npm) is `atlas assets`'s.
+	forbidden = append(forbidden, []struct{ prefix, why string }{
+		{"github.com/go-echarts/go-echarts", "the server builds the progress charts; only a cell importing atlas/display links go-echarts"},
+		{"html/template", "go-echarts' renderer: its reflection keeps every exported method alive in the link"},
+		{"text/template", "go-echarts' renderer (through html/template)"},
+		{"archive/tar", "untarring the echarts npm package is `atlas assets`'s (atlas/internal/echartsfetch)"},
+		{"os/exec", "running npm is `atlas assets`'s (atlas/internal/echartsfetch)"},
+	}...)
+	forbid(t, fmt.Sprintf("a cell importing only the client, built with -tags=%s CGO_ENABLED=%s,", tags, cgo), cellDeps(t, tags, cgo, clientPackages), forbidden)
 }

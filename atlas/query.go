@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas/display"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
@@ -322,9 +321,7 @@ func (q *StreamingQuery) Watch(ctx context.Context, d time.Duration) error {
 		cancel()
 		<-done
 		view.refresh(context.Background())
-		view.view.SetStatus("still running (this cell stopped watching; the query goes on)")
-		view.view.Update(view.ps, "")
-		view.view.Close()
+		view.closeStatus("still running (this cell stopped watching; the query goes on)")
 		return nil
 	}
 	view.close(err)
@@ -369,55 +366,4 @@ func (q *StreamingQuery) displayName() string {
 		return q.name
 	}
 	return q.ID()
-}
-
-// liveView drives display.LiveView from the server's progress.
-type liveView struct {
-	q    *StreamingQuery
-	view *display.LiveView
-	ps   []StreamingQueryProgress
-}
-
-func newLiveView(q *StreamingQuery) *liveView {
-	title := q.name
-	if title == "" {
-		title = q.s.appName
-	}
-	return &liveView{q: q, view: display.NewLiveView(title)}
-}
-
-func (v *liveView) refresh(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, pollInterval)
-	defer cancel()
-	ps, err := v.q.progressList(ctx, false)
-	if err != nil {
-		return // the view lags; the wait reports real failures
-	}
-	v.ps = ps
-	v.view.Update(ps, "")
-}
-
-func (v *liveView) lastBatch() int64 {
-	if len(v.ps) == 0 {
-		return -1
-	}
-	return v.ps[len(v.ps)-1].BatchID
-}
-
-func (v *liveView) close(err error) {
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-		v.closeStatus("failed: " + err.Error())
-		return
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		v.view.SetStatus("still running (this cell stopped watching)")
-	}
-	v.view.Update(v.ps, "")
-	v.view.Close()
-}
-
-func (v *liveView) closeStatus(status string) {
-	v.view.SetStatus(status)
-	v.view.Update(v.ps, "")
-	v.view.Close()
 }

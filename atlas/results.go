@@ -10,8 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
-	"github.com/atlas-lakehouse/atlas/atlas/display"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/view"
 )
 
 // Collect runs the plan and returns its rows as Arrow record batches (the
@@ -165,7 +165,7 @@ func (df *DataFrame) show(limit int, truncate bool) error {
 		return err
 	}
 	defer releaseAll(recs)
-	display.ShowTable(schema, recs, limit, truncate)
+	view.ShowTable(schema, recs, limit, truncate)
 	return nil
 }
 

@@ -43,6 +43,8 @@ func TestWireTypeURLsAreGooglesAnyTypeURLs(t *testing.T) {
 		{atlaslite.TypeURLForeachBatchStart, &atlaspb.ForeachBatchStart{}},
 		{atlaslite.TypeURLForeachBatchReady, &atlaspb.ForeachBatchReady{}},
 		{atlaslite.TypeURLForeachBatchDone, &atlaspb.ForeachBatchDone{}},
+		{atlaslite.TypeURLProgressCharts, &atlaspb.ProgressCharts{}},
+		{atlaslite.TypeURLProgressChartsResult, &atlaspb.ProgressChartsResult{}},
 	} {
 		a, err := anypb.New(c.msg)
 		if err != nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/displaytest"
 )
 
 // TestShowChartDrawsOneChartWithTheBundle checks that a go-echarts chart
@@ -18,15 +20,15 @@ func TestShowChartDrawsOneChartWithTheBundle(t *testing.T) {
 	line := charts.NewLine()
 	line.SetGlobalOptions(charts.WithTitleOpts(opts.Title{Title: "error vs memory"}))
 	line.SetXAxis([]string{"a", "b"}).AddSeries("hll", []opts.LineData{{Value: 0.125}, {Value: 0.0625}})
-	s := &recordingSurface{isHTML: true}
-	if err := showChart(s, line, fakeBundlePath(t)); err != nil {
+	s := &displaytest.Recorder{IsHTML: true}
+	if err := showChart(s, line, displaytest.FakeBundlePath(t)); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.displays) != 1 || s.syncs != 1 {
-		t.Fatalf("%d displays and %d syncs, want one of each", len(s.displays), s.syncs)
+	if len(s.Displays()) != 1 || s.Syncs() != 1 {
+		t.Fatalf("%d displays and %d syncs, want one of each", len(s.Displays()), s.Syncs())
 	}
-	frag := s.displays[0]
-	if n := strings.Count(frag, fakeBundle); n != 1 {
+	frag := s.Displays()[0]
+	if n := strings.Count(frag, displaytest.FakeBundle); n != 1 {
 		t.Errorf("the bundle is inlined %d times, want once", n)
 	}
 	if n := strings.Count(frag, `class="atlas-chart"`); n != 1 {
@@ -59,18 +61,18 @@ func TestShowChartDrawsOneChartWithTheBundle(t *testing.T) {
 func TestShowChartWithoutBundleOrNotebook(t *testing.T) {
 	line := charts.NewLine()
 	missing := filepath.Join(t.TempDir(), "none.js")
-	s := &recordingSurface{isHTML: true}
+	s := &displaytest.Recorder{IsHTML: true}
 	if err := showChart(s, line, missing); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.displays) != 1 || !strings.Contains(s.displays[0], missing) || strings.Contains(s.displays[0], `class="atlas-chart"`) {
-		t.Errorf("without the bundle: %q, want the note naming %s and no chart", s.displays, missing)
+	if len(s.Displays()) != 1 || !strings.Contains(s.Displays()[0], missing) || strings.Contains(s.Displays()[0], `class="atlas-chart"`) {
+		t.Errorf("without the bundle: %q, want the note naming %s and no chart", s.Displays(), missing)
 	}
-	txt := &recordingSurface{}
+	txt := &displaytest.Recorder{}
 	if err := showChart(txt, line, missing); err != nil {
 		t.Fatal(err)
 	}
-	if len(txt.displays) != 0 || !strings.Contains(txt.out.String(), "notebook") {
-		t.Errorf("outside a notebook: displays %q, text %q", txt.displays, txt.out.String())
+	if len(txt.Displays()) != 0 || !strings.Contains(txt.Out(), "notebook") {
+		t.Errorf("outside a notebook: displays %q, text %q", txt.Displays(), txt.Out())
 	}
 }

@@ -1,104 +1,45 @@
 package display
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/displaytest"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/echartsjs"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/progresschart"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
-// fakeBundle is a stand-in for echarts.min.js with the same UMD header as
-// the real bundle: CommonJS first, then AMD, then a browser global. Its
-// init records what the page asks of it so a test can run frames in node.
-const fakeBundle = `/* fake echarts for tests */
-!function(t,e){"object"==typeof exports&&"undefined"!=typeof module?e(exports):"function"==typeof define&&define.amd?define(["exports"],e):e((t="undefined"!=typeof globalThis?globalThis:t||self).echarts={})}(this,function(t){"use strict";
-var byDom=new Map();t.version="fake";t.inits=[];t.disposed=0;
-t.getInstanceByDom=function(el){return byDom.get(el);};
-t.init=function(el,theme,opts){var c={dom:el,gone:false,options:[],
- setOption:function(o){this.options.push(o);},isDisposed:function(){return this.gone;},
- dispose:function(){this.gone=true;byDom.delete(el);t.disposed++;},getDom:function(){return el;},resize:function(){}};
- byDom.set(el,c);t.inits.push(c);return c;};
-});
-`
-
-// withFakeBundle points EchartsPath at a copy of fakeBundle.
+// withFakeBundle points the bundle path at a copy of the fake bundle.
 func withFakeBundle(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "echarts.min.js")
-	if err := os.WriteFile(path, []byte(fakeBundle), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(EnvEchartsJS, path)
+	path := displaytest.FakeBundlePath(t)
+	t.Setenv(echartsjs.EnvJS, path)
 	return path
 }
 
-var chartCallRE = regexp.MustCompile(`var elemId="([^"]+)",slot="([^"]+)",option=(.*?),timeY=(true|false),tries=0;`)
-
-// chartOption is the part of an echarts option the tests read back.
-type chartOption struct {
-	Animation *bool `json:"animation"`
-	UseUTC    bool  `json:"useUTC"`
-	Title     struct {
-		Text string `json:"text"`
-	} `json:"title"`
-	XAxis []struct {
-		Data []string `json:"data"`
-	} `json:"xAxis"`
-	YAxis []struct {
-		Type string `json:"type"`
-	} `json:"yAxis"`
-	Series []struct {
-		Name       string `json:"name"`
-		Type       string `json:"type"`
-		Stack      string `json:"stack"`
-		YAxisIndex int    `json:"yAxisIndex"`
-		Data       []struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"data"`
-	} `json:"series"`
-}
-
 // parseCharts reads back every chart call of a frame.
-func parseCharts(t *testing.T, fragment string) (elems, slots []string, options []chartOption) {
+func parseCharts(t *testing.T, fragment string) (elems, slots []string, options []displaytest.Option) {
 	t.Helper()
-	for _, m := range chartCallRE.FindAllStringSubmatch(fragment, -1) {
-		var o chartOption
-		if err := json.Unmarshal([]byte(m[3]), &o); err != nil {
-			t.Fatalf("chart option is not valid JSON: %v\n%s", err, m[3])
-		}
-		elems, slots, options = append(elems, m[1]), append(slots, m[2]), append(options, o)
+	for _, d := range displaytest.ParseCharts(t, fragment) {
+		elems, slots, options = append(elems, d.Elem), append(slots, d.Slot), append(options, d.Option)
 	}
 	return elems, slots, options
 }
 
-// values returns a series' data as numbers; "-" (missing) becomes -1.
-func values(t *testing.T, o chartOption, series int) []int64 {
+// values returns a series' data as numbers times 100; "-" (missing) becomes -1.
+func values(t *testing.T, o displaytest.Option, series int) []int64 {
 	t.Helper()
-	var out []int64
-	for _, d := range o.Series[series].Data {
-		if string(d.Value) == `"-"` {
-			out = append(out, -1)
-			continue
-		}
-		f, err := strconv.ParseFloat(string(d.Value), 64)
-		if err != nil {
-			t.Fatalf("series %s value %s: %v", o.Series[series].Name, d.Value, err)
-		}
-		out = append(out, int64(f*100)) // rates carry two decimals
-	}
-	return out
+	return displaytest.Values(t, o, series)
 }
 
 func TestProgressChartsCarryTheNumbers(t *testing.T) {
 	withFakeBundle(t)
-	ps := sampleProgress()
+	ps := displaytest.Sample()
 	frag := ProgressCharts(ps, ChartOptions{Status: "running", ExtraHTML: `<p id="extra">latest windows</p>`})
 
 	if n := strings.Count(frag, "ec.init("); n != 4 {
@@ -224,10 +165,10 @@ func TestProgressChartsCarryTheNumbers(t *testing.T) {
 
 func TestProgressChartsWithoutBundleShowsNumbersAndNote(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nowhere", "echarts.min.js")
-	t.Setenv(EnvEchartsJS, missing)
-	ps := sampleProgress()
+	t.Setenv(echartsjs.EnvJS, missing)
+	ps := displaytest.Sample()
 	frag := ProgressCharts(ps, ChartOptions{Title: "clicks"})
-	for _, w := range []string{"make kernel", "atlas assets", missing, EnvEchartsJS, "<b>clicks</b>", "batch 11"} {
+	for _, w := range []string{"make kernel", "atlas assets", missing, echartsjs.EnvJS, "<b>clicks</b>", "batch 11"} {
 		if !strings.Contains(frag, w) {
 			t.Errorf("fragment without bundle lacks %q", w)
 		}
@@ -256,70 +197,24 @@ func TestProgressChartsBeforeFirstBatch(t *testing.T) {
 	}
 }
 
-func TestLoaderShadowsAMDAndCommonJS(t *testing.T) {
-	s := loaderScript([]byte(fakeBundle))
-	if !strings.Contains(s, "(function(define,module,exports){") {
-		t.Fatalf("loader does not shadow define/module/exports:\n%s", s)
-	}
-	if !strings.Contains(s, "if(window.atlasEcharts){return;}") {
-		t.Fatalf("loader does not guard against loading twice")
-	}
-	withClose := loaderScript([]byte(`var s="</script><!--";`))
-	if strings.Count(withClose, "</script") != 1 || strings.Contains(withClose, "<!--") {
-		t.Fatalf("loader must escape </script and <!-- inside the bundle:\n%s", withClose)
-	}
-}
-
-func TestFinishOptionEscapesScriptEnd(t *testing.T) {
-	got, err := finishOption(`{"title":{"text":"a</script>b"}}`, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(got, "</") {
-		t.Fatalf("option keeps </: %s", got)
-	}
-	var back struct {
-		Title struct{ Text string } `json:"title"`
-	}
-	if err := json.Unmarshal([]byte(got), &back); err != nil || back.Title.Text != "a</script>b" {
-		t.Fatalf("escaped option does not parse back: %v %q", err, back.Title.Text)
-	}
-}
-
-// frameScripts returns the bodies of a fragment's scripts, in order.
-func frameScripts(fragment string) []string {
-	re := regexp.MustCompile(`(?s)<script type="text/javascript">(.*?)</script>`)
-	var out []string
-	for _, m := range re.FindAllStringSubmatch(fragment, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
-
-// progressFrame renders a frame of a live view directly.
-func progressFrame(ps []progress.StreamingQueryProgress, prefix string, seq int, mode chartsMode, bundle []byte) string {
-	f := frame{ps: ps, prefix: prefix, seq: seq, mode: mode, bundle: bundle}
-	return f.render()
-}
-
 // TestFlatChartsSayWhy: a query without a watermark or state (a
 // foreachBatch upsert) gets a note under those two charts, a windowed
 // query none.
 func TestFlatChartsSayWhy(t *testing.T) {
 	withFakeBundle(t) // the notes belong to drawn charts; never depend on an installed bundle
-	stateless := sampleProgress()
+	stateless := displaytest.Sample()
 	for i := range stateless {
 		stateless[i].EventTime = nil
 		stateless[i].StateOperators = nil
 	}
 	frag := ProgressCharts(stateless, ChartOptions{Title: "cdc"})
-	for _, note := range []string{noEventTimeNote, noStateNote} {
+	for _, note := range []string{progresschart.NoEventTimeNote, progresschart.NoStateNote} {
 		if !strings.Contains(frag, note) {
 			t.Errorf("stateless query: fragment lacks the note %q", note)
 		}
 	}
-	frag = ProgressCharts(sampleProgress(), ChartOptions{Title: "events"})
-	for _, note := range []string{noEventTimeNote, noStateNote} {
+	frag = ProgressCharts(displaytest.Sample(), ChartOptions{Title: "events"})
+	for _, note := range []string{progresschart.NoEventTimeNote, progresschart.NoStateNote} {
 		if strings.Contains(frag, note) {
 			t.Errorf("windowed query: fragment has the note %q", note)
 		}
@@ -333,7 +228,7 @@ func TestFlatChartsSayWhy(t *testing.T) {
 // windowed query keeps its event-time and state charts.
 func TestForeachBatchQueryChartsItsWrites(t *testing.T) {
 	withFakeBundle(t)
-	ps := sampleProgress()
+	ps := displaytest.Sample()
 	for i := range ps {
 		ps[i].EventTime = nil
 		ps[i].StateOperators = nil
@@ -347,7 +242,7 @@ func TestForeachBatchQueryChartsItsWrites(t *testing.T) {
 		}
 	}
 	frag := ProgressCharts(ps, ChartOptions{Title: "cdc"})
-	for _, note := range []string{noEventTimeNote, noStateNote} {
+	for _, note := range []string{progresschart.NoEventTimeNote, progresschart.NoStateNote} {
 		if strings.Contains(frag, note) {
 			t.Errorf("foreachBatch query: fragment has the empty-chart note %q", note)
 		}
@@ -374,7 +269,7 @@ func TestForeachBatchQueryChartsItsWrites(t *testing.T) {
 	if got := values(t, opts[3], 1); !slicesEqual(got, want(func(i int) int { return 40 + i })) || opts[3].Series[1].YAxisIndex != 1 {
 		t.Errorf("write time = %v on axis %d", got, opts[3].Series[1].YAxisIndex)
 	}
-	_, _, opts = parseCharts(t, ProgressCharts(sampleProgress(), ChartOptions{Title: "events"}))
+	_, _, opts = parseCharts(t, ProgressCharts(displaytest.Sample(), ChartOptions{Title: "events"}))
 	if len(opts) != 4 || opts[2].Title.Text != "event time (UTC)" {
 		t.Fatalf("windowed query charts %+v", opts)
 	}

@@ -6,7 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/atlas-lakehouse/atlas/atlas/display"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/echartsfetch"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/echartsjs"
 )
 
 func init() {
@@ -22,7 +23,7 @@ func init() {
 // deleted: the note "Charts are off" names this command.
 func runAssets(ctx context.Context, args []string) error {
 	fs := newFlagSet("assets", "[--dir DIR]")
-	dir := fs.String("dir", display.EchartsDir(), "directory to install echarts into (charts read DIR/dist/echarts.min.js)")
+	dir := fs.String("dir", echartsjs.Dir(), "directory to install echarts into (charts read DIR/dist/echarts.min.js)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -30,13 +31,13 @@ func runAssets(ctx context.Context, args []string) error {
 		fs.Usage()
 		return exitCode(2)
 	}
-	if err := display.FetchEcharts(ctx, *dir); err != nil {
-		return fmt.Errorf("fetch echarts %s into %s: %w", display.EchartsVersion, *dir, err)
+	if err := echartsfetch.Fetch(ctx, *dir); err != nil {
+		return fmt.Errorf("fetch echarts %s into %s: %w", echartsjs.Version, *dir, err)
 	}
 	bundle := filepath.Join(*dir, "dist", "echarts.min.js")
-	fmt.Fprintf(os.Stdout, "echarts %s installed: %s\n", display.EchartsVersion, bundle)
-	if p := os.Getenv(display.EnvEchartsJS); p != "" && p != bundle {
-		fmt.Fprintf(os.Stdout, "note: %s=%s overrides it; unset it to use this bundle\n", display.EnvEchartsJS, p)
+	fmt.Fprintf(os.Stdout, "echarts %s installed: %s\n", echartsjs.Version, bundle)
+	if p := os.Getenv(echartsjs.EnvJS); p != "" && p != bundle {
+		fmt.Fprintf(os.Stdout, "note: %s=%s overrides it; unset it to use this bundle\n", echartsjs.EnvJS, p)
 	}
 	return nil
 }

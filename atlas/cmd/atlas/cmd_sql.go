@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/atlas-lakehouse/atlas/atlas/display"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
 )
 
 func init() {
@@ -61,7 +61,7 @@ func runSQL(ctx context.Context, args []string) error {
 		fmt.Println("OK")
 		return nil
 	}
-	out := display.TextTable(schema, recs, *maxRows, *truncate)
+	out := table.TextTable(schema, recs, *maxRows, *truncate)
 	fmt.Print(out)
 	if !strings.HasSuffix(out, "\n") {
 		fmt.Println()

@@ -96,8 +96,15 @@ func (s *service) commandExtension(ctx context.Context, sess *session, out *resp
 		}
 		return nil
 	}
+	charts := &atlaspb.ProgressCharts{}
+	if ext.MessageIs(charts) {
+		if err := ext.UnmarshalTo(charts); err != nil {
+			return invalidArgument(fmt.Errorf("progress charts: %w", err))
+		}
+		return s.progressCharts(sess, out, charts)
+	}
 	return &planner.UnsupportedError{What: "command extension " + ext.GetTypeUrl(),
-		Hint: "Atlas's command extensions are atlas.connect.ForeachBatchStart and ForeachBatchDone"}
+		Hint: "Atlas's command extensions are atlas.connect.ForeachBatchStart, ForeachBatchDone and ProgressCharts"}
 }
 
 // foreachBatchWriter builds the engine writer for ws.

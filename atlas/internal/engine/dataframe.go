@@ -7,11 +7,11 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/atlas-lakehouse/atlas/atlas/display"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/view"
 )
 
 // DataFrame is a lazily evaluated query, streaming (from ReadStream) or
@@ -352,7 +352,7 @@ func (df *DataFrame) show(limit int, truncate bool) error {
 		return err
 	}
 	defer releaseAll(recs)
-	display.ShowTable(schema, recs, limit, truncate)
+	view.ShowTable(schema, recs, limit, truncate)
 	return nil
 }
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas/display"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
 )
 
 // oneRow runs a SELECT without FROM and returns its only row.
@@ -189,7 +189,7 @@ func TestIntervalArithmetic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := display.TextTable(schema, recs, 20, false)
+	out := table.TextTable(schema, recs, 20, false)
 	for _, want := range []string{"INTERVAL '0 00:10:00' DAY TO SECOND", "INTERVAL '-1 01:02:03.5' DAY TO SECOND"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show lacks %q:\n%s", want, out)

@@ -114,7 +114,7 @@ type sparkTable struct {
 	rows   [][]string
 }
 
-// Patterns of display.HTMLTable's markup.
+// Patterns of table.HTMLTable's markup.
 var (
 	htmlHeaderCell = regexp.MustCompile(`<th>(.*?)</th>`)
 	htmlBodyRow    = regexp.MustCompile(`(?s)<tbody>(.*?)</tbody>`)

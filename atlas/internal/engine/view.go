@@ -7,7 +7,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/atlas-lakehouse/atlas/atlas/display"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/progresschart"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/view"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -15,7 +17,7 @@ import (
 // notebook, one line per batch in a terminal, with the latest output rows
 // (closed windows, merge counts) beside them.
 type progressView struct {
-	live *display.LiveView
+	live *view.LiveView
 	// printed is the last batch whose table writes were printed (terminal).
 	printed int64
 }
@@ -25,13 +27,13 @@ func newProgressView(name, app string) *progressView {
 	if title == "" {
 		title = app
 	}
-	return &progressView{live: display.NewLiveView(title), printed: -1}
+	return &progressView{live: view.NewLiveView(title), printed: -1}
 }
 
 func (v *progressView) update(sq *StreamingQuery, _ *progress.StreamingQueryProgress) {
 	v.live.SetStatus(sq.Status().Message)
-	v.live.Update(sq.RecentProgress(), v.extra(sq))
-	if !display.InNotebook() {
+	v.live.Update(v.snapshot(sq))
+	if !view.InNotebook() {
 		// Under the batch's progress line, what its callback wrote.
 		for _, w := range sq.RecentWrites() {
 			if w.BatchID > v.printed {
@@ -42,6 +44,25 @@ func (v *progressView) update(sq *StreamingQuery, _ *progress.StreamingQueryProg
 	}
 }
 
+// snapshot is what the view shows of sq now: its recent progress, the
+// charts of it (built here, where go-echarts is linked, and only when the
+// view draws charts) and the extra HTML.
+func (v *progressView) snapshot(sq *StreamingQuery) view.Snapshot {
+	ps := sq.RecentProgress()
+	s := view.Snapshot{Progress: ps, ExtraHTML: v.extra(sq)}
+	if !v.live.WantsCharts() || len(ps) == 0 {
+		return s
+	}
+	cs, err := progresschart.Build(ps)
+	if err != nil {
+		s.NoCharts = "Charts could not be built: " + err.Error()
+	}
+	for _, c := range cs {
+		s.Charts = append(s.Charts, view.Chart(c))
+	}
+	return s
+}
+
 func (v *progressView) extra(sq *StreamingQuery) string {
 	var html string
 	if fb, ok := sq.tap.inner.(*foreachBatchSink); ok && len(fb.log.recent()) > 0 {
@@ -49,7 +70,7 @@ func (v *progressView) extra(sq *StreamingQuery) string {
 		html = writesHTML(fb.log.recent())
 	} else {
 		sq.tap.latest(func(schema *arrow.Schema, recs []arrow.RecordBatch, batchID int64) {
-			html = display.HTMLTable(schema, recs, tapRows, true, fmt.Sprintf("latest output rows (batch %d)", batchID))
+			html = table.HTMLTable(schema, recs, tapRows, true, fmt.Sprintf("latest output rows (batch %d)", batchID))
 		})
 	}
 	html += dataLossHTML(sq.RecentProgress())
@@ -66,7 +87,7 @@ func (v *progressView) close(sq *StreamingQuery) {
 		status = "failed: " + err.Error()
 	}
 	v.live.SetStatus(status)
-	v.live.Update(sq.RecentProgress(), v.extra(sq))
+	v.live.Update(v.snapshot(sq))
 	v.live.Close()
 }
 

@@ -14,7 +14,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/atlas-lakehouse/atlas/atlas/display"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
 	"github.com/atlas-lakehouse/atlas/atlas/sink"
 )
 
@@ -56,6 +56,6 @@ func (s *Sink) AddBatch(_ context.Context, b *sink.Batch) error {
 	fmt.Fprintf(s.W, "-------------------------------------------\nBatch: %d\n-------------------------------------------\n", b.BatchID)
 	// Spark's ConsoleSink calls show(), println(showString): the table
 	// and an empty line before the next batch.
-	fmt.Fprintln(s.W, display.TextTable(b.Schema, b.Records, s.NumRows, s.Truncate))
+	fmt.Fprintln(s.W, table.TextTable(b.Schema, b.Records, s.NumRows, s.Truncate))
 	return nil
 }

@@ -18,4 +18,8 @@ const (
 	TypeURLForeachBatchReady = "type.googleapis.com/atlas.connect.ForeachBatchReady"
 	// TypeURLForeachBatchDone is the type URL of ForeachBatchDone.
 	TypeURLForeachBatchDone = "type.googleapis.com/atlas.connect.ForeachBatchDone"
+	// TypeURLProgressCharts is the type URL of ProgressCharts.
+	TypeURLProgressCharts = "type.googleapis.com/atlas.connect.ProgressCharts"
+	// TypeURLProgressChartsResult is the type URL of ProgressChartsResult.
+	TypeURLProgressChartsResult = "type.googleapis.com/atlas.connect.ProgressChartsResult"
 )

@@ -291,6 +291,186 @@ func (x *ForeachBatchDone) GetError() string {
 	return ""
 }
 
+// ProgressCharts (Command.extension) asks for the charts of a streaming
+// query's recent progress, the ones a notebook's live view draws. The
+// server renders them (the chart options are built with go-echarts on the
+// server, so a client links no chart library): the answer is one
+// ExecutePlanResponse whose extension is a ProgressChartsResult. A client
+// in a terminal does not need them and asks for recentProgress instead; a
+// client talking to a server without this extension (the error names the
+// unknown extension) shows the progress numbers in a table.
+type ProgressCharts struct {
+	state         protoimpl.MessageState            `protogen:"open.v1"`
+	QueryId       *sparkpb.StreamingQueryInstanceId `protobuf:"bytes,1,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProgressCharts) Reset() {
+	*x = ProgressCharts{}
+	mi := &file_atlas_connect_extensions_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProgressCharts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProgressCharts) ProtoMessage() {}
+
+func (x *ProgressCharts) ProtoReflect() protoreflect.Message {
+	mi := &file_atlas_connect_extensions_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProgressCharts.ProtoReflect.Descriptor instead.
+func (*ProgressCharts) Descriptor() ([]byte, []int) {
+	return file_atlas_connect_extensions_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ProgressCharts) GetQueryId() *sparkpb.StreamingQueryInstanceId {
+	if x != nil {
+		return x.QueryId
+	}
+	return nil
+}
+
+// ProgressChartsResult (ExecutePlanResponse.extension) answers
+// ProgressCharts.
+type ProgressChartsResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// recent_progress_json is the query's recent progress, oldest first, as
+	// StreamingQueryCommandResult.RecentProgressResult carries it: the charts
+	// are drawn from exactly these batches.
+	RecentProgressJson []string `protobuf:"bytes,1,rep,name=recent_progress_json,json=recentProgressJson,proto3" json:"recent_progress_json,omitempty"`
+	// charts are the progress charts in the order a frame lays them out
+	// (rows/s, trigger duration, event time, state; or, for a query that only
+	// writes tables from foreachBatch, rows and files written). Empty when
+	// there is no progress yet.
+	Charts        []*ProgressChart `protobuf:"bytes,2,rep,name=charts,proto3" json:"charts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProgressChartsResult) Reset() {
+	*x = ProgressChartsResult{}
+	mi := &file_atlas_connect_extensions_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProgressChartsResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProgressChartsResult) ProtoMessage() {}
+
+func (x *ProgressChartsResult) ProtoReflect() protoreflect.Message {
+	mi := &file_atlas_connect_extensions_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProgressChartsResult.ProtoReflect.Descriptor instead.
+func (*ProgressChartsResult) Descriptor() ([]byte, []int) {
+	return file_atlas_connect_extensions_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ProgressChartsResult) GetRecentProgressJson() []string {
+	if x != nil {
+		return x.RecentProgressJson
+	}
+	return nil
+}
+
+func (x *ProgressChartsResult) GetCharts() []*ProgressChart {
+	if x != nil {
+		return x.Charts
+	}
+	return nil
+}
+
+// ProgressChart is one chart of a ProgressChartsResult.
+type ProgressChart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// title is the chart's title, as in option_json.
+	Title string `protobuf:"bytes,1,opt,name=title,proto3" json:"title,omitempty"`
+	// option_json is the chart's echarts option, plain JSON (no functions),
+	// animation off, with "</" written as "<\/" so it can sit inside a
+	// <script> element.
+	OptionJson string `protobuf:"bytes,2,opt,name=option_json,json=optionJson,proto3" json:"option_json,omitempty"`
+	// time_y is true when the value axis holds times (Unix milliseconds,
+	// UTC): the page formats its tooltips as UTC date-times.
+	TimeY         bool `protobuf:"varint,3,opt,name=time_y,json=timeY,proto3" json:"time_y,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProgressChart) Reset() {
+	*x = ProgressChart{}
+	mi := &file_atlas_connect_extensions_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProgressChart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProgressChart) ProtoMessage() {}
+
+func (x *ProgressChart) ProtoReflect() protoreflect.Message {
+	mi := &file_atlas_connect_extensions_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProgressChart.ProtoReflect.Descriptor instead.
+func (*ProgressChart) Descriptor() ([]byte, []int) {
+	return file_atlas_connect_extensions_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ProgressChart) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *ProgressChart) GetOptionJson() string {
+	if x != nil {
+		return x.OptionJson
+	}
+	return ""
+}
+
+func (x *ProgressChart) GetTimeY() bool {
+	if x != nil {
+		return x.TimeY
+	}
+	return false
+}
+
 var File_atlas_connect_extensions_proto protoreflect.FileDescriptor
 
 const file_atlas_connect_extensions_proto_rawDesc = "" +
@@ -309,7 +489,17 @@ const file_atlas_connect_extensions_proto_rawDesc = "" +
 	"\x10ForeachBatchDone\x12B\n" +
 	"\bquery_id\x18\x01 \x01(\v2'.spark.connect.StreamingQueryInstanceIdR\aqueryId\x12\x19\n" +
 	"\bbatch_id\x18\x02 \x01(\x03R\abatchId\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05errorBAZ?github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspbb\x06proto3"
+	"\x05error\x18\x03 \x01(\tR\x05error\"T\n" +
+	"\x0eProgressCharts\x12B\n" +
+	"\bquery_id\x18\x01 \x01(\v2'.spark.connect.StreamingQueryInstanceIdR\aqueryId\"~\n" +
+	"\x14ProgressChartsResult\x120\n" +
+	"\x14recent_progress_json\x18\x01 \x03(\tR\x12recentProgressJson\x124\n" +
+	"\x06charts\x18\x02 \x03(\v2\x1c.atlas.connect.ProgressChartR\x06charts\"]\n" +
+	"\rProgressChart\x12\x14\n" +
+	"\x05title\x18\x01 \x01(\tR\x05title\x12\x1f\n" +
+	"\voption_json\x18\x02 \x01(\tR\n" +
+	"optionJson\x12\x15\n" +
+	"\x06time_y\x18\x03 \x01(\bR\x05timeYBAZ?github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspbb\x06proto3"
 
 var (
 	file_atlas_connect_extensions_proto_rawDescOnce sync.Once
@@ -323,27 +513,32 @@ func file_atlas_connect_extensions_proto_rawDescGZIP() []byte {
 	return file_atlas_connect_extensions_proto_rawDescData
 }
 
-var file_atlas_connect_extensions_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_atlas_connect_extensions_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_atlas_connect_extensions_proto_goTypes = []any{
 	(*LatestPerKey)(nil),                      // 0: atlas.connect.LatestPerKey
 	(*ForeachBatchStart)(nil),                 // 1: atlas.connect.ForeachBatchStart
 	(*ForeachBatchReady)(nil),                 // 2: atlas.connect.ForeachBatchReady
 	(*ForeachBatchDone)(nil),                  // 3: atlas.connect.ForeachBatchDone
-	(*sparkpb.Relation)(nil),                  // 4: spark.connect.Relation
-	(*sparkpb.WriteStreamOperationStart)(nil), // 5: spark.connect.WriteStreamOperationStart
-	(*sparkpb.StreamingQueryInstanceId)(nil),  // 6: spark.connect.StreamingQueryInstanceId
+	(*ProgressCharts)(nil),                    // 4: atlas.connect.ProgressCharts
+	(*ProgressChartsResult)(nil),              // 5: atlas.connect.ProgressChartsResult
+	(*ProgressChart)(nil),                     // 6: atlas.connect.ProgressChart
+	(*sparkpb.Relation)(nil),                  // 7: spark.connect.Relation
+	(*sparkpb.WriteStreamOperationStart)(nil), // 8: spark.connect.WriteStreamOperationStart
+	(*sparkpb.StreamingQueryInstanceId)(nil),  // 9: spark.connect.StreamingQueryInstanceId
 }
 var file_atlas_connect_extensions_proto_depIdxs = []int32{
-	4, // 0: atlas.connect.LatestPerKey.input:type_name -> spark.connect.Relation
-	5, // 1: atlas.connect.ForeachBatchStart.write_stream:type_name -> spark.connect.WriteStreamOperationStart
-	6, // 2: atlas.connect.ForeachBatchReady.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	4, // 3: atlas.connect.ForeachBatchReady.batch:type_name -> spark.connect.Relation
-	6, // 4: atlas.connect.ForeachBatchDone.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	7, // 0: atlas.connect.LatestPerKey.input:type_name -> spark.connect.Relation
+	8, // 1: atlas.connect.ForeachBatchStart.write_stream:type_name -> spark.connect.WriteStreamOperationStart
+	9, // 2: atlas.connect.ForeachBatchReady.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	7, // 3: atlas.connect.ForeachBatchReady.batch:type_name -> spark.connect.Relation
+	9, // 4: atlas.connect.ForeachBatchDone.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	9, // 5: atlas.connect.ProgressCharts.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	6, // 6: atlas.connect.ProgressChartsResult.charts:type_name -> atlas.connect.ProgressChart
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_atlas_connect_extensions_proto_init() }
@@ -357,7 +552,7 @@ func file_atlas_connect_extensions_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atlas_connect_extensions_proto_rawDesc), len(file_atlas_connect_extensions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

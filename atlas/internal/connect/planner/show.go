@@ -7,14 +7,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/atlas-lakehouse/atlas/atlas/display"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
 )
 
 // showString runs df.show(n, truncate, vertical) on the server, as Spark
 // does: the result is one row with one string column, show_string,
-// holding the rendered table (display.ShowString, Spark 4.0's
+// holding the rendered table (table.ShowString, Spark 4.0's
 // Dataset.showString).
 func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*engine.DataFrame, error) {
 	in, err := p.Relation(ctx, s.GetInput())
@@ -27,7 +27,7 @@ func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*engine.Dat
 		return nil, err
 	}
 	defer release(recs)
-	text := display.ShowString(schema, recs, n, int(s.GetTruncate()), s.GetVertical())
+	text := table.ShowString(schema, recs, n, int(s.GetTruncate()), s.GetVertical())
 	return p.strings("show_string", []string{text})
 }
 

@@ -1,0 +1,30 @@
+package server
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+)
+
+// progressCharts answers atlas.connect.ProgressCharts: the query's recent
+// progress with its charts, rendered here (the notebook live view of a
+// client that links no chart library).
+func (s *service) progressCharts(sess *session, out *responder, c *atlaspb.ProgressCharts) error {
+	q, err := sess.query(c.GetQueryId().GetId(), c.GetQueryId().GetRunId())
+	if err != nil {
+		return err
+	}
+	res, err := planner.ProgressCharts(q.sq)
+	if err != nil {
+		return err
+	}
+	ext, err := anypb.New(res)
+	if err != nil {
+		return fmt.Errorf("progress charts of query %s: %w", q.sq.ID(), err)
+	}
+	return out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_Extension{Extension: ext}})
+}

@@ -1,0 +1,72 @@
+package echartsjs
+
+import (
+	"html"
+	"os"
+	"path/filepath"
+)
+
+// Version is the version of the npm package "echarts" whose bundle
+// the charts are drawn with. The set-up step fetches exactly this version
+// (atlas/internal/echartsfetch); it is Apache-2.0 licensed and its LICENSE and NOTICE
+// are kept next to the bundle.
+const Version = "6.1.0"
+
+// EnvJS names the environment variable that, when set, is the path of
+// the echarts bundle to inline instead of [Path]'s default.
+const EnvJS = "ATLAS_ECHARTS_JS"
+
+// BundleRel is where the bundle sits inside the echarts directory,
+// the same place as inside the npm package.
+const BundleRel = "dist/echarts.min.js"
+
+// Dir returns the directory the set-up step installs echarts into:
+// $ATLAS_HOME/assets/echarts, with ATLAS_HOME defaulting to $HOME/.atlas
+// (the same home as the rest of Atlas's local state).
+func Dir() string {
+	return filepath.Join(atlasHome(), "assets", "echarts")
+}
+
+// Path returns the path of the echarts bundle that charts inline:
+// $ATLAS_ECHARTS_JS when set, otherwise Dir()/dist/echarts.min.js.
+// The file may not exist; charts then degrade to numbers and a note.
+func Path() string {
+	if p := os.Getenv(EnvJS); p != "" {
+		return p
+	}
+	return filepath.Join(Dir(), filepath.FromSlash(BundleRel))
+}
+
+// atlasHome mirrors lakehouse.Home without importing it (the client links
+// no lakehouse code).
+func atlasHome() string {
+	if h := os.Getenv("ATLAS_HOME"); h != "" {
+		if abs, err := filepath.Abs(h); err == nil {
+			return abs
+		}
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".atlas")
+	}
+	return filepath.Join(os.TempDir(), "atlas")
+}
+
+// MissingNote tells the reader why there are no charts (no bundle at path)
+// and how to get them, as a notice element (class atlas-note).
+func MissingNote(path string) string {
+	return `<div class="atlas-note">Charts are off: the echarts bundle (echarts ` + Version +
+		`) is not at <code>` + html.EscapeString(path) + `</code>. Run <code>make kernel</code> or ` +
+		`<code>atlas assets</code> to fetch it, or set <code>` + EnvJS +
+		`</code> to an echarts.min.js file.</div>`
+}
+
+// Read returns the bundle at path, or nil when it cannot be read or is
+// empty (charts are then off).
+func Read(path string) []byte {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return nil
+	}
+	return b
+}
