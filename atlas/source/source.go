@@ -103,3 +103,14 @@ type MetricsReporter interface {
 	// BatchMetrics returns the counters of the last GetBatch.
 	BatchMetrics() map[string]int64
 }
+
+// ColumnPruner is implemented by sources that can leave out columns a query
+// never reads, such as Kafka's key, topic and timestamp when the query
+// parses only value. The schema does not change: a column left out comes as
+// nulls of its type, which nothing reads.
+type ColumnPruner interface {
+	// PruneColumns tells the source which columns of Schema the query
+	// reads: read[i] for column i. It is called at most once, before the
+	// first GetBatch, and only when no other reader can see the records.
+	PruneColumns(read []bool)
+}

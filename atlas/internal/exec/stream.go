@@ -238,6 +238,11 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 		return nil, err
 	}
 	q.src = src
+	if p, ok := src.(source.ColumnPruner); ok && q.sjoin == nil {
+		if read := readColumns(cfg.Shape); read != nil {
+			p.PruneColumns(read)
+		}
+	}
 	defer func() {
 		if err != nil {
 			src.Close() // the query did not start: nothing else closes it

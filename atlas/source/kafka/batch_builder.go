@@ -34,6 +34,13 @@ type batchBuilder struct {
 	maxRows  int
 	maxBytes int
 
+	// skip marks the columns of Schema the query never reads (see
+	// Source.PruneColumns): they are not built, and each record gets a
+	// slice of one all-null column per type instead, from nulls. The
+	// offset column is always built: the reader tracks positions by it.
+	skip  [numColumns]bool
+	nulls [numColumns]arrow.Array
+
 	key, value binaryColumn
 	// topic and partition are those of every row so far.
 	topic     string
@@ -207,15 +214,25 @@ func (b *batchBuilder) add(recs []*kgo.Record, flush func() error) (int64, error
 			b.presize()
 		}
 		b.reserve(rows, keyBytes, valueBytes)
+		skipKey, skipValue, skipTime := b.skip[colKey], b.skip[colValue], b.skip[colTimestamp]
+		skipTsType := b.skip[colTimestampType]
 		for _, r := range chunk {
 			if r.Attrs.IsControl() {
 				continue
 			}
-			b.key.append(r.Key)
-			b.value.append(r.Value)
+			if !skipKey {
+				b.key.append(r.Key)
+			}
+			if !skipValue {
+				b.value.append(r.Value)
+			}
 			b.offset = append(b.offset, r.Offset)
-			b.timestamp = append(b.timestamp, r.Timestamp.UnixMicro())
-			b.tsType = append(b.tsType, int32(r.Attrs.TimestampType()))
+			if !skipTime {
+				b.timestamp = append(b.timestamp, r.Timestamp.UnixMicro())
+			}
+			if !skipTsType {
+				b.tsType = append(b.tsType, int32(r.Attrs.TimestampType()))
+			}
 			b.rows++
 			b.bytes += len(r.Key) + len(r.Value)
 			n++
@@ -242,11 +259,19 @@ func (b *batchBuilder) presize() {
 
 // reserve makes room for rows more rows with the given bytes.
 func (b *batchBuilder) reserve(rows, keyBytes, valueBytes int) {
-	b.key.reserve(rows, keyBytes)
-	b.value.reserve(rows, valueBytes)
+	if !b.skip[colKey] {
+		b.key.reserve(rows, keyBytes)
+	}
+	if !b.skip[colValue] {
+		b.value.reserve(rows, valueBytes)
+	}
 	b.offset = grow(b.offset, rows)
-	b.timestamp = grow(b.timestamp, rows)
-	b.tsType = grow(b.tsType, rows)
+	if !b.skip[colTimestamp] {
+		b.timestamp = grow(b.timestamp, rows)
+	}
+	if !b.skip[colTimestampType] {
+		b.tsType = grow(b.tsType, rows)
+	}
 }
 
 // len is the number of rows waiting to be flushed.
@@ -263,16 +288,30 @@ func (b *batchBuilder) newRecord() arrow.RecordBatch {
 		b.valueAvg = (b.value.data.Len() + rows - 1) / rows
 	}
 	b.expect -= rows
-	cols := []arrow.Array{
-		b.key.array(arrow.BinaryTypes.Binary, rows),
-		b.value.array(arrow.BinaryTypes.Binary, rows),
-		repeatedString(b.topic, rows),
-		repeatedInt32(b.partition, rows),
-		fixedArray(arrow.PrimitiveTypes.Int64, b.offset),
-		fixedArray(Schema.Field(colTimestamp).Type, b.timestamp),
-		fixedArray(arrow.PrimitiveTypes.Int32, b.tsType),
+	var cols [numColumns]arrow.Array
+	for i := range cols {
+		if b.skip[i] && i != colOffset {
+			cols[i] = b.nullColumn(i, rows)
+			continue
+		}
+		switch i {
+		case colKey:
+			cols[i] = b.key.array(arrow.BinaryTypes.Binary, rows)
+		case colValue:
+			cols[i] = b.value.array(arrow.BinaryTypes.Binary, rows)
+		case colTopic:
+			cols[i] = repeatedString(b.topic, rows)
+		case colPartition:
+			cols[i] = repeatedInt32(b.partition, rows)
+		case colOffset:
+			cols[i] = fixedArray(arrow.PrimitiveTypes.Int64, b.offset)
+		case colTimestamp:
+			cols[i] = fixedArray(Schema.Field(colTimestamp).Type, b.timestamp)
+		case colTimestampType:
+			cols[i] = fixedArray(arrow.PrimitiveTypes.Int32, b.tsType)
+		}
 	}
-	rec := array.NewRecordBatch(Schema, cols, int64(rows))
+	rec := array.NewRecordBatch(Schema, cols[:], int64(rows))
 	for _, c := range cols {
 		c.Release()
 	}
@@ -281,9 +320,39 @@ func (b *batchBuilder) newRecord() arrow.RecordBatch {
 	return rec
 }
 
+// prune stops building the columns of Schema that read marks false. A
+// record already being filled is not affected: prune is called before
+// the first record.
+func (b *batchBuilder) prune(read []bool) {
+	for i := range b.skip {
+		b.skip[i] = i < len(read) && !read[i] && i != colOffset
+	}
+}
+
+// nullColumn returns rows nulls of column i's type: a slice of one
+// all-null array of maxRows rows kept for the builder's life, so that a
+// column the query does not read costs no memory per record. Arrow arrays
+// are immutable, so every record may share it.
+func (b *batchBuilder) nullColumn(i, rows int) arrow.Array {
+	if b.nulls[i] == nil {
+		b.nulls[i] = array.MakeArrayOfNull(memory.DefaultAllocator, Schema.Field(i).Type, max(b.maxRows, rows))
+	}
+	if rows > b.nulls[i].Len() {
+		b.nulls[i].Release()
+		b.nulls[i] = array.MakeArrayOfNull(memory.DefaultAllocator, Schema.Field(i).Type, rows)
+	}
+	return array.NewSlice(b.nulls[i], 0, int64(rows))
+}
+
 // release drops the builder's buffers.
 func (b *batchBuilder) release() {
 	if b.rows > 0 {
 		b.newRecord().Release()
+	}
+	for i, a := range b.nulls {
+		if a != nil {
+			a.Release()
+			b.nulls[i] = nil
+		}
 	}
 }

@@ -50,7 +50,10 @@ func newChunks(b *batchBuilder, recs []*kgo.Record) ([]*chunk, error) {
 		rec := b.newRecord()
 		offs := rec.Column(colOffset).(*array.Int64).Int64Values()
 		size := 0
-		for _, col := range rec.Columns() {
+		for i, col := range rec.Columns() {
+			if b.skip[i] {
+				continue // a slice of the builder's shared nulls
+			}
 			for _, buf := range col.Data().Buffers() {
 				if buf != nil {
 					size += buf.Len()

@@ -682,6 +682,15 @@ func (r *reader) trimLocked(committed Offsets) {
 	})
 }
 
+// prune stops building the columns read marks false (see
+// batchBuilder.prune).
+func (r *reader) prune(read []bool) {
+	r.stopAhead()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.builder.prune(read)
+}
+
 // close drops every buffer.
 func (r *reader) close() {
 	r.stopAhead()

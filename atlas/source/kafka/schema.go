@@ -30,4 +30,6 @@ const (
 	colOffset
 	colTimestamp
 	colTimestampType
+	// numColumns is the number of columns in Schema.
+	numColumns
 )

@@ -42,6 +42,7 @@ var (
 	_ source.AvailableNow     = (*Source)(nil)
 	_ source.DataLossReporter = (*Source)(nil)
 	_ source.ProgressOffsets  = (*Source)(nil)
+	_ source.ColumnPruner     = (*Source)(nil)
 )
 
 // New creates a Kafka source from Spark-style options (see ValidOptions):
@@ -67,6 +68,12 @@ func New(opts map[string]string) (*Source, error) {
 		reader: newReader(cl, pool, cfg.failOnDataLoss, cfg.readCommitted),
 	}, nil
 }
+
+// PruneColumns stops building the columns of Schema the query does not
+// read (read[i] false): they come as nulls. Converting fetched records to
+// Arrow then copies only what the query uses (the events scenario reads
+// only value). The offset column is always built.
+func (s *Source) PruneColumns(read []bool) { s.reader.prune(read) }
 
 // Description names the source as Spark does: KafkaV2[Subscribe[events]],
 // KafkaV2[SubscribePattern[events-.*]] or KafkaV2[Assign[events-0, events-1]].
