@@ -37,6 +37,10 @@ type recordPool struct {
 	// taken counts the record slices handed to franz-go, returned those
 	// that came back for reuse.
 	taken, returned atomic.Int64
+	// decoded counts the records franz-go decoded (the capacity asked of
+	// GetRecords): more than were read when fetched records were dropped
+	// and fetched again.
+	decoded atomic.Int64
 }
 
 var (
@@ -47,6 +51,7 @@ var (
 // GetRecords returns a slice of capacity at least n.
 func (p *recordPool) GetRecords(n int) []kgo.Record {
 	p.taken.Add(1)
+	p.decoded.Add(int64(n))
 	if s, ok := p.recs.get(n); ok {
 		return s
 	}

@@ -22,19 +22,27 @@ const (
 	// batch still needs before the reader asks the broker whether the
 	// missing records were deleted (retention) or truncated away.
 	stallTimeout = time.Second
-	// pauseAfter is how many records a partition may buffer beyond its
-	// batch's end (while other partitions catch up, or between batches)
-	// before the reader pauses fetching it, bounding memory. 64k records
-	// is a micro-batch of 200k records over three partitions: reading
+	// aheadRows is how many records fetching ahead between batches buffers
+	// for each partition before it stops polling: about what a micro-batch
+	// of 200k records over three partitions reads from each. Reading
 	// further ahead does not feed the query faster, and the rows held (as
-	// Arrow chunks since they are converted on arrival) add to the query's
-	// peak RSS on a long stream (bench windows --events 5000000, one run
-	// each under load, when franz-go records were held: 262k per
-	// partition, 1.03 GB; 64k, 0.69 GB).
-	pauseAfter = 1 << 16
+	// Arrow chunks, converted on arrival) add to the query's peak RSS on a
+	// long stream. Fetching ahead stops by no longer polling, not by
+	// pausing: the client then keeps the one fetch it has, which the next
+	// read takes.
+	aheadRows = 1 << 16
+	// pauseAfter is how many records a partition may buffer beyond its
+	// batch's end before the reader pauses fetching it, so that a fast
+	// partition cannot fill memory while a slow one catches up. It is a
+	// last resort, well above aheadRows: pausing makes the client drop
+	// what it fetched or has in flight for the partition, which is fetched
+	// and decoded again once it resumes (bench windows, 10M events, with
+	// batches of 200k pausing at 64k: 12.2-12.8 million records decoded,
+	// and 5.9-6.4 CPU-s; without: 10.0 million, 4.9-5.2 CPU-s).
+	pauseAfter = 1 << 18
 	// aheadMaxBytes bounds what fetching ahead between batches buffers
 	// over all partitions: past it, the reader waits for the next batch,
-	// so that a topic of many partitions does not buffer pauseAfter
+	// so that a topic of many partitions does not buffer aheadRows
 	// records in each.
 	aheadMaxBytes = 64 << 20
 )
@@ -50,6 +58,7 @@ type reader struct {
 	failOnDataLoss bool
 	readCommitted  bool
 	stallTimeout   time.Duration
+	aheadRows      int
 	pauseAfter     int
 	aheadMaxBytes  int
 
@@ -127,6 +136,7 @@ func newReader(cl *kgo.Client, pool *recordPool, failOnDataLoss, readCommitted b
 		failOnDataLoss: failOnDataLoss,
 		readCommitted:  readCommitted,
 		stallTimeout:   stallTimeout,
+		aheadRows:      aheadRows,
 		pauseAfter:     pauseAfter,
 		aheadMaxBytes:  aheadMaxBytes,
 		parts:          make(map[string]map[int32]*partState),
@@ -196,21 +206,21 @@ func (r *reader) stopAhead() {
 
 // fetchAhead polls until ctx is cancelled, a poll brings no records (the
 // stream is caught up, or every partition with records buffered is
-// paused), the buffers hold aheadMaxBytes or a poll fails. No partition
+// paused), the buffers are full (aheadFull) or a poll fails. No partition
 // is in a batch meanwhile, so what arrives is only converted and buffered
 // (and partitions paused past pauseAfter). A failure is kept for the next
 // read, which returns it as its own.
 func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
 	defer close(done)
 	for ctx.Err() == nil {
-		// Check the bound before polling too: when batches are smaller
+		// Check the bounds before polling too: when batches are smaller
 		// than what the buffers already hold, a poll after every batch
 		// would add a fetch each time, and the rows held ahead would grow
 		// with the stream (batches of 25,000: 3.1 million rows, 418 MB,
 		// after 2.5 million events).
 		r.mu.Lock()
 		r.applyTrims()
-		full := r.closed || r.pendingBytes() >= r.aheadMaxBytes
+		full := r.closed || r.aheadFull()
 		r.mu.Unlock()
 		if full {
 			return
@@ -229,12 +239,38 @@ func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
 		if err != nil && r.aheadErr == nil {
 			r.aheadErr = err
 		}
-		full = r.pendingBytes() >= r.aheadMaxBytes
+		full = r.aheadFull()
 		r.mu.Unlock()
 		if err != nil || n == 0 || full {
 			return
 		}
 	}
+}
+
+// aheadFull reports whether fetching ahead has buffered enough: the
+// buffers hold aheadMaxBytes, or every partition being fetched holds
+// aheadRows records. The caller holds r.mu.
+func (r *reader) aheadFull() bool {
+	if r.pendingBytes() >= r.aheadMaxBytes {
+		return true
+	}
+	for _, ps := range r.parts {
+		for _, st := range ps {
+			if st.consuming && !st.paused && st.pendingRows() < r.aheadRows {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pendingRows is the number of rows buffered for st.
+func (st *partState) pendingRows() int {
+	n := 0
+	for _, c := range st.pending {
+		n += c.rows()
+	}
+	return n
 }
 
 // pendingBytes is the size of the chunks buffered for every partition.
@@ -631,11 +667,7 @@ func (r *reader) maybePause(st *partState) {
 	if st.paused {
 		return
 	}
-	n := 0
-	for _, c := range st.pending {
-		n += c.rows()
-	}
-	if n < r.pauseAfter {
+	if st.pendingRows() < r.pauseAfter {
 		return
 	}
 	st.paused = true
