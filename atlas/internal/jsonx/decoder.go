@@ -20,8 +20,10 @@ type Decoder struct {
 	opts   Options
 	root   *level
 
-	mem memory.Allocator
-	sb  *array.StructBuilder
+	// The rows of the batch being decoded: their count and the struct's
+	// validity (the columns' values are in root's outputs).
+	n, nulls int
+	valid    []byte
 
 	scratch []byte    // unescaped text of the current row's strings
 	keyBuf  []byte    // unescaped text of the current key
@@ -62,60 +64,77 @@ func (d *Decoder) Schema() *arrow.Schema { return d.schema }
 // the schema's fields.
 func (d *Decoder) Type() *arrow.StructType { return d.typ }
 
-// Release frees the builders the Decoder keeps between calls. The Decoder
-// stays usable; the next Decode makes new ones.
-func (d *Decoder) Release() {
-	if d.sb != nil {
-		d.sb.Release()
-		d.sb, d.mem = nil, nil
-	}
-}
+// Release is kept for callers that release what they hold: the Decoder
+// keeps nothing between calls but scratch space the garbage collector
+// frees.
+func (d *Decoder) Release() {}
 
 // Decode parses every value of values, a *array.Binary, *array.String,
 // *array.LargeBinary or *array.LargeString column of JSON texts, and returns
-// a struct array with one row per value, allocated from mem (nil means
-// memory.DefaultAllocator). The caller owns the result and must Release it.
+// a struct array with one row per value. Its buffers are Go memory, which
+// the garbage collector frees: mem is not used (it was the builders'
+// allocator). The caller owns the result and should Release it.
 // Bad rows do not fail the call: they become nulls as Spark's PERMISSIVE
 // mode says and are counted in Stats. The error is for input of the wrong
 // type only.
 func (d *Decoder) Decode(mem memory.Allocator, values arrow.Array) (*array.Struct, Stats, error) {
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
 	if values == nil {
 		return nil, Stats{}, fmt.Errorf("jsonx: decode: values column is nil")
 	}
 	d.stats = Stats{}
 	switch a := values.(type) {
 	case *array.Binary:
-		d.start(mem, a.Len())
+		d.start(a.Len())
 		decodeRows(d, a, a.ValueOffsets(), a.Data().Buffers()[2])
 	case *array.String:
-		d.start(mem, a.Len())
+		d.start(a.Len())
 		decodeRows(d, a, a.ValueOffsets(), a.Data().Buffers()[2])
 	case *array.LargeBinary:
-		d.start(mem, a.Len())
+		d.start(a.Len())
 		decodeRows(d, a, a.ValueOffsets(), a.Data().Buffers()[2])
 	case *array.LargeString:
-		d.start(mem, a.Len())
+		d.start(a.Len())
 		decodeRows(d, a, a.ValueOffsets(), a.Data().Buffers()[2])
 	default:
 		return nil, Stats{}, fmt.Errorf("jsonx: decode: values column is %s, want binary or string", values.DataType())
 	}
-	remember(d.root)
-	return d.sb.NewStructArray(), d.stats, nil
+	return d.finish(), d.stats, nil
 }
 
-// start readies the builders for n rows allocated from mem.
-func (d *Decoder) start(mem memory.Allocator, n int) {
-	if d.sb == nil || d.mem != mem {
-		d.Release()
-		d.sb = array.NewStructBuilder(mem, d.typ)
-		d.mem = mem
-		bindBuilders(d.root, d.sb)
+// start readies the outputs for n rows.
+func (d *Decoder) start(n int) {
+	d.n, d.nulls = 0, 0
+	d.valid = make([]byte, (n+7)/8)
+	start(d.root, n)
+}
+
+// appendRow appends a struct row: valid, its fields to be committed; or
+// null, with a null in every field.
+func (d *Decoder) appendRow(valid bool) {
+	if valid {
+		d.valid[d.n>>3] |= 1 << (d.n & 7)
+	} else {
+		d.nulls++
+		appendNulls(d.root)
 	}
-	d.sb.Reserve(n)
-	reserve(d.root, n)
+	d.n++
+}
+
+// finish returns the decoded struct array.
+func (d *Decoder) finish() *array.Struct {
+	var validity *memory.Buffer
+	if d.nulls > 0 {
+		validity = memory.NewBufferBytes(d.valid)
+	}
+	children := finish(d.root, d.n)
+	data := array.NewData(d.typ, d.n, []*memory.Buffer{validity}, children, d.nulls, 0)
+	for _, c := range children {
+		c.Release()
+	}
+	out := array.NewStructData(data)
+	data.Release()
+	d.valid = nil
+	return out
 }
 
 // decodeRows decodes every row of a binary-like column given its offsets
@@ -128,7 +147,7 @@ func decodeRows[O int32 | int64](d *Decoder, a arrow.Array, offsets []O, data *m
 	hasNulls := a.NullN() > 0
 	for r := 0; r+1 < len(offsets); r++ {
 		if hasNulls && a.IsNull(r) {
-			d.sb.AppendNull()
+			d.appendRow(false)
 			continue
 		}
 		d.row = r
@@ -141,7 +160,7 @@ func (d *Decoder) decodeRow(b []byte) {
 	i := skipWS(b, 0)
 	if i == len(b) {
 		// Spark's parser yields no row for empty input: a null struct.
-		d.sb.AppendNull()
+		d.appendRow(false)
 		return
 	}
 	d.scratch = d.scratch[:0]
@@ -154,7 +173,7 @@ func (d *Decoder) decodeRow(b []byte) {
 		d.malformedRow(end, err)
 		return
 	}
-	d.sb.Append(true)
+	d.appendRow(true)
 	d.commit(d.root, b)
 	if d.rowBad {
 		d.stats.Malformed++
@@ -172,10 +191,8 @@ func (d *Decoder) malformedRow(pos int, err synErr) {
 			d.stats.FirstError = fmt.Sprintf("row %d: malformed JSON at byte %d: %s", d.row, pos, err)
 		}
 	}
-	d.sb.Append(true)
-	for i := range d.root.cols {
-		d.root.cols[i].out.any.AppendNull()
-	}
+	d.appendRow(true)
+	appendNulls(d.root)
 }
 
 // mismatch records that the value raw of column c does not fit its type.
