@@ -112,3 +112,87 @@ func TestCellImportGraph(t *testing.T) {
 	}...)
 	forbid(t, fmt.Sprintf("a cell importing only the client, built with -tags=%s CGO_ENABLED=%s,", tags, cgo), cellDeps(t, tags, cgo, clientPackages), forbidden)
 }
+
+// TestCellLinksNoUnusedCodecs builds a cell that uses the client the way a
+// notebook does (a session, a query, Show, Rows, a streaming read) with
+// the kernel's flags and reads the functions its binary contains. The
+// client never calls a protobuf-go-lite method through an interface (see
+// atlas/transport.go): one such call keeps, for every message type, the
+// method of that name, and with it the decoders of every request, relation
+// and expression message, or the encoders of every response, in every
+// cell's link.
+func TestCellLinksNoUnusedCodecs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a cell binary")
+	}
+	tags, cgo := cellFlags(t)
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// The cell lives in this module (a testdata-like directory of the
+	// temporary tree would not see it), so it is written under the package
+	// directory and removed afterwards.
+	pkgDir, err := os.MkdirTemp(".", "cellbuild-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(pkgDir) })
+	src := `package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/atlas-lakehouse/atlas/atlas"
+)
+
+func main() {
+	spark := atlas.NewSession()
+	df := spark.Table("lakehouse.gold.event_windows").Where(atlas.Col("count").Gt(1)).OrderBy("window_start")
+	rows, err := df.Rows(context.Background())
+	fmt.Println(len(rows), err)
+	_ = df.Show(5)
+	q, err := spark.ReadStream().Format("kafka").Option("subscribe", "events").Load().
+		WriteStream().Format("memory").QueryName("q").Start()
+	fmt.Println(err)
+	if q != nil {
+		fmt.Println(q.LastProgress(), q.AwaitTermination())
+	}
+	if sq, err := spark.SQL("SELECT 1"); err == nil {
+		fmt.Println(sq.Count(context.Background()))
+	}
+}
+`
+	if err := os.WriteFile(filepath.Join(pkgDir, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "cell.bin")
+	cmd := exec.Command(goTool, "build", "-tags="+tags, "-o", bin, "./"+filepath.Base(pkgDir))
+	cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo, "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cmd, err, out)
+	}
+	out, err := exec.Command(goTool, "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	syms := string(out)
+	const lite = "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite."
+	// The cell must decode responses and encode requests, or it does not
+	// talk to the server at all: these must be there.
+	for _, want := range []string{"(*ExecutePlanResponse).UnmarshalVT", "(*ExecutePlanRequest).MarshalVT"} {
+		if !strings.Contains(syms, lite+want+"\n") {
+			t.Errorf("the cell binary has no %s%s: the check reads the wrong binary", lite, want)
+		}
+	}
+	for _, unwanted := range []string{
+		"(*ExecutePlanRequest).UnmarshalVT", "(*AnalyzePlanRequest).UnmarshalVT", "(*Command).UnmarshalVT",
+		"(*WriteStreamOperationStart).UnmarshalVT", "(*ExecutePlanResponse).MarshalVT", "(*AnalyzePlanResponse).MarshalVT",
+	} {
+		if strings.Contains(syms, lite+unwanted+"\n") {
+			t.Errorf("a cell links %s%s: something calls a protobuf-go-lite method through an interface", lite, unwanted)
+		}
+	}
+}

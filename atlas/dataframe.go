@@ -317,7 +317,9 @@ func (df *DataFrame) LatestPerKey(keys []string, orderBy string) *DataFrame {
 		if len(keys) == 0 || orderBy == "" {
 			return nil, errors.New("latestPerKey: name at least one key column and the ordering column")
 		}
-		ext, err := packExtension(&atlaspb.LatestPerKey{Input: in, Keys: keys, OrderBy: orderBy}, atlaspb.TypeURLLatestPerKey)
+		msg := &atlaspb.LatestPerKey{Input: in, Keys: keys, OrderBy: orderBy}
+		b, err := msg.MarshalVT()
+		ext, err := packExtension(atlaspb.TypeURLLatestPerKey, b, err)
 		if err != nil {
 			return nil, fmt.Errorf("latestPerKey: %w", err)
 		}

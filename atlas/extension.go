@@ -3,30 +3,28 @@ package atlas
 import (
 	"fmt"
 
-	protolite "github.com/aperturerobotics/protobuf-go-lite"
-
 	anypb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/anylite"
 )
 
-// packExtension wraps m, an atlas.connect message, in the
-// google.protobuf.Any of a Spark Connect extension field: its encoding under
-// typeURL, the bytes google's anypb.New writes and the server unpacks.
-func packExtension(m protolite.Message, typeURL string) (*anypb.Any, error) {
-	b, err := m.MarshalVT()
+// packExtension wraps an atlas.connect message in the google.protobuf.Any
+// of a Spark Connect extension field: encoded and err are the message's
+// MarshalVT results (called by the caller on its concrete type, see
+// transport.go), typeURL its type URL. The bytes are those google's
+// anypb.New writes and the server unpacks.
+func packExtension(typeURL string, encoded []byte, err error) (*anypb.Any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", typeURL, err)
 	}
-	return &anypb.Any{TypeUrl: typeURL, Value: b}, nil
+	return &anypb.Any{TypeUrl: typeURL, Value: encoded}, nil
 }
 
-// unpackExtension decodes the message of ext into m, which must be the
-// message typeURL names.
-func unpackExtension(ext *anypb.Any, m protolite.Message, typeURL string) error {
+// unpackExtension decodes the message of ext with decode (the UnmarshalVT
+// of a new message of the type typeURL names).
+func unpackExtension(ext *anypb.Any, typeURL string, decode func([]byte) error) error {
 	if got := ext.GetTypeUrl(); got != typeURL {
 		return fmt.Errorf("an extension of type %q, want %q", got, typeURL)
 	}
-	m.Reset()
-	if err := m.UnmarshalVT(ext.GetValue()); err != nil {
+	if err := decode(ext.GetValue()); err != nil {
 		return fmt.Errorf("decode %s: %w", typeURL, err)
 	}
 	return nil

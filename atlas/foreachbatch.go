@@ -32,18 +32,26 @@ func (w *DataStreamWriter) startForeachBatch(op *pb.WriteStreamOperationStart) (
 	if err := s.ready(context.Background()); err != nil {
 		return nil, fmt.Errorf("start the query: %w", err)
 	}
-	ext, err := packExtension(&atlaspb.ForeachBatchStart{WriteStream: op}, atlaspb.TypeURLForeachBatchStart)
+	start := &atlaspb.ForeachBatchStart{WriteStream: op}
+	b, err := start.MarshalVT()
+	ext, err := packExtension(atlaspb.TypeURLForeachBatchStart, b, err)
 	if err != nil {
 		return nil, fmt.Errorf("start the query: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stream, err := s.conn.call(ctx, "ExecutePlan", &pb.ExecutePlanRequest{
+	req := &pb.ExecutePlanRequest{
 		SessionId:   s.id,
 		UserContext: s.userContext(),
 		OperationId: ptr(uuid.NewString()),
 		ClientType:  ptr(clientType),
 		Plan:        &pb.Plan{OpType: &pb.Plan_Command{Command: &pb.Command{CommandType: &pb.Command_Extension{Extension: ext}}}},
-	})
+	}
+	body, err := req.MarshalVT()
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("start the query: encode the request: %w", err)
+	}
+	stream, err := s.conn.call(ctx, "ExecutePlan", body)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("start the query: %w", s.rpcError(err))
@@ -51,7 +59,7 @@ func (w *DataStreamWriter) startForeachBatch(op *pb.WriteStreamOperationStart) (
 	var started *pb.WriteStreamOperationStartResult
 	for started == nil {
 		resp := &pb.ExecutePlanResponse{}
-		if err := stream.recv(resp); err != nil {
+		if err := stream.recv(resp.UnmarshalVT); err != nil {
 			cancel()
 			if errors.Is(err, io.EOF) {
 				return nil, errors.New("start the query: the server ended the call before the query started")
@@ -77,7 +85,7 @@ func (r *foreachBatchRun) pump(ctx context.Context, stream *callStream, q *Strea
 	defer stream.close()
 	for {
 		resp := &pb.ExecutePlanResponse{}
-		err := stream.recv(resp)
+		err := stream.recv(resp.UnmarshalVT)
 		if errors.Is(err, io.EOF) {
 			return
 		}
@@ -92,7 +100,7 @@ func (r *foreachBatchRun) pump(ctx context.Context, stream *callStream, q *Strea
 			continue
 		}
 		ready := &atlaspb.ForeachBatchReady{}
-		if err := unpackExtension(ext, ready, atlaspb.TypeURLForeachBatchReady); err != nil {
+		if err := unpackExtension(ext, atlaspb.TypeURLForeachBatchReady, ready.UnmarshalVT); err != nil {
 			r.fail(fmt.Errorf("query %s: unexpected message %s from the server: %w", q.displayName(), ext.GetTypeUrl(), err))
 			return
 		}
@@ -107,7 +115,8 @@ func (r *foreachBatchRun) pump(ctx context.Context, stream *callStream, q *Strea
 		if ctx.Err() != nil {
 			return // stopped while fn ran: the batch stays uncommitted
 		}
-		ack, err := packExtension(done, atlaspb.TypeURLForeachBatchDone)
+		b, err := done.MarshalVT()
+		ack, err := packExtension(atlaspb.TypeURLForeachBatchDone, b, err)
 		if err == nil {
 			_, err = q.s.command(ctx, &pb.Command{CommandType: &pb.Command_Extension{Extension: ack}})
 		}

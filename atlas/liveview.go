@@ -85,7 +85,8 @@ func lacksExtension(err error) bool {
 // progressCharts runs the atlas.connect.ProgressCharts extension: the
 // query's recent progress and the charts the server drew from it.
 func (q *StreamingQuery) progressCharts(ctx context.Context) (view.Snapshot, error) {
-	ext, err := packExtension(&atlaspb.ProgressCharts{QueryId: q.id}, atlaspb.TypeURLProgressCharts)
+	b, err := (&atlaspb.ProgressCharts{QueryId: q.id}).MarshalVT()
+	ext, err := packExtension(atlaspb.TypeURLProgressCharts, b, err)
 	if err != nil {
 		return view.Snapshot{}, fmt.Errorf("query %s: progress charts: %w", q.displayName(), err)
 	}
@@ -97,7 +98,8 @@ func (q *StreamingQuery) progressCharts(ctx context.Context) (view.Snapshot, err
 	found := false
 	for _, r := range resps {
 		if e := r.GetExtension(); e != nil && e.GetTypeUrl() == atlaspb.TypeURLProgressChartsResult {
-			if err := unpackExtension(e, res, atlaspb.TypeURLProgressChartsResult); err != nil {
+			res.Reset()
+			if err := unpackExtension(e, atlaspb.TypeURLProgressChartsResult, res.UnmarshalVT); err != nil {
 				return view.Snapshot{}, fmt.Errorf("query %s: progress charts: %w", q.displayName(), err)
 			}
 			found = true

@@ -50,20 +50,25 @@ func (s *Session) execute(ctx context.Context, plan *pb.Plan, handle func(*pb.Ex
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	stream, err := s.conn.call(ctx, "ExecutePlan", &pb.ExecutePlanRequest{
+	req := &pb.ExecutePlanRequest{
 		SessionId:   s.id,
 		UserContext: s.userContext(),
 		OperationId: ptr(uuid.NewString()),
 		Plan:        plan,
 		ClientType:  ptr(clientType),
-	})
+	}
+	body, err := req.MarshalVT()
+	if err != nil {
+		return fmt.Errorf("encode the ExecutePlan request: %w", err)
+	}
+	stream, err := s.conn.call(ctx, "ExecutePlan", body)
 	if err != nil {
 		return s.rpcError(err)
 	}
 	defer stream.close()
 	for {
 		resp := &pb.ExecutePlanResponse{}
-		err := stream.recv(resp)
+		err := stream.recv(resp.UnmarshalVT)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -97,8 +102,12 @@ func (s *Session) analyze(ctx context.Context, req *pb.AnalyzePlanRequest) (*pb.
 	req.SessionId = s.id
 	req.UserContext = s.userContext()
 	req.ClientType = ptr(clientType)
+	body, err := req.MarshalVT()
+	if err != nil {
+		return nil, fmt.Errorf("encode the AnalyzePlan request: %w", err)
+	}
 	resp := &pb.AnalyzePlanResponse{}
-	if err := s.conn.unary(ctx, "AnalyzePlan", req, resp); err != nil {
+	if err := s.conn.unary(ctx, "AnalyzePlan", body, resp.UnmarshalVT); err != nil {
 		return nil, s.rpcError(err)
 	}
 	s.noteServerSide(resp.GetServerSideSessionId())
@@ -110,11 +119,13 @@ func (s *Session) config(ctx context.Context, op *pb.ConfigRequest_Operation) (*
 	if s.err != nil {
 		return nil, s.err
 	}
-	resp := &pb.ConfigResponse{}
-	err := s.conn.unary(ctx, "Config", &pb.ConfigRequest{
-		SessionId: s.id, UserContext: s.userContext(), Operation: op, ClientType: ptr(clientType),
-	}, resp)
+	req := &pb.ConfigRequest{SessionId: s.id, UserContext: s.userContext(), Operation: op, ClientType: ptr(clientType)}
+	body, err := req.MarshalVT()
 	if err != nil {
+		return nil, fmt.Errorf("encode the Config request: %w", err)
+	}
+	resp := &pb.ConfigResponse{}
+	if err := s.conn.unary(ctx, "Config", body, resp.UnmarshalVT); err != nil {
 		return nil, s.rpcError(err)
 	}
 	s.noteServerSide(resp.GetServerSideSessionId())

@@ -187,9 +187,10 @@ func (s *Session) Remote() string { return s.remote }
 func (s *Session) Stop() {
 	if s.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
-		_ = s.conn.unary(ctx, "ReleaseSession", &pb.ReleaseSessionRequest{
-			SessionId: s.id, UserContext: s.userContext(), ClientType: ptr(clientType),
-		}, &pb.ReleaseSessionResponse{})
+		req := &pb.ReleaseSessionRequest{SessionId: s.id, UserContext: s.userContext(), ClientType: ptr(clientType)}
+		if body, err := req.MarshalVT(); err == nil {
+			_ = s.conn.unary(ctx, "ReleaseSession", body, (&pb.ReleaseSessionResponse{}).UnmarshalVT)
+		}
 		cancel()
 	}
 	s.Close()
