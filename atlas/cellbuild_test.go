@@ -98,8 +98,9 @@ func TestCellImportGraph(t *testing.T) {
 	}
 	forbid(t, fmt.Sprintf("a cell built with -tags=%s CGO_ENABLED=%s", tags, cgo), cellDeps(t, tags, cgo, cellPackages), forbidden)
 
-	// A cell that imports only the client links no chart library: the
-	// server builds the live view's charts (atlas.connect.ProgressCharts).
+	// A cell that imports only the client links no chart library and no
+	// table renderer: the server builds the live view's charts
+	// (atlas.connect.ProgressCharts) and renders show()'s tables.
 	// go-echarts renders through html/template, whose reflection
 	// (MethodByName) makes the linker keep every exported method of every
 	// type; fetching the echarts bundle (tar, npm) is `atlas assets`'s.
@@ -109,6 +110,7 @@ func TestCellImportGraph(t *testing.T) {
 		{"text/template", "go-echarts' renderer (through html/template)"},
 		{"archive/tar", "untarring the echarts npm package is `atlas assets`'s (atlas/internal/echartsfetch)"},
 		{"os/exec", "running npm is `atlas assets`'s (atlas/internal/echartsfetch)"},
+		{"github.com/atlas-lakehouse/atlas/atlas/internal/table", "the server renders show()'s tables (ShowString, HtmlString): the renderer instantiates every Arrow array type's methods"},
 	}...)
 	forbid(t, fmt.Sprintf("a cell importing only the client, built with -tags=%s CGO_ENABLED=%s,", tags, cgo), cellDeps(t, tags, cgo, clientPackages), forbidden)
 }

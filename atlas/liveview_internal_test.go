@@ -25,6 +25,20 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/view"
 )
 
+// internalServer starts the Atlas Connect server over a private home and
+// returns a client session on it.
+func internalServer(t *testing.T) *Session {
+	t.Helper()
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	spark := Builder().AppName(t.Name()).Remote("sc://" + srv.Addr()).GetOrCreate()
+	t.Cleanup(spark.Close)
+	return spark
+}
+
 // notebookLiveView is q's live view drawing into a recorder that acts as
 // a notebook (HTML, updated in place), with the fake echarts bundle.
 func notebookLiveView(t *testing.T, q *StreamingQuery, rec *displaytest.Recorder) *liveView {
@@ -38,13 +52,7 @@ func notebookLiveView(t *testing.T, q *StreamingQuery, rec *displaytest.Recorder
 // progresschart builds from the progress list the client reads with plain
 // recentProgress, with the batch ids and rates of that list.
 func TestLiveViewDrawsTheServersCharts(t *testing.T) {
-	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Stop)
-	spark := Builder().AppName(t.Name()).Remote("sc://" + srv.Addr()).GetOrCreate()
-	t.Cleanup(spark.Close)
+	spark := internalServer(t)
 	q, err := spark.ReadStream().Format("rate").Option("rowsPerSecond", 500).Load().
 		WriteStream().Format("memory").QueryName("ticks").
 		Trigger(ProcessingTime("100 milliseconds")).Start()
@@ -119,6 +127,7 @@ func TestLiveViewDrawsTheServersCharts(t *testing.T) {
 type oldServer struct {
 	sparkgrpc.UnimplementedSparkConnectServiceServer
 	progress []StreamingQueryProgress
+	showText string
 
 	mu         sync.Mutex
 	extensions int
@@ -132,6 +141,14 @@ func (s *oldServer) ExecutePlan(req *spb.ExecutePlanRequest, stream sparkgrpc.Sp
 	if ext := cmd.GetExtension(); ext != nil {
 		s.extensions++
 		return status.Error(codes.Unimplemented, "command extension "+ext.GetTypeUrl()+" is not supported (Atlas's command extensions are atlas.connect.ForeachBatchStart and ForeachBatchDone)")
+	}
+	if root := req.GetPlan().GetRoot(); root != nil {
+		if root.GetHtmlString() != nil {
+			return status.Error(codes.Unimplemented, "relation html_string is not supported")
+		}
+		if root.GetShowString() != nil {
+			return stream.Send(showStringResponse(s.showText))
+		}
 	}
 	if cmd.GetStreamingQueryCommand().GetRecentProgress() {
 		s.recent++

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -159,14 +160,76 @@ func (df *DataFrame) ShowVertical(n int) error {
 }
 
 func (df *DataFrame) show(limit int, truncate bool) error {
-	schema, recs, err := df.Limit(limit + 1).Collect(context.Background())
-	if err != nil {
+	width := 0
+	if truncate {
+		width = showTruncate
+	}
+	if err := df.showOn(view.DetectSurface(), max(limit, 0), width); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		return err
 	}
-	defer releaseAll(recs)
-	view.ShowTable(schema, recs, limit, truncate)
 	return nil
+}
+
+// showTruncate is show()'s default cut: cells longer than 20 characters.
+const showTruncate = 20
+
+// showOn shows the first n rows on s as Spark Connect clients do: the
+// server renders the table (the client links no table renderer), as
+// HtmlString (Dataset.htmlString) for a notebook and as ShowString
+// (Dataset.showString) for text, which is printed with a newline as
+// show() prints it. A server without HtmlString (an older Atlas) gets its
+// text table shown preformatted in the notebook.
+func (df *DataFrame) showOn(s view.Surface, n, truncate int) error {
+	ctx := context.Background()
+	if !s.HTML() {
+		text, err := df.ShowString(ctx, n, truncate, false)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(s.Text(), text)
+		return nil
+	}
+	frag, err := df.htmlString(ctx, n, truncate)
+	var se *ServerError
+	if errors.As(err, &se) && se.Code == CodeUnimplemented {
+		var text string
+		if text, err = df.ShowString(ctx, n, truncate, false); err == nil {
+			frag = `<pre class="atlas-show">` + html.EscapeString(text) + `</pre>`
+		}
+	}
+	if err != nil {
+		return err
+	}
+	s.DisplayHTML(frag)
+	s.Sync()
+	return nil
+}
+
+// htmlString returns the HTML table of the first n rows the server renders
+// for a notebook (Spark Connect's HtmlString relation).
+func (df *DataFrame) htmlString(ctx context.Context, n, truncate int) (string, error) {
+	if df.err != nil {
+		return "", df.err
+	}
+	if n > 1<<31-1 || truncate > 1<<31-1 {
+		return "", fmt.Errorf("htmlString(%d, %d): want at most 2147483647 rows and a truncate of at most 2147483647", n, truncate)
+	}
+	rel := df.s.newDF(&pb.Relation{RelType: &pb.Relation_HtmlString{HtmlString: &pb.HtmlString{
+		Input: df.rel, NumRows: int32(n), Truncate: int32(truncate),
+	}}})
+	rows, err := rel.Rows(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(rows) != 1 {
+		return "", fmt.Errorf("htmlString: the server returned %d rows, want 1", len(rows))
+	}
+	frag, ok := rows[0]["html_string"].(string)
+	if !ok {
+		return "", fmt.Errorf("htmlString: the server returned %v, want an html_string column", rows[0])
+	}
+	return frag, nil
 }
 
 func releaseAll(recs []arrow.RecordBatch) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
@@ -48,7 +49,7 @@ func (s *service) executeRelation(ctx context.Context, sess *session, out *respo
 		return err
 	}
 	if df.IsStreaming() {
-		return fmt.Errorf("queries with streaming sources must be executed with writeStream.start()")
+		return planner.ErrStreamingSource
 	}
 	schema, recs, err := df.Collect(ctx)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/tablecss"
 )
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
@@ -128,6 +129,27 @@ func TestShowString(t *testing.T) {
 		fmt.Sprintf("|     BE|%3d|\n|     DE|%3d|\n", counts["BE"], counts["DE"]) +
 		"+-------+---+\nonly showing top 2 rows\n"
 	same(t, "show", got, []string{want})
+}
+
+// TestHtmlString: a notebook's rendering of a DataFrame (Spark's
+// HtmlString relation) is one row, html_string: the table of the first
+// num_rows rows, numbers right-aligned, the footer when rows were left out.
+func TestHtmlString(t *testing.T) {
+	home := t.TempDir()
+	orders := seedOrders(t, home)
+	c := dial(t, startServer(t, home).Addr())
+	counts := map[string]int{}
+	for _, o := range orders {
+		counts[o.country]++
+	}
+	rel := &pb.Relation{RelType: &pb.Relation_HtmlString{HtmlString: &pb.HtmlString{
+		Input: c.sql("SELECT country, count(*) AS n FROM lakehouse.silver.orders GROUP BY country ORDER BY country"), NumRows: 2, Truncate: 20,
+	}}}
+	got := c.rows(rel)
+	want := "html_string=" + tablecss.Style + `<table class="atlas-table"><thead><tr><th>country</th><th>n</th></tr></thead><tbody>` +
+		fmt.Sprintf(`<tr><td>BE</td><td class="num">%d</td></tr><tr><td>DE</td><td class="num">%d</td></tr>`, counts["BE"], counts["DE"]) +
+		`</tbody><tfoot><tr><td colspan="2">only showing top 2 rows</td></tr></tfoot></table>`
+	same(t, "html", got, []string{want})
 }
 
 func TestAnalyzeSchema(t *testing.T) {

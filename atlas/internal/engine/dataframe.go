@@ -10,6 +10,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/view"
 )
@@ -352,8 +353,20 @@ func (df *DataFrame) show(limit int, truncate bool) error {
 		return err
 	}
 	defer releaseAll(recs)
-	view.ShowTable(schema, recs, limit, truncate)
+	showTable(view.DetectSurface(), schema, recs, limit, truncate)
 	return nil
+}
+
+// showTable shows records on s as show() does: an HTML table in a
+// notebook, else the text table and a newline (Spark's show() is
+// println(showString(...)), so an empty line follows the table).
+func showTable(s view.Surface, schema *arrow.Schema, records []arrow.RecordBatch, maxRows int, truncate bool) {
+	if s.HTML() {
+		s.DisplayHTML(table.HTMLTable(schema, records, maxRows, truncate, ""))
+		s.Sync()
+		return
+	}
+	fmt.Fprintln(s.Text(), table.TextTable(schema, records, maxRows, truncate))
 }
 
 func releaseAll(recs []arrow.RecordBatch) {

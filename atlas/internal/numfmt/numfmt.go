@@ -1,12 +1,14 @@
 // Package numfmt formats numbers for people: the progress line, the live
-// view and the producer's summary share it; and as Java writes doubles
-// (JavaFloat), which Spark's CAST to string and show() use.
+// view and the producer's summary share it; as Java writes doubles
+// (JavaFloat), which Spark's CAST to string and show() use; and timestamps
+// as show() writes them (Timestamp).
 package numfmt
 
 import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Group writes n with a comma between groups of three digits: 1,234,567.
@@ -77,4 +79,11 @@ func JavaFloat(v float64, bitSize int) string {
 		frac = "0"
 	}
 	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
+}
+
+// Timestamp formats t in UTC with Spark's pattern: seconds always,
+// fractional seconds only when non-zero and without trailing zeros
+// ("2026-11-30 10:00:00", "2026-11-30 10:00:00.25").
+func Timestamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05.999999999")
 }

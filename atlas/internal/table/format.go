@@ -115,11 +115,8 @@ func durationText(unit arrow.TimeUnit, v int64) string {
 	return types.IntervalText(v)
 }
 
-// TimestampText formats t in UTC with Spark's pattern: seconds always,
-// fractional seconds only when non-zero and without trailing zeros.
-func TimestampText(t time.Time) string {
-	return t.UTC().Format("2006-01-02 15:04:05.999999999")
-}
+// TimestampText formats t in UTC with Spark's pattern (numfmt.Timestamp).
+func TimestampText(t time.Time) string { return numfmt.Timestamp(t) }
 
 func binaryText(b []byte) string {
 	if len(b) == 0 {

@@ -6,19 +6,9 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-)
 
-// Style is the compact style of every HTML table, scoped to the
-// atlas-table class so it does not leak into the rest of the notebook.
-const Style = `<style>
-table.atlas-table{border-collapse:collapse;font:12px/1.35 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin:4px 0}
-table.atlas-table caption{caption-side:top;text-align:left;font-weight:600;padding:2px 0;color:#333}
-table.atlas-table th,table.atlas-table td{border:1px solid #d0d7de;padding:2px 6px;white-space:pre;text-align:left}
-table.atlas-table th{background:#f6f8fa}
-table.atlas-table td.num{text-align:right}
-table.atlas-table td.null{color:#8c959f;font-style:italic}
-table.atlas-table tfoot td{border:none;color:#57606a;font-style:italic}
-</style>`
+	"github.com/atlas-lakehouse/atlas/atlas/internal/tablecss"
+)
 
 // HTMLTable renders records as an HTML table: the same cell texts as
 // [TextTable] (see [NullText]), HTML-escaped, numbers right-aligned, nulls
@@ -29,9 +19,26 @@ table.atlas-table tfoot td{border:none;color:#57606a;font-style:italic}
 // in the cell's title (shown on hover). If schema is nil the first record's
 // schema is used.
 func HTMLTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows int, truncate bool, caption string) string {
+	width := 0
+	if truncate {
+		width = truncateWidth
+	}
+	return htmlTable(schema, records, maxRows, width, caption)
+}
+
+// HTMLString is the table of Spark Connect's HtmlString relation (Spark's
+// Dataset.htmlString(numRows, truncate), the HTML a notebook shows for a
+// DataFrame): [HTMLTable] of the first numRows rows (at least 0), with
+// cells longer than truncate characters cut when truncate > 0.
+func HTMLString(schema *arrow.Schema, records []arrow.RecordBatch, numRows, truncate int) string {
+	return htmlTable(schema, records, max(numRows, 0), max(truncate, 0), "")
+}
+
+// htmlTable is HTMLTable cutting cells at width characters (0: never).
+func htmlTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows, width int, caption string) string {
 	t := collectRows(schema, records, maxRows)
 	var sb strings.Builder
-	sb.WriteString(Style)
+	sb.WriteString(tablecss.Style)
 	sb.WriteString(`<table class="atlas-table">`)
 	if caption != "" {
 		sb.WriteString("<caption>" + html.EscapeString(caption) + "</caption>")
@@ -56,8 +63,8 @@ func HTMLTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows int, t
 				sb.WriteString(` class="` + strings.Join(class, " ") + `"`)
 			}
 			shown := c
-			if truncate {
-				shown = truncateCell(c, truncateWidth)
+			if width > 0 {
+				shown = truncateCell(c, width)
 				if shown != c {
 					sb.WriteString(` title="` + html.EscapeString(c) + `"`)
 				}

@@ -1,9 +1,11 @@
 // Package view shows what a query is doing, in a Jupyter notebook running
-// the GoNB kernel (HTML, updated in place) and in a terminal (text): the
-// client's DataFrame.show ([ShowTable]), the live view of a running
-// streaming query ([LiveView]: progress frames in a notebook, one
-// [ProgressLine] per micro-batch in a terminal), and standalone progress
-// frames ([ProgressHTML]).
+// the GoNB kernel (HTML, updated in place) and in a terminal (text): where
+// output goes ([Surface]), the live view of a running streaming query
+// ([LiveView]: progress frames in a notebook, one [ProgressLine] per
+// micro-batch in a terminal), and standalone progress frames
+// ([ProgressHTML]). It renders no result tables: the server does
+// (ShowString and HtmlString, atlas/internal/table), so the client links
+// no table renderer.
 //
 // # Where output goes
 //

@@ -9,7 +9,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/echartsjs"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/tablecss"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -216,7 +216,7 @@ func headlineHTML(ps []progress.StreamingQueryProgress, title, status string) st
 func numbersTable(ps []progress.StreamingQueryProgress, n int) string {
 	start := max(len(ps)-n, 0)
 	var sb strings.Builder
-	sb.WriteString(table.Style)
+	sb.WriteString(tablecss.Style)
 	sb.WriteString(`<table class="atlas-table"><caption>latest batches</caption><thead><tr>` +
 		`<th>batch</th><th>rows</th><th>input rows/s</th><th>processed rows/s</th><th>duration ms</th>` +
 		`<th>max event time</th><th>watermark</th><th>state rows</th><th>dropped (cum.)</th></tr></thead><tbody>`)

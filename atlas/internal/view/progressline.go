@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -96,7 +95,7 @@ func watermarkOf(p *progress.StreamingQueryProgress) (time.Time, bool) {
 
 // formatUTC formats t as Spark shows timestamps: "2006-01-02 15:04:05" in
 // UTC (with fractional seconds only when present).
-func formatUTC(t time.Time) string { return table.TimestampText(t) }
+func formatUTC(t time.Time) string { return numfmt.Timestamp(t) }
 
 // formatRate formats a rows-per-second rate: whole and thousands-grouped
 // from 100/s up, one decimal below.

@@ -68,6 +68,8 @@ func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*engine.DataF
 		return p.hint(ctx, r.Hint)
 	case *pb.Relation_ShowString:
 		return p.showString(ctx, r.ShowString)
+	case *pb.Relation_HtmlString:
+		return p.htmlString(ctx, r.HtmlString)
 	case *pb.Relation_WithColumns:
 		return p.withColumns(ctx, r.WithColumns)
 	case *pb.Relation_WithColumnsRenamed:

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -12,6 +13,11 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
 )
 
+// ErrStreamingSource refuses to collect or show a streaming DataFrame, with
+// Spark's message (UnsupportedOperationChecker's "Queries with streaming
+// sources must be executed with writeStream.start()").
+var ErrStreamingSource = errors.New("queries with streaming sources must be executed with writeStream.start()")
+
 // showString runs df.show(n, truncate, vertical) on the server, as Spark
 // does: the result is one row with one string column, show_string,
 // holding the rendered table (table.ShowString, Spark 4.0's
@@ -21,6 +27,9 @@ func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*engine.Dat
 	if err != nil {
 		return nil, err
 	}
+	if in.IsStreaming() {
+		return nil, ErrStreamingSource
+	}
 	n := max(int(s.GetNumRows()), 0)
 	schema, recs, err := in.Limit(n + 1).Collect(ctx)
 	if err != nil {
@@ -29,6 +38,28 @@ func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*engine.Dat
 	defer release(recs)
 	text := table.ShowString(schema, recs, n, int(s.GetTruncate()), s.GetVertical())
 	return p.strings("show_string", []string{text})
+}
+
+// htmlString renders df as a notebook shows it, as Spark's HtmlString
+// relation (Dataset.htmlString): one row with one string column,
+// html_string, holding table.HTMLString of the first num_rows rows. A
+// client renders no tables itself: DataFrame.Show asks for this in a
+// notebook and for ShowString in a terminal.
+func (p *Planner) htmlString(ctx context.Context, s *pb.HtmlString) (*engine.DataFrame, error) {
+	in, err := p.Relation(ctx, s.GetInput())
+	if err != nil {
+		return nil, err
+	}
+	if in.IsStreaming() {
+		return nil, ErrStreamingSource
+	}
+	n := max(int(s.GetNumRows()), 0)
+	schema, recs, err := in.Limit(n + 1).Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release(recs)
+	return p.strings("html_string", []string{table.HTMLString(schema, recs, n, int(s.GetTruncate()))})
 }
 
 // strings is a one-column string DataFrame.

@@ -57,7 +57,6 @@ var sparkFieldsLeftOut = []sparkField{
 	{"Relation", 31, "group_map", "GroupMap"},
 	{"Relation", 32, "co_group_map", "CoGroupMap"},
 	{"Relation", 34, "apply_in_pandas_with_state", "ApplyInPandasWithState"},
-	{"Relation", 35, "html_string", "HtmlString"},
 	{"Relation", 36, "cached_local_relation", "CachedLocalRelation"},
 	{"Relation", 37, "cached_remote_relation", "CachedRemoteRelation"},
 	{"Relation", 38, "common_inline_user_defined_table_function", "CommonInlineUserDefinedTableFunction"},

@@ -203,6 +203,7 @@ type Relation struct {
 	//	*Relation_WithColumns
 	//	*Relation_Hint
 	//	*Relation_WithWatermark
+	//	*Relation_HtmlString
 	//	*Relation_Extension
 	RelType isRelation_RelType `protobuf_oneof:"rel_type"`
 }
@@ -367,6 +368,13 @@ func (x *Relation) GetWithWatermark() *WithWatermark {
 	return nil
 }
 
+func (x *Relation) GetHtmlString() *HtmlString {
+	if x, ok := x.GetRelType().(*Relation_HtmlString); ok {
+		return x.HtmlString
+	}
+	return nil
+}
+
 func (x *Relation) GetExtension() *anylite.Any {
 	if x, ok := x.GetRelType().(*Relation_Extension); ok {
 		return x.Extension
@@ -458,6 +466,10 @@ type Relation_WithWatermark struct {
 	WithWatermark *WithWatermark `protobuf:"bytes,33,opt,name=with_watermark,json=withWatermark,proto3,oneof"`
 }
 
+type Relation_HtmlString struct {
+	HtmlString *HtmlString `protobuf:"bytes,35,opt,name=html_string,json=htmlString,proto3,oneof"`
+}
+
 type Relation_Extension struct {
 	Extension *anylite.Any `protobuf:"bytes,998,opt,name=extension,proto3,oneof"`
 }
@@ -501,6 +513,8 @@ func (*Relation_WithColumns) isRelation_RelType() {}
 func (*Relation_Hint) isRelation_RelType() {}
 
 func (*Relation_WithWatermark) isRelation_RelType() {}
+
+func (*Relation_HtmlString) isRelation_RelType() {}
 
 func (*Relation_Extension) isRelation_RelType() {}
 
@@ -1192,6 +1206,47 @@ func (x *ShowString) GetVertical() bool {
 		return x.Vertical
 	}
 	return false
+}
+
+// Compose the string representing rows for output, as HTML: a notebook's
+// rendering of a DataFrame (Spark's Dataset.htmlString). The result is one
+// row with one string column, html_string.
+type HtmlString struct {
+	unknownFields []byte
+	// (Required) The input relation.
+	Input *Relation `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	// (Required) Number of rows to show.
+	NumRows int32 `protobuf:"varint,2,opt,name=num_rows,json=numRows,proto3" json:"numRows,omitempty"`
+	// (Required) If set to more than 0, truncates strings to
+	// `truncate` characters.
+	Truncate int32 `protobuf:"varint,3,opt,name=truncate,proto3" json:"truncate,omitempty"`
+}
+
+func (x *HtmlString) Reset() {
+	*x = HtmlString{}
+}
+
+func (*HtmlString) ProtoMessage() {}
+
+func (x *HtmlString) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *HtmlString) GetNumRows() int32 {
+	if x != nil {
+		return x.NumRows
+	}
+	return 0
+}
+
+func (x *HtmlString) GetTruncate() int32 {
+	if x != nil {
+		return x.Truncate
+	}
+	return 0
 }
 
 type WithColumnsRenamed struct {
@@ -2111,6 +2166,33 @@ func (m *Relation_WithWatermark) MarshalToSizedBufferVT(dAtA []byte) (int, error
 		dAtA[i] = 0x2
 		i--
 		dAtA[i] = 0x8a
+	}
+	return len(dAtA) - i, nil
+}
+func (m *Relation_HtmlString) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *Relation_HtmlString) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	if m.HtmlString != nil {
+		size, err := m.HtmlString.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x2
+		i--
+		dAtA[i] = 0x9a
+	} else {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, 0)
+		i--
+		dAtA[i] = 0x2
+		i--
+		dAtA[i] = 0x9a
 	}
 	return len(dAtA) - i, nil
 }
@@ -3494,6 +3576,59 @@ func (m *ShowString) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *HtmlString) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *HtmlString) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *HtmlString) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.Truncate != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.Truncate))
+		i--
+		dAtA[i] = 0x18
+	}
+	if m.NumRows != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.NumRows))
+		i--
+		dAtA[i] = 0x10
+	}
+	if m.Input != nil {
+		size, err := m.Input.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
 func (m *WithColumnsRenamed_Rename) MarshalVT() (dAtA []byte, err error) {
 	if m == nil {
 		return nil, nil
@@ -4074,6 +4209,20 @@ func (m *Relation_WithWatermark) SizeVT() (n int) {
 	}
 	return n
 }
+func (m *Relation_HtmlString) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.HtmlString != nil {
+		l = m.HtmlString.SizeVT()
+		n += 2 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	} else {
+		n += 3
+	}
+	return n
+}
 func (m *Relation_Extension) SizeVT() (n int) {
 	if m == nil {
 		return 0
@@ -4612,6 +4761,26 @@ func (m *ShowString) SizeVT() (n int) {
 	}
 	if m.Vertical {
 		n += 2
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *HtmlString) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Input != nil {
+		l = m.Input.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.NumRows != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.NumRows))
+	}
+	if m.Truncate != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.Truncate))
 	}
 	n += len(m.unknownFields)
 	return n
@@ -5429,6 +5598,39 @@ func (m *Relation) UnmarshalVT(dAtA []byte) error {
 					return err
 				}
 				m.RelType = &Relation_WithWatermark{WithWatermark: v}
+			}
+			iNdEx = postIndex
+		case 35:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field HtmlString", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if oneof, ok := m.RelType.(*Relation_HtmlString); ok {
+				if err := oneof.HtmlString.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+					return err
+				}
+			} else {
+				v := &HtmlString{}
+				if err := v.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+					return err
+				}
+				m.RelType = &Relation_HtmlString{HtmlString: v}
 			}
 			iNdEx = postIndex
 		case 998:
@@ -8000,6 +8202,94 @@ func (m *ShowString) UnmarshalVT(dAtA []byte) error {
 				return err
 			}
 			m.Vertical = bool(v != 0)
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *HtmlString) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: HtmlString: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: HtmlString: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Input", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Input == nil {
+				m.Input = &Relation{}
+			}
+			if err := m.Input.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field NumRows", wireType)
+			}
+			m.NumRows = 0
+			m.NumRows, iNdEx, err = protobuf_go_lite.DecodeVarintInt32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Truncate", wireType)
+			}
+			m.Truncate = 0
+			m.Truncate, iNdEx, err = protobuf_go_lite.DecodeVarintInt32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])

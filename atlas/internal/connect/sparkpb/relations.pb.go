@@ -250,6 +250,7 @@ type Relation struct {
 	//	*Relation_WithColumns
 	//	*Relation_Hint
 	//	*Relation_WithWatermark
+	//	*Relation_HtmlString
 	//	*Relation_Extension
 	RelType       isRelation_RelType `protobuf_oneof:"rel_type"`
 	unknownFields protoimpl.UnknownFields
@@ -480,6 +481,15 @@ func (x *Relation) GetWithWatermark() *WithWatermark {
 	return nil
 }
 
+func (x *Relation) GetHtmlString() *HtmlString {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_HtmlString); ok {
+			return x.HtmlString
+		}
+	}
+	return nil
+}
+
 func (x *Relation) GetExtension() *anypb.Any {
 	if x != nil {
 		if x, ok := x.RelType.(*Relation_Extension); ok {
@@ -573,6 +583,10 @@ type Relation_WithWatermark struct {
 	WithWatermark *WithWatermark `protobuf:"bytes,33,opt,name=with_watermark,json=withWatermark,proto3,oneof"`
 }
 
+type Relation_HtmlString struct {
+	HtmlString *HtmlString `protobuf:"bytes,35,opt,name=html_string,json=htmlString,proto3,oneof"`
+}
+
 type Relation_Extension struct {
 	Extension *anypb.Any `protobuf:"bytes,998,opt,name=extension,proto3,oneof"`
 }
@@ -616,6 +630,8 @@ func (*Relation_WithColumns) isRelation_RelType() {}
 func (*Relation_Hint) isRelation_RelType() {}
 
 func (*Relation_WithWatermark) isRelation_RelType() {}
+
+func (*Relation_HtmlString) isRelation_RelType() {}
 
 func (*Relation_Extension) isRelation_RelType() {}
 
@@ -1755,6 +1771,73 @@ func (x *ShowString) GetVertical() bool {
 	return false
 }
 
+// Compose the string representing rows for output, as HTML: a notebook's
+// rendering of a DataFrame (Spark's Dataset.htmlString). The result is one
+// row with one string column, html_string.
+type HtmlString struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// (Required) The input relation.
+	Input *Relation `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	// (Required) Number of rows to show.
+	NumRows int32 `protobuf:"varint,2,opt,name=num_rows,json=numRows,proto3" json:"num_rows,omitempty"`
+	// (Required) If set to more than 0, truncates strings to
+	// `truncate` characters.
+	Truncate      int32 `protobuf:"varint,3,opt,name=truncate,proto3" json:"truncate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HtmlString) Reset() {
+	*x = HtmlString{}
+	mi := &file_spark_connect_relations_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HtmlString) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HtmlString) ProtoMessage() {}
+
+func (x *HtmlString) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HtmlString.ProtoReflect.Descriptor instead.
+func (*HtmlString) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *HtmlString) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *HtmlString) GetNumRows() int32 {
+	if x != nil {
+		return x.NumRows
+	}
+	return 0
+}
+
+func (x *HtmlString) GetTruncate() int32 {
+	if x != nil {
+		return x.Truncate
+	}
+	return 0
+}
+
 type WithColumnsRenamed struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Input *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
@@ -1767,7 +1850,7 @@ type WithColumnsRenamed struct {
 
 func (x *WithColumnsRenamed) Reset() {
 	*x = WithColumnsRenamed{}
-	mi := &file_spark_connect_relations_proto_msgTypes[18]
+	mi := &file_spark_connect_relations_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1779,7 +1862,7 @@ func (x *WithColumnsRenamed) String() string {
 func (*WithColumnsRenamed) ProtoMessage() {}
 
 func (x *WithColumnsRenamed) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[18]
+	mi := &file_spark_connect_relations_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1792,7 +1875,7 @@ func (x *WithColumnsRenamed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithColumnsRenamed.ProtoReflect.Descriptor instead.
 func (*WithColumnsRenamed) Descriptor() ([]byte, []int) {
-	return file_spark_connect_relations_proto_rawDescGZIP(), []int{18}
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *WithColumnsRenamed) GetInput() *Relation {
@@ -1827,7 +1910,7 @@ type WithColumns struct {
 
 func (x *WithColumns) Reset() {
 	*x = WithColumns{}
-	mi := &file_spark_connect_relations_proto_msgTypes[19]
+	mi := &file_spark_connect_relations_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1839,7 +1922,7 @@ func (x *WithColumns) String() string {
 func (*WithColumns) ProtoMessage() {}
 
 func (x *WithColumns) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[19]
+	mi := &file_spark_connect_relations_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1852,7 +1935,7 @@ func (x *WithColumns) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithColumns.ProtoReflect.Descriptor instead.
 func (*WithColumns) Descriptor() ([]byte, []int) {
-	return file_spark_connect_relations_proto_rawDescGZIP(), []int{19}
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WithColumns) GetInput() *Relation {
@@ -1880,7 +1963,7 @@ type WithWatermark struct {
 
 func (x *WithWatermark) Reset() {
 	*x = WithWatermark{}
-	mi := &file_spark_connect_relations_proto_msgTypes[20]
+	mi := &file_spark_connect_relations_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1892,7 +1975,7 @@ func (x *WithWatermark) String() string {
 func (*WithWatermark) ProtoMessage() {}
 
 func (x *WithWatermark) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[20]
+	mi := &file_spark_connect_relations_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1905,7 +1988,7 @@ func (x *WithWatermark) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithWatermark.ProtoReflect.Descriptor instead.
 func (*WithWatermark) Descriptor() ([]byte, []int) {
-	return file_spark_connect_relations_proto_rawDescGZIP(), []int{20}
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WithWatermark) GetInput() *Relation {
@@ -1939,7 +2022,7 @@ type Hint struct {
 
 func (x *Hint) Reset() {
 	*x = Hint{}
-	mi := &file_spark_connect_relations_proto_msgTypes[21]
+	mi := &file_spark_connect_relations_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1951,7 +2034,7 @@ func (x *Hint) String() string {
 func (*Hint) ProtoMessage() {}
 
 func (x *Hint) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[21]
+	mi := &file_spark_connect_relations_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1964,7 +2047,7 @@ func (x *Hint) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Hint.ProtoReflect.Descriptor instead.
 func (*Hint) Descriptor() ([]byte, []int) {
-	return file_spark_connect_relations_proto_rawDescGZIP(), []int{21}
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Hint) GetInput() *Relation {
@@ -1991,7 +2074,7 @@ type Read_NamedTable struct {
 
 func (x *Read_NamedTable) Reset() {
 	*x = Read_NamedTable{}
-	mi := &file_spark_connect_relations_proto_msgTypes[24]
+	mi := &file_spark_connect_relations_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2003,7 +2086,7 @@ func (x *Read_NamedTable) String() string {
 func (*Read_NamedTable) ProtoMessage() {}
 
 func (x *Read_NamedTable) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[24]
+	mi := &file_spark_connect_relations_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2046,7 +2129,7 @@ type Read_DataSource struct {
 
 func (x *Read_DataSource) Reset() {
 	*x = Read_DataSource{}
-	mi := &file_spark_connect_relations_proto_msgTypes[25]
+	mi := &file_spark_connect_relations_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2058,7 +2141,7 @@ func (x *Read_DataSource) String() string {
 func (*Read_DataSource) ProtoMessage() {}
 
 func (x *Read_DataSource) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[25]
+	mi := &file_spark_connect_relations_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2119,7 +2202,7 @@ type Join_JoinDataType struct {
 
 func (x *Join_JoinDataType) Reset() {
 	*x = Join_JoinDataType{}
-	mi := &file_spark_connect_relations_proto_msgTypes[28]
+	mi := &file_spark_connect_relations_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2131,7 +2214,7 @@ func (x *Join_JoinDataType) String() string {
 func (*Join_JoinDataType) ProtoMessage() {}
 
 func (x *Join_JoinDataType) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[28]
+	mi := &file_spark_connect_relations_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2171,7 +2254,7 @@ type WithColumnsRenamed_Rename struct {
 
 func (x *WithColumnsRenamed_Rename) Reset() {
 	*x = WithColumnsRenamed_Rename{}
-	mi := &file_spark_connect_relations_proto_msgTypes[30]
+	mi := &file_spark_connect_relations_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2183,7 +2266,7 @@ func (x *WithColumnsRenamed_Rename) String() string {
 func (*WithColumnsRenamed_Rename) ProtoMessage() {}
 
 func (x *WithColumnsRenamed_Rename) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[30]
+	mi := &file_spark_connect_relations_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2196,7 +2279,7 @@ func (x *WithColumnsRenamed_Rename) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WithColumnsRenamed_Rename.ProtoReflect.Descriptor instead.
 func (*WithColumnsRenamed_Rename) Descriptor() ([]byte, []int) {
-	return file_spark_connect_relations_proto_rawDescGZIP(), []int{18, 1}
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{19, 1}
 }
 
 func (x *WithColumnsRenamed_Rename) GetColName() string {
@@ -2217,7 +2300,8 @@ var File_spark_connect_relations_proto protoreflect.FileDescriptor
 
 const file_spark_connect_relations_proto_rawDesc = "" +
 	"\n" +
-	"\x1dspark/connect/relations.proto\x12\rspark.connect\x1a\x19google/protobuf/any.proto\x1a\x1fspark/connect/expressions.proto\"\xd0\t\n" +
+	"\x1dspark/connect/relations.proto\x12\rspark.connect\x1a\x19google/protobuf/any.proto\x1a\x1fspark/connect/expressions.proto\"\x8e\n" +
+	"\n" +
 	"\bRelation\x125\n" +
 	"\x06common\x18\x01 \x01(\v2\x1d.spark.connect.RelationCommonR\x06common\x12)\n" +
 	"\x04read\x18\x02 \x01(\v2\x13.spark.connect.ReadH\x00R\x04read\x122\n" +
@@ -2241,7 +2325,9 @@ const file_spark_connect_relations_proto_rawDesc = "" +
 	"\x04drop\x18\x15 \x01(\v2\x13.spark.connect.DropH\x00R\x04drop\x12?\n" +
 	"\fwith_columns\x18\x17 \x01(\v2\x1a.spark.connect.WithColumnsH\x00R\vwithColumns\x12)\n" +
 	"\x04hint\x18\x18 \x01(\v2\x13.spark.connect.HintH\x00R\x04hint\x12E\n" +
-	"\x0ewith_watermark\x18! \x01(\v2\x1c.spark.connect.WithWatermarkH\x00R\rwithWatermark\x125\n" +
+	"\x0ewith_watermark\x18! \x01(\v2\x1c.spark.connect.WithWatermarkH\x00R\rwithWatermark\x12<\n" +
+	"\vhtml_string\x18# \x01(\v2\x19.spark.connect.HtmlStringH\x00R\n" +
+	"htmlString\x125\n" +
 	"\textension\x18\xe6\a \x01(\v2\x14.google.protobuf.AnyH\x00R\textensionB\n" +
 	"\n" +
 	"\brel_type\"_\n" +
@@ -2400,7 +2486,12 @@ const file_spark_connect_relations_proto_rawDesc = "" +
 	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x19\n" +
 	"\bnum_rows\x18\x02 \x01(\x05R\anumRows\x12\x1a\n" +
 	"\btruncate\x18\x03 \x01(\x05R\btruncate\x12\x1a\n" +
-	"\bvertical\x18\x04 \x01(\bR\bvertical\"\xfe\x02\n" +
+	"\bvertical\x18\x04 \x01(\bR\bvertical\"r\n" +
+	"\n" +
+	"HtmlString\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x19\n" +
+	"\bnum_rows\x18\x02 \x01(\x05R\anumRows\x12\x1a\n" +
+	"\btruncate\x18\x03 \x01(\x05R\btruncate\"\xfe\x02\n" +
 	"\x12WithColumnsRenamed\x12-\n" +
 	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12i\n" +
 	"\x12rename_columns_map\x18\x02 \x03(\v27.spark.connect.WithColumnsRenamed.RenameColumnsMapEntryB\x02\x18\x01R\x10renameColumnsMap\x12B\n" +
@@ -2438,7 +2529,7 @@ func file_spark_connect_relations_proto_rawDescGZIP() []byte {
 }
 
 var file_spark_connect_relations_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_spark_connect_relations_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_spark_connect_relations_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_spark_connect_relations_proto_goTypes = []any{
 	(Join_JoinType)(0),                // 0: spark.connect.Join.JoinType
 	(SetOperation_SetOpType)(0),       // 1: spark.connect.SetOperation.SetOpType
@@ -2461,24 +2552,25 @@ var file_spark_connect_relations_proto_goTypes = []any{
 	(*Range)(nil),                     // 18: spark.connect.Range
 	(*SubqueryAlias)(nil),             // 19: spark.connect.SubqueryAlias
 	(*ShowString)(nil),                // 20: spark.connect.ShowString
-	(*WithColumnsRenamed)(nil),        // 21: spark.connect.WithColumnsRenamed
-	(*WithColumns)(nil),               // 22: spark.connect.WithColumns
-	(*WithWatermark)(nil),             // 23: spark.connect.WithWatermark
-	(*Hint)(nil),                      // 24: spark.connect.Hint
-	nil,                               // 25: spark.connect.SQL.ArgsEntry
-	nil,                               // 26: spark.connect.SQL.NamedArgumentsEntry
-	(*Read_NamedTable)(nil),           // 27: spark.connect.Read.NamedTable
-	(*Read_DataSource)(nil),           // 28: spark.connect.Read.DataSource
-	nil,                               // 29: spark.connect.Read.NamedTable.OptionsEntry
-	nil,                               // 30: spark.connect.Read.DataSource.OptionsEntry
-	(*Join_JoinDataType)(nil),         // 31: spark.connect.Join.JoinDataType
-	nil,                               // 32: spark.connect.WithColumnsRenamed.RenameColumnsMapEntry
-	(*WithColumnsRenamed_Rename)(nil), // 33: spark.connect.WithColumnsRenamed.Rename
-	(*anypb.Any)(nil),                 // 34: google.protobuf.Any
-	(*Expression_Literal)(nil),        // 35: spark.connect.Expression.Literal
-	(*Expression)(nil),                // 36: spark.connect.Expression
-	(*Expression_SortOrder)(nil),      // 37: spark.connect.Expression.SortOrder
-	(*Expression_Alias)(nil),          // 38: spark.connect.Expression.Alias
+	(*HtmlString)(nil),                // 21: spark.connect.HtmlString
+	(*WithColumnsRenamed)(nil),        // 22: spark.connect.WithColumnsRenamed
+	(*WithColumns)(nil),               // 23: spark.connect.WithColumns
+	(*WithWatermark)(nil),             // 24: spark.connect.WithWatermark
+	(*Hint)(nil),                      // 25: spark.connect.Hint
+	nil,                               // 26: spark.connect.SQL.ArgsEntry
+	nil,                               // 27: spark.connect.SQL.NamedArgumentsEntry
+	(*Read_NamedTable)(nil),           // 28: spark.connect.Read.NamedTable
+	(*Read_DataSource)(nil),           // 29: spark.connect.Read.DataSource
+	nil,                               // 30: spark.connect.Read.NamedTable.OptionsEntry
+	nil,                               // 31: spark.connect.Read.DataSource.OptionsEntry
+	(*Join_JoinDataType)(nil),         // 32: spark.connect.Join.JoinDataType
+	nil,                               // 33: spark.connect.WithColumnsRenamed.RenameColumnsMapEntry
+	(*WithColumnsRenamed_Rename)(nil), // 34: spark.connect.WithColumnsRenamed.Rename
+	(*anypb.Any)(nil),                 // 35: google.protobuf.Any
+	(*Expression_Literal)(nil),        // 36: spark.connect.Expression.Literal
+	(*Expression)(nil),                // 37: spark.connect.Expression
+	(*Expression_SortOrder)(nil),      // 38: spark.connect.Expression.SortOrder
+	(*Expression_Alias)(nil),          // 39: spark.connect.Expression.Alias
 }
 var file_spark_connect_relations_proto_depIdxs = []int32{
 	4,  // 0: spark.connect.Relation.common:type_name -> spark.connect.RelationCommon
@@ -2496,60 +2588,62 @@ var file_spark_connect_relations_proto_depIdxs = []int32{
 	15, // 12: spark.connect.Relation.deduplicate:type_name -> spark.connect.Deduplicate
 	18, // 13: spark.connect.Relation.range:type_name -> spark.connect.Range
 	19, // 14: spark.connect.Relation.subquery_alias:type_name -> spark.connect.SubqueryAlias
-	21, // 15: spark.connect.Relation.with_columns_renamed:type_name -> spark.connect.WithColumnsRenamed
+	22, // 15: spark.connect.Relation.with_columns_renamed:type_name -> spark.connect.WithColumnsRenamed
 	20, // 16: spark.connect.Relation.show_string:type_name -> spark.connect.ShowString
 	14, // 17: spark.connect.Relation.drop:type_name -> spark.connect.Drop
-	22, // 18: spark.connect.Relation.with_columns:type_name -> spark.connect.WithColumns
-	24, // 19: spark.connect.Relation.hint:type_name -> spark.connect.Hint
-	23, // 20: spark.connect.Relation.with_watermark:type_name -> spark.connect.WithWatermark
-	34, // 21: spark.connect.Relation.extension:type_name -> google.protobuf.Any
-	25, // 22: spark.connect.SQL.args:type_name -> spark.connect.SQL.ArgsEntry
-	35, // 23: spark.connect.SQL.pos_args:type_name -> spark.connect.Expression.Literal
-	26, // 24: spark.connect.SQL.named_arguments:type_name -> spark.connect.SQL.NamedArgumentsEntry
-	36, // 25: spark.connect.SQL.pos_arguments:type_name -> spark.connect.Expression
-	27, // 26: spark.connect.Read.named_table:type_name -> spark.connect.Read.NamedTable
-	28, // 27: spark.connect.Read.data_source:type_name -> spark.connect.Read.DataSource
-	3,  // 28: spark.connect.Project.input:type_name -> spark.connect.Relation
-	36, // 29: spark.connect.Project.expressions:type_name -> spark.connect.Expression
-	3,  // 30: spark.connect.Filter.input:type_name -> spark.connect.Relation
-	36, // 31: spark.connect.Filter.condition:type_name -> spark.connect.Expression
-	3,  // 32: spark.connect.Join.left:type_name -> spark.connect.Relation
-	3,  // 33: spark.connect.Join.right:type_name -> spark.connect.Relation
-	36, // 34: spark.connect.Join.join_condition:type_name -> spark.connect.Expression
-	0,  // 35: spark.connect.Join.join_type:type_name -> spark.connect.Join.JoinType
-	31, // 36: spark.connect.Join.join_data_type:type_name -> spark.connect.Join.JoinDataType
-	3,  // 37: spark.connect.SetOperation.left_input:type_name -> spark.connect.Relation
-	3,  // 38: spark.connect.SetOperation.right_input:type_name -> spark.connect.Relation
-	1,  // 39: spark.connect.SetOperation.set_op_type:type_name -> spark.connect.SetOperation.SetOpType
-	3,  // 40: spark.connect.Limit.input:type_name -> spark.connect.Relation
-	3,  // 41: spark.connect.Aggregate.input:type_name -> spark.connect.Relation
-	2,  // 42: spark.connect.Aggregate.group_type:type_name -> spark.connect.Aggregate.GroupType
-	36, // 43: spark.connect.Aggregate.grouping_expressions:type_name -> spark.connect.Expression
-	36, // 44: spark.connect.Aggregate.aggregate_expressions:type_name -> spark.connect.Expression
-	3,  // 45: spark.connect.Sort.input:type_name -> spark.connect.Relation
-	37, // 46: spark.connect.Sort.order:type_name -> spark.connect.Expression.SortOrder
-	3,  // 47: spark.connect.Drop.input:type_name -> spark.connect.Relation
-	36, // 48: spark.connect.Drop.columns:type_name -> spark.connect.Expression
-	3,  // 49: spark.connect.Deduplicate.input:type_name -> spark.connect.Relation
-	3,  // 50: spark.connect.Sample.input:type_name -> spark.connect.Relation
-	3,  // 51: spark.connect.SubqueryAlias.input:type_name -> spark.connect.Relation
-	3,  // 52: spark.connect.ShowString.input:type_name -> spark.connect.Relation
-	3,  // 53: spark.connect.WithColumnsRenamed.input:type_name -> spark.connect.Relation
-	32, // 54: spark.connect.WithColumnsRenamed.rename_columns_map:type_name -> spark.connect.WithColumnsRenamed.RenameColumnsMapEntry
-	33, // 55: spark.connect.WithColumnsRenamed.renames:type_name -> spark.connect.WithColumnsRenamed.Rename
-	3,  // 56: spark.connect.WithColumns.input:type_name -> spark.connect.Relation
-	38, // 57: spark.connect.WithColumns.aliases:type_name -> spark.connect.Expression.Alias
-	3,  // 58: spark.connect.WithWatermark.input:type_name -> spark.connect.Relation
-	3,  // 59: spark.connect.Hint.input:type_name -> spark.connect.Relation
-	35, // 60: spark.connect.SQL.ArgsEntry.value:type_name -> spark.connect.Expression.Literal
-	36, // 61: spark.connect.SQL.NamedArgumentsEntry.value:type_name -> spark.connect.Expression
-	29, // 62: spark.connect.Read.NamedTable.options:type_name -> spark.connect.Read.NamedTable.OptionsEntry
-	30, // 63: spark.connect.Read.DataSource.options:type_name -> spark.connect.Read.DataSource.OptionsEntry
-	64, // [64:64] is the sub-list for method output_type
-	64, // [64:64] is the sub-list for method input_type
-	64, // [64:64] is the sub-list for extension type_name
-	64, // [64:64] is the sub-list for extension extendee
-	0,  // [0:64] is the sub-list for field type_name
+	23, // 18: spark.connect.Relation.with_columns:type_name -> spark.connect.WithColumns
+	25, // 19: spark.connect.Relation.hint:type_name -> spark.connect.Hint
+	24, // 20: spark.connect.Relation.with_watermark:type_name -> spark.connect.WithWatermark
+	21, // 21: spark.connect.Relation.html_string:type_name -> spark.connect.HtmlString
+	35, // 22: spark.connect.Relation.extension:type_name -> google.protobuf.Any
+	26, // 23: spark.connect.SQL.args:type_name -> spark.connect.SQL.ArgsEntry
+	36, // 24: spark.connect.SQL.pos_args:type_name -> spark.connect.Expression.Literal
+	27, // 25: spark.connect.SQL.named_arguments:type_name -> spark.connect.SQL.NamedArgumentsEntry
+	37, // 26: spark.connect.SQL.pos_arguments:type_name -> spark.connect.Expression
+	28, // 27: spark.connect.Read.named_table:type_name -> spark.connect.Read.NamedTable
+	29, // 28: spark.connect.Read.data_source:type_name -> spark.connect.Read.DataSource
+	3,  // 29: spark.connect.Project.input:type_name -> spark.connect.Relation
+	37, // 30: spark.connect.Project.expressions:type_name -> spark.connect.Expression
+	3,  // 31: spark.connect.Filter.input:type_name -> spark.connect.Relation
+	37, // 32: spark.connect.Filter.condition:type_name -> spark.connect.Expression
+	3,  // 33: spark.connect.Join.left:type_name -> spark.connect.Relation
+	3,  // 34: spark.connect.Join.right:type_name -> spark.connect.Relation
+	37, // 35: spark.connect.Join.join_condition:type_name -> spark.connect.Expression
+	0,  // 36: spark.connect.Join.join_type:type_name -> spark.connect.Join.JoinType
+	32, // 37: spark.connect.Join.join_data_type:type_name -> spark.connect.Join.JoinDataType
+	3,  // 38: spark.connect.SetOperation.left_input:type_name -> spark.connect.Relation
+	3,  // 39: spark.connect.SetOperation.right_input:type_name -> spark.connect.Relation
+	1,  // 40: spark.connect.SetOperation.set_op_type:type_name -> spark.connect.SetOperation.SetOpType
+	3,  // 41: spark.connect.Limit.input:type_name -> spark.connect.Relation
+	3,  // 42: spark.connect.Aggregate.input:type_name -> spark.connect.Relation
+	2,  // 43: spark.connect.Aggregate.group_type:type_name -> spark.connect.Aggregate.GroupType
+	37, // 44: spark.connect.Aggregate.grouping_expressions:type_name -> spark.connect.Expression
+	37, // 45: spark.connect.Aggregate.aggregate_expressions:type_name -> spark.connect.Expression
+	3,  // 46: spark.connect.Sort.input:type_name -> spark.connect.Relation
+	38, // 47: spark.connect.Sort.order:type_name -> spark.connect.Expression.SortOrder
+	3,  // 48: spark.connect.Drop.input:type_name -> spark.connect.Relation
+	37, // 49: spark.connect.Drop.columns:type_name -> spark.connect.Expression
+	3,  // 50: spark.connect.Deduplicate.input:type_name -> spark.connect.Relation
+	3,  // 51: spark.connect.Sample.input:type_name -> spark.connect.Relation
+	3,  // 52: spark.connect.SubqueryAlias.input:type_name -> spark.connect.Relation
+	3,  // 53: spark.connect.ShowString.input:type_name -> spark.connect.Relation
+	3,  // 54: spark.connect.HtmlString.input:type_name -> spark.connect.Relation
+	3,  // 55: spark.connect.WithColumnsRenamed.input:type_name -> spark.connect.Relation
+	33, // 56: spark.connect.WithColumnsRenamed.rename_columns_map:type_name -> spark.connect.WithColumnsRenamed.RenameColumnsMapEntry
+	34, // 57: spark.connect.WithColumnsRenamed.renames:type_name -> spark.connect.WithColumnsRenamed.Rename
+	3,  // 58: spark.connect.WithColumns.input:type_name -> spark.connect.Relation
+	39, // 59: spark.connect.WithColumns.aliases:type_name -> spark.connect.Expression.Alias
+	3,  // 60: spark.connect.WithWatermark.input:type_name -> spark.connect.Relation
+	3,  // 61: spark.connect.Hint.input:type_name -> spark.connect.Relation
+	36, // 62: spark.connect.SQL.ArgsEntry.value:type_name -> spark.connect.Expression.Literal
+	37, // 63: spark.connect.SQL.NamedArgumentsEntry.value:type_name -> spark.connect.Expression
+	30, // 64: spark.connect.Read.NamedTable.options:type_name -> spark.connect.Read.NamedTable.OptionsEntry
+	31, // 65: spark.connect.Read.DataSource.options:type_name -> spark.connect.Read.DataSource.OptionsEntry
+	66, // [66:66] is the sub-list for method output_type
+	66, // [66:66] is the sub-list for method input_type
+	66, // [66:66] is the sub-list for extension type_name
+	66, // [66:66] is the sub-list for extension extendee
+	0,  // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_spark_connect_relations_proto_init() }
@@ -2579,6 +2673,7 @@ func file_spark_connect_relations_proto_init() {
 		(*Relation_WithColumns)(nil),
 		(*Relation_Hint)(nil),
 		(*Relation_WithWatermark)(nil),
+		(*Relation_HtmlString)(nil),
 		(*Relation_Extension)(nil),
 	}
 	file_spark_connect_relations_proto_msgTypes[1].OneofWrappers = []any{}
@@ -2593,14 +2688,14 @@ func file_spark_connect_relations_proto_init() {
 	file_spark_connect_relations_proto_msgTypes[13].OneofWrappers = []any{}
 	file_spark_connect_relations_proto_msgTypes[14].OneofWrappers = []any{}
 	file_spark_connect_relations_proto_msgTypes[15].OneofWrappers = []any{}
-	file_spark_connect_relations_proto_msgTypes[25].OneofWrappers = []any{}
+	file_spark_connect_relations_proto_msgTypes[26].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_spark_connect_relations_proto_rawDesc), len(file_spark_connect_relations_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   31,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
