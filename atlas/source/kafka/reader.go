@@ -71,6 +71,9 @@ type reader struct {
 	closed    bool
 
 	lost atomic.Int64
+	// pauses counts the partitions paused (maybePause) over the reader's
+	// life: each drops what the client had fetched for the partition.
+	pauses int
 	// loss lists what the batch in progress skipped (failOnDataLoss=false),
 	// including what fetching ahead between batches noticed.
 	loss []progress.DataLoss
@@ -220,6 +223,7 @@ func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
 		// after 2.5 million events).
 		r.mu.Lock()
 		r.applyTrims()
+		r.resumeDrained()
 		full := r.closed || r.aheadFull()
 		r.mu.Unlock()
 		if full {
@@ -249,19 +253,29 @@ func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
 
 // aheadFull reports whether fetching ahead has buffered enough: the
 // buffers hold aheadMaxBytes, or every partition being fetched holds
-// aheadRows records. The caller holds r.mu.
+// aheadRows records, or they hold aheadRows records each on average. The
+// average keeps a partition that brings fewer records per fetch (or none:
+// it is caught up) from letting the others grow until they are paused,
+// which would drop what the client fetched for them. The caller holds
+// r.mu.
 func (r *reader) aheadFull() bool {
 	if r.pendingBytes() >= r.aheadMaxBytes {
 		return true
 	}
+	open := false
+	rows, parts := 0, 0
 	for _, ps := range r.parts {
 		for _, st := range ps {
-			if st.consuming && !st.paused && st.pendingRows() < r.aheadRows {
-				return false
+			if !st.consuming || st.paused {
+				continue
 			}
+			n := st.pendingRows()
+			open = open || n < r.aheadRows
+			rows += n
+			parts++
 		}
 	}
-	return true
+	return !open || rows >= r.aheadRows*parts
 }
 
 // pendingRows is the number of rows buffered for st.
@@ -377,7 +391,9 @@ func (r *reader) plan(start, end Offsets) error {
 			releaseChunks(st.pending)
 			st.pending, st.losses = nil, nil
 		}
-		if st.paused {
+		if st.paused && st.fetched < e {
+			// Resumed only when the batch needs records not fetched yet:
+			// a partition paused with many rows buffered reads them first.
 			resume[t] = append(resume[t], p)
 			st.paused = false
 		}
@@ -660,6 +676,32 @@ func (r *reader) forget(topic string) {
 	delete(r.parts, topic)
 }
 
+// resumeDrained resumes fetching the paused partitions whose buffered rows
+// fell below aheadRows, so that they are refilled before a batch needs
+// them. Between pausing at pauseAfter and resuming here, a partition that
+// brings more records per fetch than the batches take from it (the
+// partitions of a topic hold different shares of it, fetches bring about
+// the same bytes of each) is paused about once every few batches, rather
+// than at every batch: each pause drops what the client fetched for it.
+// The caller holds r.mu.
+func (r *reader) resumeDrained() {
+	var resume map[string][]int32
+	for t, ps := range r.parts {
+		for p, st := range ps {
+			if st.paused && st.consuming && st.pendingRows() < r.aheadRows {
+				if resume == nil {
+					resume = make(map[string][]int32)
+				}
+				resume[t] = append(resume[t], p)
+				st.paused = false
+			}
+		}
+	}
+	if resume != nil {
+		r.cl.ResumeFetchPartitions(resume)
+	}
+}
+
 // maybePause stops fetching a partition the batch does not need once it has
 // buffered many records, so that a fast partition cannot fill memory while a
 // slow one catches up.
@@ -671,6 +713,7 @@ func (r *reader) maybePause(st *partState) {
 		return
 	}
 	st.paused = true
+	r.pauses++
 	r.cl.PauseFetchPartitions(map[string][]int32{st.topic: {st.partition}})
 }
 
