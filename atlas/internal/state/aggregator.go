@@ -47,6 +47,7 @@ type Aggregator struct {
 
 	// scratch, reused across batches
 	buf      []byte
+	recent   groupCache // the groups of recently seen keys
 	rows     []int32
 	gids     []int32
 	starts   []int64
@@ -306,7 +307,13 @@ func (a *Aggregator) Update(c *expr.Ctx, rec arrow.RecordBatch, batchID, waterma
 
 // add records that row i belongs to the group whose key is in a.buf.
 func (a *Aggregator) add(i int, evict, batchID int64) {
-	g, ok := a.groups[string(a.buf)]
+	g, ok := a.recent.find(a.buf, a.keyStr)
+	if !ok {
+		g, ok = a.groups[string(a.buf)]
+		if ok {
+			a.recent.put(a.buf, g)
+		}
+	}
 	if !ok {
 		g = int32(len(a.keyStr))
 		k := string(a.buf)
@@ -315,6 +322,7 @@ func (a *Aggregator) add(i int, evict, batchID int64) {
 		a.evictAt = append(a.evictAt, evict)
 		a.updated = append(a.updated, batchID)
 		a.keyMem += int64(len(k))
+		a.recent.put(a.buf, g)
 	}
 	a.updated[g] = batchID
 	a.rows = append(a.rows, int32(i))
@@ -369,6 +377,7 @@ func (a *Aggregator) EvictExpired(mem memory.Allocator, watermark int64, emit bo
 func (a *Aggregator) compact(keep func(g int32) bool) int {
 	n := int32(len(a.keyStr))
 	w := int32(0)
+	a.recent.reset() // groups move
 	for g := int32(0); g < n; g++ {
 		if !keep(g) {
 			delete(a.groups, a.keyStr[g])

@@ -50,6 +50,7 @@ func (a *Aggregator) Load(data []byte) error {
 	}
 	a.keyStr, a.evictAt, a.updated = s.Keys, s.EvictAt, s.Updated
 	a.groups = make(map[string]int32, len(s.Keys))
+	a.recent.reset()
 	a.keyMem = 0
 	for i, k := range s.Keys {
 		a.groups[k] = int32(i)
