@@ -3,6 +3,7 @@ package jsonx
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -380,17 +381,24 @@ func TestKeysThatReadAsAnotherName(t *testing.T) {
 	}
 }
 
-// TestPlainWordAgreesWithTheByteTable: the 8-bytes-at-a-time test of
-// scanString says "plain" exactly when every byte is plain in the table,
-// for every special byte in every lane and random words.
-func TestPlainWordAgreesWithTheByteTable(t *testing.T) {
+// TestSpecialBytesFindsTheFirst: the 8-bytes-at-a-time test of scanString
+// points at the first byte the byte table does not call plain (or says
+// none is), for every byte in every lane and random words.
+func TestSpecialBytesFindsTheFirst(t *testing.T) {
 	check := func(w [8]byte) {
-		want := true
-		for _, c := range w {
-			want = want && doubleQuoted[c] == chPlain
+		want := 8
+		for i, c := range w {
+			if doubleQuoted[c] != chPlain {
+				want = i
+				break
+			}
 		}
-		if got := plainWord(binary.LittleEndian.Uint64(w[:])); got != want {
-			t.Fatalf("plainWord(%q) = %v, the table says %v", w[:], got, want)
+		got := 8
+		if m := specialBytes(binary.LittleEndian.Uint64(w[:])); m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if got != want {
+			t.Fatalf("specialBytes(%q) points at byte %d, the table says %d", w[:], got, want)
 		}
 	}
 	base := [8]byte{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}

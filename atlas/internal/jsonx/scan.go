@@ -1,6 +1,9 @@
 package jsonx
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // This file holds the JSON lexer: whitespace, strings, numbers, literals and
 // skipping a whole value. Every function takes the value's bytes and a
@@ -108,9 +111,16 @@ const (
 // closing quote.
 func scanString(b []byte, i int, cls *stringClass) (end int, flags uint8, err synErr) {
 	for {
-		if cls == doubleQuoted {
-			for i+8 <= len(b) && plainWord(binary.LittleEndian.Uint64(b[i:])) {
-				i += 8
+		if cls == doubleQuoted && i+8 <= len(b) {
+			// 8 bytes a step, then straight to the first special byte.
+			for {
+				if m := specialBytes(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+					i += bits.TrailingZeros64(m) >> 3
+					break
+				}
+				if i += 8; i+8 > len(b) {
+					break
+				}
 			}
 		}
 		for i < len(b) && cls[b[i]] == chPlain {
@@ -158,16 +168,16 @@ const (
 	high8 = 0x8080808080808080
 )
 
-// plainWord reports whether none of the 8 bytes of w (little-endian) ends
-// or interrupts a double-quoted string: no quote, no backslash, no control
-// byte and no byte >= 0x80. Each term is the classic "has a zero byte"
-// test, exact about whether one exists (a false positive only sends the
-// word to the byte-at-a-time loop), so long strings are read 8 bytes a step.
-func plainWord(w uint64) bool {
+// specialBytes flags the bytes of w (8 bytes, little-endian) that end or
+// interrupt a double-quoted string: a quote, a backslash, a control byte
+// or a byte >= 0x80. Each term is the classic "has a zero byte" test,
+// whose borrows only run upwards: the lowest flagged lane is exactly the
+// first special byte (higher lanes may be flagged falsely), so
+// TrailingZeros64(m)/8 is its index, and m is 0 when there is none.
+func specialBytes(w uint64) uint64 {
 	q := w ^ ('"' * ones8)
 	bs := w ^ ('\\' * ones8)
-	x := ((q - ones8) &^ q) | ((bs - ones8) &^ bs) | ((w - 0x20*ones8) &^ w) | w
-	return x&high8 == 0
+	return (((q - ones8) &^ q) | ((bs - ones8) &^ bs) | ((w - 0x20*ones8) &^ w) | w) & high8
 }
 
 func unhex(c byte) int {
