@@ -9,16 +9,18 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// Bounds of what a recordPool keeps for reuse: two fetches' worth (three
-// partitions of 1 MiB compressed batches each: about 160k records of bench
-// windows). The client decodes the next fetch while the reader converts
-// the last one, so two fetches are in flight: a pool of one fetch's worth
-// missed for half of the records (10M events: 5.0-5.5 million records
-// decoded into new memory, query 4.97-5.00 CPU-s; with two fetches' worth
-// 0.9-1.0 million and 4.39-4.44 CPU-s, peak RSS unchanged at 371-387 MB).
+// Bounds of what a recordPool keeps for reuse. The client decodes the next
+// fetch while the reader converts the last one, so two fetches of records
+// are in flight (three partitions of 1 MiB compressed batches each: about
+// 160k records of bench windows). A pool of 128k records missed for half
+// of them; more than 256k kept the query's peak RSS growing over a long
+// stream, through the garbage collector's pacing (bench windows, 20M
+// events, one run each at load 3-4: 128k, query 9.68 CPU-s, peak 363 MB,
+// +0% from 5M to 20M; 256k, 8.95 CPU-s, 370 MB, +4.8%; 384k, 8.65-8.83
+// CPU-s, 402-428 MB, +12% and +20%).
 const (
-	poolMaxRecords = 384 << 10
-	poolMaxBytes   = 64 << 20
+	poolMaxRecords = 256 << 10
+	poolMaxBytes   = 32 << 20
 )
 
 // recordPool lets franz-go decode fetched batches into reused memory: the

@@ -122,9 +122,9 @@ func TestFreeListBestFitAndBound(t *testing.T) {
 // of 9k records, 160k records over three partitions, as bench windows'
 // fetches of 1 MiB per partition bring) while the reader converts and
 // recycles fetch n. Once two fetches have warmed it up, every batch must be
-// decoded into recycled memory: a pool bounded at one fetch's worth
-// dropped part of what came back and missed for part of the
-// records at every fetch.
+// decoded into recycled memory: a pool bounded below one fetch's worth
+// (128k records) dropped part of what came back and missed for part of
+// the records at every fetch.
 func TestPoolServesTwoFetchesInFlight(t *testing.T) {
 	const perFetch, perBatch = 160_000, 9_000
 	p := &recordPool{}
