@@ -9,17 +9,18 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// Bounds of what a recordPool keeps for reuse. The client decodes the next
-// fetch while the reader converts the last one, so two fetches of records
-// are in flight (three partitions of 1 MiB compressed batches each: about
-// 160k records of bench windows). A pool of 128k records missed for half
-// of them; more than 256k kept the query's peak RSS growing over a long
+// Bounds of what a recordPool keeps for reuse: about one fetch's worth
+// (three partitions of 1 MiB compressed batches), which is what comes back
+// between two fetches now that records are recycled as soon as they are
+// converted to Arrow. The client decodes the next fetch while the reader
+// converts the last one, so up to half of the records miss the pool, but a
+// pool of two fetches' worth kept the query's peak RSS growing over a long
 // stream, through the garbage collector's pacing (bench windows, 20M
-// events, one run each at load 3-4: 128k, query 9.68 CPU-s, peak 363 MB,
-// +0% from 5M to 20M; 256k, 8.95 CPU-s, 370 MB, +4.8%; 384k, 8.65-8.83
-// CPU-s, 402-428 MB, +12% and +20%).
+// events, --compare-at 5000000, two runs each at load 2-3: 128k records,
+// query 9.19-9.41 CPU-s, 20M peak 349-362 MB, +5.5% and +5.6% over the 5M
+// peak; 256k, 8.64-9.00 CPU-s, 381-409 MB, +14.7% to +21.1%).
 const (
-	poolMaxRecords = 256 << 10
+	poolMaxRecords = 128 << 10
 	poolMaxBytes   = 32 << 20
 )
 
@@ -46,9 +47,6 @@ type recordPool struct {
 	// GetRecords): more than were read when fetched records were dropped
 	// and fetched again.
 	decoded atomic.Int64
-	// missed counts the records decoded into new memory: those for which
-	// the pool had no slice large enough.
-	missed atomic.Int64
 }
 
 var (
@@ -63,7 +61,6 @@ func (p *recordPool) GetRecords(n int) []kgo.Record {
 	if s, ok := p.recs.get(n); ok {
 		return s
 	}
-	p.missed.Add(int64(n))
 	return make([]kgo.Record, 0, n)
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/atlas-lakehouse/atlas/atlas/source"
 )
@@ -114,40 +113,5 @@ func TestFreeListBestFitAndBound(t *testing.T) {
 		if cap(s) == 300 {
 			t.Fatal("kept a slice larger than the bound")
 		}
-	}
-}
-
-// TestPoolServesTwoFetchesInFlight replays what the client asks of the pool
-// on a long stream: it decodes fetch n+1 (one GetRecords per producer batch
-// of 9k records, 160k records over three partitions, as bench windows'
-// fetches of 1 MiB per partition bring) while the reader converts and
-// recycles fetch n. Once two fetches have warmed it up, every batch must be
-// decoded into recycled memory: a pool bounded below one fetch's worth
-// (128k records) dropped part of what came back and missed for part of
-// the records at every fetch.
-func TestPoolServesTwoFetchesInFlight(t *testing.T) {
-	const perFetch, perBatch = 160_000, 9_000
-	p := &recordPool{}
-	fetch := func() [][]kgo.Record {
-		var out [][]kgo.Record
-		for n := 0; n < perFetch; n += perBatch {
-			out = append(out, p.GetRecords(min(perBatch, perFetch-n)))
-		}
-		return out
-	}
-	recycle := func(f [][]kgo.Record) {
-		for _, s := range f {
-			p.PutRecords(s)
-		}
-	}
-	inFlight := fetch()
-	for range 10 {
-		next := fetch()
-		recycle(inFlight)
-		inFlight = next
-	}
-	// The first two fetches could not be served: nothing had come back.
-	if missed, want := p.missed.Load(), int64(2*perFetch); missed != want {
-		t.Fatalf("%d records decoded into new memory over 11 fetches of %d, want the first two fetches' %d only", missed, perFetch, want)
 	}
 }
