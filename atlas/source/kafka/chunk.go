@@ -43,7 +43,11 @@ func (c *chunk) release() {
 
 // newChunks converts records of one partition (ascending offsets, after
 // any stale ones were dropped) into chunks of at most b's row and byte
-// limits. The records are not used afterwards.
+// limits, and recycles them: each as soon as it is copied, so that its
+// decode memory can serve the next fetch, and while it is in the CPU's
+// cache (a pass over a fetch's records after converting them all missed
+// the cache on every record: bench windows, 10M events, Record.Recycle
+// was 7% of the query's CPU).
 func newChunks(b *batchBuilder, recs []*kgo.Record) ([]*chunk, error) {
 	var out []*chunk
 	flush := func() error {
@@ -64,7 +68,12 @@ func newChunks(b *batchBuilder, recs []*kgo.Record) ([]*chunk, error) {
 		return nil
 	}
 	b.expect = len(recs)
-	if _, err := b.add(recs, flush); err != nil {
+	// The last record's offset, read before it is recycled.
+	last := recs[len(recs)-1].Offset + 1
+	b.recycle = true
+	_, err := b.add(recs, flush)
+	b.recycle = false
+	if err != nil {
 		return nil, err
 	}
 	if b.len() > 0 {
@@ -73,7 +82,6 @@ func newChunks(b *batchBuilder, recs []*kgo.Record) ([]*chunk, error) {
 		}
 	}
 	// Control records after the last data record still count as read.
-	last := recs[len(recs)-1].Offset + 1
 	if len(out) == 0 {
 		out = append(out, &chunk{end: last})
 	} else {

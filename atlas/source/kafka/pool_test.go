@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/atlas-lakehouse/atlas/atlas/source"
 )
@@ -114,4 +115,52 @@ func TestFreeListBestFitAndBound(t *testing.T) {
 			t.Fatal("kept a slice larger than the bound")
 		}
 	}
+}
+
+// TestNewChunksRecyclesAsItCopies fetches 1,000 records with the source's
+// client options and converts them with newChunks into chunks of at most
+// 300 rows: newChunks must hand every record's decode memory back to the
+// pool (each record as soon as it is copied), and the chunks, read after
+// franz-go zeroed and pooled that memory, must still hold exactly the
+// produced rows.
+func TestNewChunksRecyclesAsItCopies(t *testing.T) {
+	ctx := testContext(t)
+	addr := newCluster(t, kfake.SeedTopics(1, "events"))
+	want := produce(t, ctx, addr, "events", "c", map[int32]int{0: 1000})
+	cfg, err := parseOptions(map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := &recordPool{}
+	cl, err := kgo.NewClient(append(clientOptions(cfg, pool), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"events": {0: kgo.NewOffset().AtStart()}}))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var recs []*kgo.Record
+	for len(recs) < len(want) {
+		fetches := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			t.Fatalf("fetched %d of %d records: %v", len(recs), len(want), err)
+		}
+		recs = append(recs, fetches.Records()...)
+	}
+	b := newBatchBuilder(300, batchMaxBytes)
+	defer b.release()
+	chunks, err := newChunks(b, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer releaseChunks(chunks)
+	if taken, returned := pool.taken.Load(), pool.returned.Load(); taken == 0 || returned != taken {
+		t.Errorf("record slices: %d taken from the pool, %d returned, want all returned", taken, returned)
+	}
+	var got []row
+	for _, c := range chunks {
+		if n := c.rows(); n > 300 {
+			t.Errorf("a chunk of %d rows, want at most 300", n)
+		}
+		got = append(got, rowsOf(t, c.rec)...)
+	}
+	sameRows(t, "chunks", got, want)
 }

@@ -546,10 +546,8 @@ func (r *reader) receive(st *partState, fp *kgo.FetchPartition, fn func(arrow.Re
 		st.losses = append(st.losses, offsetRange{st.fetched, min(fp.LogStartOffset, first)})
 	}
 	st.fetched = recs[len(recs)-1].Offset + 1
+	// newChunks recycles every record once it is copied into Arrow.
 	chunks, err := newChunks(r.builder, recs)
-	// Every record is copied into Arrow: its decode memory can serve the
-	// next fetch.
-	recycle(recs)
 	if err != nil {
 		return active, err
 	}
