@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/home"
 )
 
 // DefaultRemote is the Spark Connect endpoint a session connects to when
@@ -211,20 +212,7 @@ func (s *Session) CheckpointDir(name string) string {
 	if root, err := s.Conf().Get("spark.sql.streaming.checkpointLocation", ""); err == nil && root != "" {
 		return filepath.Join(root, sanitize(name))
 	}
-	return filepath.Join(atlasHome(), "checkpoints", sanitize(name))
-}
-
-func atlasHome() string {
-	if h := os.Getenv("ATLAS_HOME"); h != "" {
-		if abs, err := filepath.Abs(h); err == nil {
-			return abs
-		}
-		return h
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".atlas")
-	}
-	return filepath.Join(os.TempDir(), "atlas")
+	return filepath.Join(home.Dir(), "checkpoints", sanitize(name))
 }
 
 func sanitize(name string) string {

@@ -22,6 +22,8 @@ import (
 	_ "github.com/apache/iceberg-go/catalog/sql"
 	// Pure-Go sqlite driver for the SQL catalog ("sqliteshim").
 	_ "github.com/uptrace/bun/driver/sqliteshim"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/home"
 )
 
 // DefaultCatalogName is the catalog every table name starts with, as in
@@ -35,7 +37,7 @@ var DefaultNamespaces = []string{"bronze", "silver", "gold"}
 const (
 	// EnvHome is the root of all local state (broker data, catalog,
 	// warehouse, checkpoints). Default: $HOME/.atlas.
-	EnvHome = "ATLAS_HOME"
+	EnvHome = home.Env
 	// EnvCatalogType selects the iceberg-go catalog type: "sql" (default),
 	// "rest", "glue", "hive".
 	EnvCatalogType = "ATLAS_CATALOG_TYPE"
@@ -50,18 +52,7 @@ const (
 )
 
 // Home returns the Atlas home directory: $ATLAS_HOME, else $HOME/.atlas.
-func Home() string {
-	if h := os.Getenv(EnvHome); h != "" {
-		if abs, err := filepath.Abs(h); err == nil {
-			return abs
-		}
-		return h
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".atlas")
-	}
-	return filepath.Join(os.TempDir(), "atlas")
-}
+func Home() string { return home.Dir() }
 
 // Config says which Iceberg catalog to use and where its data lives.
 type Config struct {

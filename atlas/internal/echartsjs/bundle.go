@@ -4,6 +4,8 @@ import (
 	"html"
 	"os"
 	"path/filepath"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/home"
 )
 
 // Version is the version of the npm package "echarts" whose bundle
@@ -24,7 +26,7 @@ const BundleRel = "dist/echarts.min.js"
 // $ATLAS_HOME/assets/echarts, with ATLAS_HOME defaulting to $HOME/.atlas
 // (the same home as the rest of Atlas's local state).
 func Dir() string {
-	return filepath.Join(atlasHome(), "assets", "echarts")
+	return filepath.Join(home.Dir(), "assets", "echarts")
 }
 
 // Path returns the path of the echarts bundle that charts inline:
@@ -35,21 +37,6 @@ func Path() string {
 		return p
 	}
 	return filepath.Join(Dir(), filepath.FromSlash(BundleRel))
-}
-
-// atlasHome mirrors lakehouse.Home without importing it (the client links
-// no lakehouse code).
-func atlasHome() string {
-	if h := os.Getenv("ATLAS_HOME"); h != "" {
-		if abs, err := filepath.Abs(h); err == nil {
-			return abs
-		}
-		return h
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".atlas")
-	}
-	return filepath.Join(os.TempDir(), "atlas")
 }
 
 // MissingNote tells the reader why there are no charts (no bundle at path)

@@ -23,15 +23,8 @@ var ErrStreamingSource = errors.New("queries with streaming sources must be exec
 // holding the rendered table (table.ShowString, Spark 4.0's
 // Dataset.showString).
 func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*engine.DataFrame, error) {
-	in, err := p.Relation(ctx, s.GetInput())
-	if err != nil {
-		return nil, err
-	}
-	if in.IsStreaming() {
-		return nil, ErrStreamingSource
-	}
 	n := max(int(s.GetNumRows()), 0)
-	schema, recs, err := in.Limit(n + 1).Collect(ctx)
+	schema, recs, err := p.firstRows(ctx, s.GetInput(), n+1)
 	if err != nil {
 		return nil, err
 	}
@@ -46,20 +39,26 @@ func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*engine.Dat
 // client renders no tables itself: DataFrame.Show asks for this in a
 // notebook and for ShowString in a terminal.
 func (p *Planner) htmlString(ctx context.Context, s *pb.HtmlString) (*engine.DataFrame, error) {
-	in, err := p.Relation(ctx, s.GetInput())
-	if err != nil {
-		return nil, err
-	}
-	if in.IsStreaming() {
-		return nil, ErrStreamingSource
-	}
 	n := max(int(s.GetNumRows()), 0)
-	schema, recs, err := in.Limit(n + 1).Collect(ctx)
+	schema, recs, err := p.firstRows(ctx, s.GetInput(), n+1)
 	if err != nil {
 		return nil, err
 	}
 	defer release(recs)
 	return p.strings("html_string", []string{table.HTMLString(schema, recs, n, int(s.GetTruncate()))})
+}
+
+// firstRows plans rel and collects its first n rows; a streaming relation
+// is refused, as Spark refuses show() on one.
+func (p *Planner) firstRows(ctx context.Context, rel *pb.Relation, n int) (*arrow.Schema, []arrow.RecordBatch, error) {
+	in, err := p.Relation(ctx, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if in.IsStreaming() {
+		return nil, nil, ErrStreamingSource
+	}
+	return in.Limit(n).Collect(ctx)
 }
 
 // strings is a one-column string DataFrame.
