@@ -7,26 +7,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-)
 
-// stringColumn is one string column named name holding values.
-func stringColumn(t *testing.T, name string, values ...string) (*arrow.Schema, []arrow.RecordBatch) {
-	t.Helper()
-	schema := arrow.NewSchema([]arrow.Field{{Name: name, Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	b.Field(0).(*array.StringBuilder).AppendValues(values, nil)
-	rec := b.NewRecordBatch()
-	t.Cleanup(rec.Release)
-	return schema, []arrow.RecordBatch{rec}
-}
+	"github.com/atlas-lakehouse/atlas/atlas/internal/displaytest"
+)
 
 // TestShowStringMatchesSparkSuite checks ShowString against the exact
 // strings of Spark's DataFrameShowSuite (sql/core/src/test/scala/org/
 // apache/spark/sql/DataFrameShowSuite.scala, Spark 4.0; DataFrameSuite in
 // 3.5): truncate 0, 3, 17 and 20, vertical mode, and numRows 0 and -1.
 func TestShowStringMatchesSparkSuite(t *testing.T) {
-	schema, recs := stringColumn(t, "value", "1", strings.Repeat("1", 21))
+	schema, recs := displaytest.StringColumn(t, "value", "1", strings.Repeat("1", 21))
 	for _, c := range []struct {
 		truncate int
 		vertical bool
