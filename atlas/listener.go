@@ -36,12 +36,29 @@ type QueryTerminatedEvent = progress.QueryTerminatedEvent
 // listenerBus is a session's listeners and the server stream that feeds
 // them (open while at least one listener is registered).
 type listenerBus struct {
-	bus eventbus.Bus[StreamingQueryListener]
+	bus listenerSet // an *eventbus.Bus[StreamingQueryListener], see listenerSet
 
 	mu     sync.Mutex // AddListener and RemoveListener take turns
 	cancel context.CancelFunc
 	done   chan struct{}
 }
+
+// listenerSet is what a session needs of its eventbus.Bus. The session
+// holds the bus through this interface, not by value: the compiler
+// instantiates a generic type's methods in every package that reads a
+// type containing it, so a Session holding an eventbus.Bus[...] made every
+// notebook cell compile the bus's 19 methods again (dupok), about a third
+// of a cell's compile time.
+type listenerSet interface {
+	Add(StreamingQueryListener) bool
+	Remove(StreamingQueryListener) bool
+	List() []StreamingQueryListener
+	Post(func(StreamingQueryListener))
+	PostSync(func(StreamingQueryListener))
+}
+
+// newListenerSet returns a session's empty listener bus.
+func newListenerSet() listenerSet { return new(eventbus.Bus[StreamingQueryListener]) }
 
 func busPlan(add bool) *pb.Plan {
 	c := &pb.StreamingQueryListenerBusCommand{Command: &pb.StreamingQueryListenerBusCommand_RemoveListenerBusListener{RemoveListenerBusListener: true}}

@@ -98,6 +98,7 @@ func (b *SessionBuilder) GetOrCreate() *Session {
 		remote = DefaultRemote
 	}
 	s := &Session{appName: b.appName, remote: remote, conf: b.conf, user: os.Getenv("USER")}
+	s.listeners.bus = newListenerSet()
 	target, params, err := parseRemote(remote)
 	if err != nil {
 		s.err = err
