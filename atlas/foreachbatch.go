@@ -7,8 +7,6 @@ import (
 	"io"
 	"sync"
 
-	"github.com/google/uuid"
-
 	atlaspb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaslite"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
@@ -39,22 +37,10 @@ func (w *DataStreamWriter) startForeachBatch(op *pb.WriteStreamOperationStart) (
 		return nil, fmt.Errorf("start the query: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	req := &pb.ExecutePlanRequest{
-		SessionId:   s.id,
-		UserContext: s.userContext(),
-		OperationId: ptr(uuid.NewString()),
-		ClientType:  ptr(clientType),
-		Plan:        &pb.Plan{OpType: &pb.Plan_Command{Command: &pb.Command{CommandType: &pb.Command_Extension{Extension: ext}}}},
-	}
-	body, err := req.MarshalVT()
+	stream, err := s.startExecute(ctx, &pb.Plan{OpType: &pb.Plan_Command{Command: &pb.Command{CommandType: &pb.Command_Extension{Extension: ext}}}})
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("start the query: encode the request: %w", err)
-	}
-	stream, err := s.conn.call(ctx, "ExecutePlan", body)
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("start the query: %w", s.rpcError(err))
+		return nil, fmt.Errorf("start the query: %w", err)
 	}
 	var started *pb.WriteStreamOperationStartResult
 	for started == nil {

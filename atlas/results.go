@@ -124,25 +124,33 @@ func (df *DataFrame) ShowFull(n int) error { return df.show(n, false) }
 // cells to that many characters and right-aligns them (20 is show()'s
 // default, 0 cuts nothing), vertical prints one -RECORD block per row.
 func (df *DataFrame) ShowString(ctx context.Context, n, truncate int, vertical bool) (string, error) {
+	return df.rendered(ctx, "showString", "show_string", n, truncate, func(n, truncate int32) *pb.Relation {
+		return &pb.Relation{RelType: &pb.Relation_ShowString{ShowString: &pb.ShowString{
+			Input: df.rel, NumRows: n, Truncate: truncate, Vertical: vertical,
+		}}}
+	})
+}
+
+// rendered runs the relation render builds over df (ShowString or
+// HtmlString, named what: the server renders the first n rows) and returns
+// the one string it answers in column col.
+func (df *DataFrame) rendered(ctx context.Context, what, col string, n, truncate int, render func(n, truncate int32) *pb.Relation) (string, error) {
 	if df.err != nil {
 		return "", df.err
 	}
 	if n < 0 || n > 1<<31-1 || truncate < 0 || truncate > 1<<31-1 {
-		return "", fmt.Errorf("showString(%d, %d): want 0 to 2147483647 rows and a truncate of 0 to 2147483647", n, truncate)
+		return "", fmt.Errorf("%s(%d, %d): want 0 to 2147483647 rows and a truncate of 0 to 2147483647", what, n, truncate)
 	}
-	show := df.s.newDF(&pb.Relation{RelType: &pb.Relation_ShowString{ShowString: &pb.ShowString{
-		Input: df.rel, NumRows: int32(n), Truncate: int32(truncate), Vertical: vertical,
-	}}})
-	rows, err := show.Rows(ctx)
+	rows, err := df.s.newDF(render(int32(n), int32(truncate))).Rows(ctx)
 	if err != nil {
 		return "", err
 	}
 	if len(rows) != 1 {
-		return "", fmt.Errorf("showString: the server returned %d rows, want 1", len(rows))
+		return "", fmt.Errorf("%s: the server returned %d rows, want 1", what, len(rows))
 	}
-	text, ok := rows[0]["show_string"].(string)
+	text, ok := rows[0][col].(string)
 	if !ok {
-		return "", fmt.Errorf("showString: the server returned %v, want a show_string column", rows[0])
+		return "", fmt.Errorf("%s: the server returned %v, want a string column %s", what, rows[0], col)
 	}
 	return text, nil
 }
@@ -209,27 +217,11 @@ func (df *DataFrame) showOn(s view.Surface, n, truncate int) error {
 // htmlString returns the HTML table of the first n rows the server renders
 // for a notebook (Spark Connect's HtmlString relation).
 func (df *DataFrame) htmlString(ctx context.Context, n, truncate int) (string, error) {
-	if df.err != nil {
-		return "", df.err
-	}
-	if n > 1<<31-1 || truncate > 1<<31-1 {
-		return "", fmt.Errorf("htmlString(%d, %d): want at most 2147483647 rows and a truncate of at most 2147483647", n, truncate)
-	}
-	rel := df.s.newDF(&pb.Relation{RelType: &pb.Relation_HtmlString{HtmlString: &pb.HtmlString{
-		Input: df.rel, NumRows: int32(n), Truncate: int32(truncate),
-	}}})
-	rows, err := rel.Rows(ctx)
-	if err != nil {
-		return "", err
-	}
-	if len(rows) != 1 {
-		return "", fmt.Errorf("htmlString: the server returned %d rows, want 1", len(rows))
-	}
-	frag, ok := rows[0]["html_string"].(string)
-	if !ok {
-		return "", fmt.Errorf("htmlString: the server returned %v, want an html_string column", rows[0])
-	}
-	return frag, nil
+	return df.rendered(ctx, "htmlString", "html_string", n, truncate, func(n, truncate int32) *pb.Relation {
+		return &pb.Relation{RelType: &pb.Relation_HtmlString{HtmlString: &pb.HtmlString{
+			Input: df.rel, NumRows: n, Truncate: truncate,
+		}}}
+	})
 }
 
 func releaseAll(recs []arrow.RecordBatch) {

@@ -50,20 +50,9 @@ func (s *Session) execute(ctx context.Context, plan *pb.Plan, handle func(*pb.Ex
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	req := &pb.ExecutePlanRequest{
-		SessionId:   s.id,
-		UserContext: s.userContext(),
-		OperationId: ptr(uuid.NewString()),
-		Plan:        plan,
-		ClientType:  ptr(clientType),
-	}
-	body, err := req.MarshalVT()
+	stream, err := s.startExecute(ctx, plan)
 	if err != nil {
-		return fmt.Errorf("encode the ExecutePlan request: %w", err)
-	}
-	stream, err := s.conn.call(ctx, "ExecutePlan", body)
-	if err != nil {
-		return s.rpcError(err)
+		return err
 	}
 	defer stream.close()
 	for {
@@ -82,6 +71,27 @@ func (s *Session) execute(ctx context.Context, plan *pb.Plan, handle func(*pb.Ex
 			}
 		}
 	}
+}
+
+// startExecute sends plan in a new ExecutePlan operation and returns the
+// response stream; errors are already the session's (rpcError).
+func (s *Session) startExecute(ctx context.Context, plan *pb.Plan) (*callStream, error) {
+	req := &pb.ExecutePlanRequest{
+		SessionId:   s.id,
+		UserContext: s.userContext(),
+		OperationId: ptr(uuid.NewString()),
+		Plan:        plan,
+		ClientType:  ptr(clientType),
+	}
+	body, err := req.MarshalVT()
+	if err != nil {
+		return nil, fmt.Errorf("encode the ExecutePlan request: %w", err)
+	}
+	stream, err := s.conn.call(ctx, "ExecutePlan", body)
+	if err != nil {
+		return nil, s.rpcError(err)
+	}
+	return stream, nil
 }
 
 // command runs a command plan and returns its responses.
