@@ -252,30 +252,26 @@ func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
 }
 
 // aheadFull reports whether fetching ahead has buffered enough: the
-// buffers hold aheadMaxBytes, or every partition being fetched holds
-// aheadRows records, or they hold aheadRows records each on average. The
-// average keeps a partition that brings fewer records per fetch (or none:
-// it is caught up) from letting the others grow until they are paused,
-// which would drop what the client fetched for them. The caller holds
-// r.mu.
+// buffers hold aheadMaxBytes, or the partitions being fetched hold
+// aheadRows records each on average (so also when each holds aheadRows,
+// or none is being fetched). The average keeps a partition that brings
+// fewer records per fetch (or none: it is caught up) from letting the
+// others grow until they are paused, which would drop what the client
+// fetched for them. The caller holds r.mu.
 func (r *reader) aheadFull() bool {
 	if r.pendingBytes() >= r.aheadMaxBytes {
 		return true
 	}
-	open := false
 	rows, parts := 0, 0
 	for _, ps := range r.parts {
 		for _, st := range ps {
-			if !st.consuming || st.paused {
-				continue
+			if st.consuming && !st.paused {
+				rows += st.pendingRows()
+				parts++
 			}
-			n := st.pendingRows()
-			open = open || n < r.aheadRows
-			rows += n
-			parts++
 		}
 	}
-	return !open || rows >= r.aheadRows*parts
+	return rows >= r.aheadRows*parts
 }
 
 // pendingRows is the number of rows buffered for st.
