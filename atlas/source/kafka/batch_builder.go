@@ -226,30 +226,26 @@ func (b *batchBuilder) add(recs []*kgo.Record, flush func() error) (int64, error
 		skipKey, skipValue, skipTime := b.skip[colKey], b.skip[colValue], b.skip[colTimestamp]
 		skipTsType := b.skip[colTimestampType]
 		for _, r := range chunk {
-			if r.Attrs.IsControl() {
-				if b.recycle {
-					r.Recycle()
+			if !r.Attrs.IsControl() {
+				if !skipKey {
+					b.key.append(r.Key)
 				}
-				continue
+				if !skipValue {
+					b.value.append(r.Value)
+				}
+				b.offset = append(b.offset, r.Offset)
+				if !skipTime {
+					b.timestamp = append(b.timestamp, r.Timestamp.UnixMicro())
+				}
+				if !skipTsType {
+					b.tsType = append(b.tsType, int32(r.Attrs.TimestampType()))
+				}
+				b.rows++
+				b.bytes += len(r.Key) + len(r.Value)
+				n++
 			}
-			if !skipKey {
-				b.key.append(r.Key)
-			}
-			if !skipValue {
-				b.value.append(r.Value)
-			}
-			b.offset = append(b.offset, r.Offset)
-			if !skipTime {
-				b.timestamp = append(b.timestamp, r.Timestamp.UnixMicro())
-			}
-			if !skipTsType {
-				b.tsType = append(b.tsType, int32(r.Attrs.TimestampType()))
-			}
-			b.rows++
-			b.bytes += len(r.Key) + len(r.Value)
-			n++
 			if b.recycle {
-				r.Recycle()
+				r.Recycle() // control records too
 			}
 		}
 		recs = recs[len(chunk):]
@@ -308,7 +304,7 @@ func (b *batchBuilder) newRecord() arrow.RecordBatch {
 	b.expect -= rows
 	var cols [numColumns]arrow.Array
 	for i := range cols {
-		if b.skip[i] && i != colOffset {
+		if b.skip[i] { // never the offset column (prune)
 			cols[i] = b.nullColumn(i, rows)
 			continue
 		}
