@@ -73,7 +73,7 @@ func (b *fromJSONBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error)
 	if err != nil {
 		return nil, fmt.Errorf("from_json: %w", err)
 	}
-	out, stats, err := dec.Decode(c.Mem, in)
+	out, stats, err := dec.Decode(in)
 	b.decoders.Put(dec)
 	if err != nil {
 		return nil, fmt.Errorf("from_json: %w", err)

@@ -41,7 +41,7 @@ func benchDecode(b *testing.B, schema string, record func(i int) string) {
 	cpu0, cpuOK := threadCPU()
 	b.ResetTimer()
 	for b.Loop() {
-		out, stats, err := d.Decode(mem, in)
+		out, stats, err := d.Decode(in)
 		if err != nil || stats.Malformed != 0 {
 			b.Fatalf("Decode: %v, %+v", err, stats)
 		}
@@ -57,7 +57,7 @@ func benchDecode(b *testing.B, schema string, record func(i int) string) {
 	}
 	b.ReportMetric(float64(size)/benchBatch, "B/record")
 	allocs := testing.AllocsPerRun(3, func() {
-		out, _, _ := d.Decode(mem, in)
+		out, _, _ := d.Decode(in)
 		out.Release()
 	})
 	b.ReportMetric(allocs/benchBatch, "allocs/record")

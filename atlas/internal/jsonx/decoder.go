@@ -72,12 +72,12 @@ func (d *Decoder) Release() {}
 // Decode parses every value of values, a *array.Binary, *array.String,
 // *array.LargeBinary or *array.LargeString column of JSON texts, and returns
 // a struct array with one row per value. Its buffers are Go memory, which
-// the garbage collector frees: mem is not used (it was the builders'
-// allocator). The caller owns the result and should Release it.
+// the garbage collector frees. The caller owns the result and should
+// Release it.
 // Bad rows do not fail the call: they become nulls as Spark's PERMISSIVE
 // mode says and are counted in Stats. The error is for input of the wrong
 // type only.
-func (d *Decoder) Decode(mem memory.Allocator, values arrow.Array) (*array.Struct, Stats, error) {
+func (d *Decoder) Decode(values arrow.Array) (*array.Struct, Stats, error) {
 	if values == nil {
 		return nil, Stats{}, fmt.Errorf("jsonx: decode: values column is nil")
 	}

@@ -333,7 +333,7 @@ func TestDecodeInputKinds(t *testing.T) {
 	defer large.Release()
 
 	for _, in := range []arrow.Array{sliced, large} {
-		out, stats, err := d.Decode(mem, in)
+		out, stats, err := d.Decode(in)
 		if err != nil {
 			t.Fatalf("Decode(%s): %v", in.DataType(), err)
 		}
@@ -354,7 +354,7 @@ func TestDecodeInputKinds(t *testing.T) {
 	bad := ints.NewArray()
 	ints.Release()
 	defer bad.Release()
-	if _, _, err := d.Decode(mem, bad); err == nil || !strings.Contains(err.Error(), "want binary or string") {
+	if _, _, err := d.Decode(bad); err == nil || !strings.Contains(err.Error(), "want binary or string") {
 		t.Errorf("Decode(int32) error = %v", err)
 	}
 }

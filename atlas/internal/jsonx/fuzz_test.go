@@ -62,7 +62,7 @@ func FuzzDecode(f *testing.F) {
 		bb.Release()
 		defer in.Release()
 		for _, d := range decoders {
-			out, stats, err := d.Decode(mem, in)
+			out, stats, err := d.Decode(in)
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}

@@ -42,7 +42,7 @@ func decodeAll(t *testing.T, schema *arrow.Schema, opts Options, values []*strin
 	defer d.Release()
 	in := binaryColumn(mem, values)
 	defer in.Release()
-	out, stats, err := d.Decode(mem, in)
+	out, stats, err := d.Decode(in)
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}

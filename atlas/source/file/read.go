@@ -151,7 +151,7 @@ func (r *Reader) decode(texts []string) (*array.Struct, jsonx.Stats, error) {
 	b.AppendValues(texts, nil)
 	in := b.NewArray()
 	defer in.Release()
-	return r.dec.Decode(r.mem, in)
+	return r.dec.Decode(in)
 }
 
 // yieldStruct passes the struct's rows to fn as a record, leaving out the
