@@ -83,15 +83,10 @@ type dateCache struct {
 	ok   bool
 }
 
-// fastTimestamp parses yyyy-MM-dd(T| )HH:mm:ss[.f*][Z|±HH|±HHmm|±HH:mm].
-// handled is false when s has another shape, for the general parser to try.
-func fastTimestamp(s []byte) (micros int64, ok, handled bool) {
-	var dc dateCache
-	return dc.timestamp(s)
-}
-
-// timestamp is fastTimestamp, taking the day number from the cache when s
-// has the remembered date.
+// timestamp is the fast path: it parses
+// yyyy-MM-dd(T| )HH:mm:ss[.f*][Z|±HH|±HHmm|±HH:mm], taking the day number
+// from the cache when s has the remembered date. handled is false when s
+// has another shape, for the general parser to try.
 func (dc *dateCache) timestamp(s []byte) (micros int64, ok, handled bool) {
 	if len(s) < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':' {
 		return 0, false, false

@@ -7,6 +7,13 @@ import (
 	"time"
 )
 
+// fastTimestamp is the fast path without a remembered date: every call
+// parses the date itself.
+func fastTimestamp(s []byte) (micros int64, ok, handled bool) {
+	var dc dateCache
+	return dc.timestamp(s)
+}
+
 func TestTimestampGrammar(t *testing.T) {
 	utc := func(y int, mo time.Month, d, h, mi, s, us int) int64 {
 		return time.Date(y, mo, d, h, mi, s, us*1000, time.UTC).UnixMicro()

@@ -192,7 +192,7 @@ func (zc zoneCache) zoneOffset(z []byte, y, mo, d, h, mi, s int64) (int64, bool)
 }
 
 // timestamp parses any text of Spark's timestamp grammar (the general path
-// behind fastTimestamp) into microseconds since the epoch.
+// behind dateCache.timestamp) into microseconds since the epoch.
 func (zc zoneCache) timestamp(s []byte) (int64, bool) {
 	p, ok := splitTimestamp(s)
 	if !ok {
