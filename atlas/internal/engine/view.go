@@ -49,7 +49,7 @@ func (v *progressView) update(sq *StreamingQuery, _ *progress.StreamingQueryProg
 // view draws charts) and the extra HTML.
 func (v *progressView) snapshot(sq *StreamingQuery) view.Snapshot {
 	ps := sq.RecentProgress()
-	s := view.Snapshot{Progress: ps, ExtraHTML: v.extra(sq)}
+	s := view.Snapshot{Progress: ps, ExtraHTML: v.extra(sq, ps)}
 	if !v.live.WantsCharts() || len(ps) == 0 {
 		return s
 	}
@@ -63,7 +63,9 @@ func (v *progressView) snapshot(sq *StreamingQuery) view.Snapshot {
 	return s
 }
 
-func (v *progressView) extra(sq *StreamingQuery) string {
+// extra is the HTML under the charts: the latest output rows or writes,
+// the data loss in ps (the progress the frame shows), the rows not kept.
+func (v *progressView) extra(sq *StreamingQuery, ps []progress.StreamingQueryProgress) string {
 	var html string
 	if fb, ok := sq.tap.inner.(*foreachBatchSink); ok && len(fb.log.recent()) > 0 {
 		// A foreachBatch query's output is what its callback wrote.
@@ -73,7 +75,7 @@ func (v *progressView) extra(sq *StreamingQuery) string {
 			html = table.HTMLTable(schema, recs, tapRows, true, fmt.Sprintf("latest output rows (batch %d)", batchID))
 		})
 	}
-	html += dataLossHTML(sq.RecentProgress())
+	html += dataLossHTML(ps)
 	t := sq.Totals()
 	if t.DroppedLate > 0 || t.Malformed > 0 || t.NullEventTime > 0 || t.FutureEventTime > 0 {
 		html += fmt.Sprintf("<p style=\"font-family:sans-serif;font-size:12px;color:#a33\">%d late rows behind the watermark (their window had already been emitted; keep them with the lateRowsTable option), %d malformed records skipped, %d rows without an event time, %d rows with an event time far ahead of processing time (counted, never silently lost).</p>", t.DroppedLate, t.Malformed, t.NullEventTime, t.FutureEventTime)
