@@ -336,3 +336,30 @@ func rerunLab(t *testing.T, cell *atlas.Session, checkpoint string, wait time.Du
 	}
 	return run
 }
+
+// TestTotalsCountEveryBatchOfTheRun: a run of more micro-batches than
+// recentProgress keeps (100) that no client watched still reports all of
+// them. One partition of 12,345 records read 100 at a time is 124 batches;
+// the client sums nothing itself (no live view, no AwaitTermination), so
+// the totals must be the server's.
+func TestTotalsCountEveryBatchOfTheRun(t *testing.T) {
+	const n, perTrigger = 12_345, 100
+	addr, home, _ := kafkaServer(t, n)
+	spark := connect(t, addr)
+	q, err := changeStream(spark).WriteStream().Format("memory").QueryName("all_batches").Progress(false).
+		Option("checkpointLocation", filepath.Join(home, "ck", "all_batches")).
+		Trigger(atlas.AvailableNow()).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q.IsActive() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := q.Exception(); err != nil {
+		t.Fatal(err)
+	}
+	want := atlas.QueryTotals{Batches: (n + perTrigger - 1) / perTrigger, InputRows: n, OutputRows: n}
+	if got := q.Totals(); got != want {
+		t.Fatalf("totals %+v, want %+v", got, want)
+	}
+}

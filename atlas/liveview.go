@@ -123,13 +123,6 @@ func (q *StreamingQuery) progressCharts(ctx context.Context) (view.Snapshot, err
 	return snap, nil
 }
 
-func (v *liveView) lastBatch() int64 {
-	if len(v.snap.Progress) == 0 {
-		return -1
-	}
-	return v.snap.Progress[len(v.snap.Progress)-1].BatchID
-}
-
 func (v *liveView) close(err error) {
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		v.closeStatus("failed: " + err.Error())

@@ -272,9 +272,14 @@ func (q *StreamingQuery) AwaitTerminationContext(ctx context.Context) error {
 		defer stopCancel()
 		err := q.stop(stopCtx)
 		<-done
+		// The batch the query stopped after is the server's: the view last
+		// looked before the stop, and batches may have ended since.
 		last := int64(-1)
+		if ps, perr := q.progressList(stopCtx, true); perr == nil && len(ps) > 0 {
+			last = ps[len(ps)-1].BatchID
+		}
 		if view != nil {
-			last = view.lastBatch()
+			view.refresh(stopCtx)
 			view.closeStatus("stopped by interrupt")
 		}
 		fmt.Fprintf(os.Stderr, "atlas: %s received; query %s stopped after batch %d; its checkpoint is consistent and a re-run resumes from it\n", s, q.displayName(), last)

@@ -1,6 +1,13 @@
 package atlas
 
-import "sync"
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	atlaspb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaslite"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
+)
 
 // MetricMalformed is the observed metric counting records whose JSON did
 // not parse (the server's progress.ObservedMetrics key).
@@ -50,12 +57,42 @@ func (l *progressLog) totals() QueryTotals {
 	return t
 }
 
-// Totals sums the progress of this run's micro-batches that this handle
-// has seen: every batch while AwaitTermination watched the query, plus
-// those still in the server's recent progress (the last 100) now.
+// Totals returns counters over every micro-batch of this run, as the
+// server counted them. From a server without Atlas's QueryTotals extension
+// (Apache Spark) or when the server cannot be reached, it sums the progress
+// this handle has seen instead: every batch while AwaitTermination watched
+// the query, plus those still in the server's recent progress (the last
+// 100) now.
 func (q *StreamingQuery) Totals() QueryTotals {
+	if t, err := q.serverTotals(context.Background()); err == nil {
+		return t
+	}
 	q.RecentProgress()
 	return q.log.totals()
+}
+
+// serverTotals runs the atlas.connect.QueryTotals extension.
+func (q *StreamingQuery) serverTotals(ctx context.Context) (QueryTotals, error) {
+	b, err := (&atlaspb.QueryTotals{QueryId: q.id}).MarshalVT()
+	ext, err := packExtension(atlaspb.TypeURLQueryTotals, b, err)
+	if err != nil {
+		return QueryTotals{}, fmt.Errorf("query %s: totals: %w", q.displayName(), err)
+	}
+	resps, err := q.s.command(ctx, &pb.Command{CommandType: &pb.Command_Extension{Extension: ext}})
+	if err != nil {
+		return QueryTotals{}, fmt.Errorf("query %s: totals: %w", q.displayName(), err)
+	}
+	for _, r := range resps {
+		if e := r.GetExtension(); e != nil && e.GetTypeUrl() == atlaspb.TypeURLQueryTotalsResult {
+			res := &atlaspb.QueryTotalsResult{}
+			if err := unpackExtension(e, atlaspb.TypeURLQueryTotalsResult, res.UnmarshalVT); err != nil {
+				return QueryTotals{}, fmt.Errorf("query %s: totals: %w", q.displayName(), err)
+			}
+			return QueryTotals{Batches: res.GetBatches(), InputRows: res.GetInputRows(), OutputRows: res.GetOutputRows(),
+				DroppedLate: res.GetDroppedLate(), Malformed: res.GetMalformed()}, nil
+		}
+	}
+	return QueryTotals{}, fmt.Errorf("query %s: the server answered totals without a result", q.displayName())
 }
 
 // CheckpointLocation is the checkpointLocation option the query was

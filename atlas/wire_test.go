@@ -45,6 +45,8 @@ func TestWireTypeURLsAreGooglesAnyTypeURLs(t *testing.T) {
 		{atlaslite.TypeURLForeachBatchDone, &atlaspb.ForeachBatchDone{}},
 		{atlaslite.TypeURLProgressCharts, &atlaspb.ProgressCharts{}},
 		{atlaslite.TypeURLProgressChartsResult, &atlaspb.ProgressChartsResult{}},
+		{atlaslite.TypeURLQueryTotals, &atlaspb.QueryTotals{}},
+		{atlaslite.TypeURLQueryTotalsResult, &atlaspb.QueryTotalsResult{}},
 	} {
 		a, err := anypb.New(c.msg)
 		if err != nil {

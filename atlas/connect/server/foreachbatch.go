@@ -103,8 +103,15 @@ func (s *service) commandExtension(ctx context.Context, sess *session, out *resp
 		}
 		return s.progressCharts(sess, out, charts)
 	}
+	totals := &atlaspb.QueryTotals{}
+	if ext.MessageIs(totals) {
+		if err := ext.UnmarshalTo(totals); err != nil {
+			return invalidArgument(fmt.Errorf("query totals: %w", err))
+		}
+		return s.queryTotals(sess, out, totals)
+	}
 	return &planner.UnsupportedError{What: "command extension " + ext.GetTypeUrl(),
-		Hint: "Atlas's command extensions are atlas.connect.ForeachBatchStart, ForeachBatchDone and ProgressCharts"}
+		Hint: "Atlas's command extensions are atlas.connect.ForeachBatchStart, ForeachBatchDone, ProgressCharts and QueryTotals"}
 }
 
 // foreachBatchWriter builds the engine writer for ws.

@@ -43,9 +43,12 @@ var labNotebooks = []labNotebook{
 		interrupt: "live-view", checkInterrupted: checkLab02Interrupted},
 	{name: "labs/03-edits-stream", charts: progressCharts, check: checkLab03},
 	{name: "labs/04-kill-and-restart", charts: 2 * progressCharts, check: checkLab04, interrupt: "run",
-		// Batches of 100 records and no kill by the watcher: only the
-		// interrupt stops the Run cell.
-		interruptSet:     []string{"maxOffsetsPerTrigger=100", "killAfterBatch=1_000_000"},
+		// Batches of 10 records (2,000 batches) and no kill by the watcher:
+		// only the interrupt stops the Run cell. The query must still run
+		// when the cell's first output comes (about 1 s after it started):
+		// with batches of 100 the 200 batches ran in under a second on CI,
+		// the query ended by itself and the interrupt found nothing to stop.
+		interruptSet:     []string{"maxOffsetsPerTrigger=10", "killAfterBatch=1_000_000"},
 		checkInterrupted: checkLab04Interrupted},
 	{name: "labs/05-sketches", charts: progressCharts + 1, check: checkLab05},
 	{name: "fraud_velocity", charts: progressCharts, check: checkFraudVelocity},
@@ -486,13 +489,25 @@ func checkLab04(t *testing.T, st *privateStack, cells []executedCell) {
 // checkLab04Interrupted checks the run where Kernel > Interrupt stopped the
 // Run cell: it stopped mid-stream, then the re-run cells reach the same
 // outputs.
+// The run started from an empty checkpoint, so the cell's count of this
+// run's batches is the last batch id the interrupt message names, plus one:
+// the server's count, not the client's (which misses the batches that ran
+// before its first look beyond the last 100).
 func checkLab04Interrupted(t *testing.T, st *privateStack, cells []executedCell) {
-	checkLab04Killed(t, taggedCell(t, cells, "interrupted"), "query stopped by interrupt")
+	run := taggedCell(t, cells, "interrupted")
+	batches := checkLab04Killed(t, run, "query stopped by interrupt")
+	last := regexp.MustCompile(`query lab04_copy stopped after batch (\d+);`).FindStringSubmatch(run.stderr())
+	if last == nil {
+		t.Errorf("the interrupted cell did not say after which batch it stopped:\n%s", run.stderr())
+	} else if n, _ := strconv.Atoi(last[1]); n+1 != batches {
+		t.Errorf("the interrupted cell counted %d batches in this run, but it stopped after batch %d", batches, n)
+	}
 	checkLab04Outputs(t, st, cells)
 }
 
-// checkLab04Killed checks the Run cell stopped mid-stream with err.
-func checkLab04Killed(t *testing.T, run executedCell, err string) {
+// checkLab04Killed checks the Run cell stopped mid-stream with err and
+// returns the number of batches it says ran.
+func checkLab04Killed(t *testing.T, run executedCell, err string) int {
 	t.Helper()
 	out := run.stdout()
 	killed := regexp.MustCompile(`killed: (\d+) batches in this run, (\d+) records read \(err: ` + regexp.QuoteMeta(err) + `\)`).FindStringSubmatch(out)
@@ -502,6 +517,8 @@ func checkLab04Killed(t *testing.T, run executedCell, err string) {
 	if n, _ := strconv.Atoi(killed[2]); n <= 0 || n >= lab04Records {
 		t.Errorf("the kill read %d of %d records: it did not land mid-stream", n, lab04Records)
 	}
+	batches, _ := strconv.Atoi(killed[1])
+	return batches
 }
 
 // checkLab04Outputs checks the restart and proof cells and both outputs.

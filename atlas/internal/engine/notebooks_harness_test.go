@@ -278,10 +278,16 @@ func multiline(raw json.RawMessage) string {
 }
 
 // stdout returns everything the cell printed on stdout.
-func (c executedCell) stdout() string {
+func (c executedCell) stdout() string { return c.stream("stdout") }
+
+// stderr returns everything the cell printed on stderr.
+func (c executedCell) stderr() string { return c.stream("stderr") }
+
+// stream returns everything the cell printed on the named stream.
+func (c executedCell) stream(name string) string {
 	var b strings.Builder
 	for _, o := range c.Outputs {
-		if o.OutputType == "stream" && o.Name == "stdout" {
+		if o.OutputType == "stream" && o.Name == name {
 			b.WriteString(multiline(o.Text))
 		}
 	}

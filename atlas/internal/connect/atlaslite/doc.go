@@ -22,4 +22,8 @@ const (
 	TypeURLProgressCharts = "type.googleapis.com/atlas.connect.ProgressCharts"
 	// TypeURLProgressChartsResult is the type URL of ProgressChartsResult.
 	TypeURLProgressChartsResult = "type.googleapis.com/atlas.connect.ProgressChartsResult"
+	// TypeURLQueryTotals is the type URL of QueryTotals.
+	TypeURLQueryTotals = "type.googleapis.com/atlas.connect.QueryTotals"
+	// TypeURLQueryTotalsResult is the type URL of QueryTotalsResult.
+	TypeURLQueryTotalsResult = "type.googleapis.com/atlas.connect.QueryTotalsResult"
 )

@@ -278,6 +278,87 @@ func (x *ProgressChart) GetTimeY() bool {
 	return false
 }
 
+// QueryTotals (Command.extension) asks for a streaming query run's totals:
+// counters summed over every micro-batch of the run, where recentProgress
+// keeps only the last 100 batches. The answer is one ExecutePlanResponse
+// whose extension is a QueryTotalsResult. A client talking to a server
+// without this extension sums the progress it has seen instead.
+type QueryTotals struct {
+	unknownFields []byte
+	QueryId       *sparklite.StreamingQueryInstanceId `protobuf:"bytes,1,opt,name=query_id,json=queryId,proto3" json:"queryId,omitempty"`
+}
+
+func (x *QueryTotals) Reset() {
+	*x = QueryTotals{}
+}
+
+func (*QueryTotals) ProtoMessage() {}
+
+func (x *QueryTotals) GetQueryId() *sparklite.StreamingQueryInstanceId {
+	if x != nil {
+		return x.QueryId
+	}
+	return nil
+}
+
+// QueryTotalsResult (ExecutePlanResponse.extension) answers QueryTotals,
+// for the run named by the request's run_id.
+type QueryTotalsResult struct {
+	unknownFields []byte
+	// batches is the number of micro-batches the run completed.
+	Batches int64 `protobuf:"varint,1,opt,name=batches,proto3" json:"batches,omitempty"`
+	// input_rows sums numInputRows.
+	InputRows int64 `protobuf:"varint,2,opt,name=input_rows,json=inputRows,proto3" json:"inputRows,omitempty"`
+	// output_rows sums the sink's numOutputRows.
+	OutputRows int64 `protobuf:"varint,3,opt,name=output_rows,json=outputRows,proto3" json:"outputRows,omitempty"`
+	// dropped_late sums the state operators' numRowsDroppedByWatermark.
+	DroppedLate int64 `protobuf:"varint,4,opt,name=dropped_late,json=droppedLate,proto3" json:"droppedLate,omitempty"`
+	// malformed sums the records whose JSON did not parse
+	// (observedMetrics' numMalformedRows).
+	Malformed int64 `protobuf:"varint,5,opt,name=malformed,proto3" json:"malformed,omitempty"`
+}
+
+func (x *QueryTotalsResult) Reset() {
+	*x = QueryTotalsResult{}
+}
+
+func (*QueryTotalsResult) ProtoMessage() {}
+
+func (x *QueryTotalsResult) GetBatches() int64 {
+	if x != nil {
+		return x.Batches
+	}
+	return 0
+}
+
+func (x *QueryTotalsResult) GetInputRows() int64 {
+	if x != nil {
+		return x.InputRows
+	}
+	return 0
+}
+
+func (x *QueryTotalsResult) GetOutputRows() int64 {
+	if x != nil {
+		return x.OutputRows
+	}
+	return 0
+}
+
+func (x *QueryTotalsResult) GetDroppedLate() int64 {
+	if x != nil {
+		return x.DroppedLate
+	}
+	return 0
+}
+
+func (x *QueryTotalsResult) GetMalformed() int64 {
+	if x != nil {
+		return x.Malformed
+	}
+	return 0
+}
+
 func (m *LatestPerKey) MarshalVT() (dAtA []byte, err error) {
 	if m == nil {
 		return nil, nil
@@ -647,6 +728,107 @@ func (m *ProgressChart) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *QueryTotals) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryTotals) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *QueryTotals) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.QueryId != nil {
+		size, err := m.QueryId.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *QueryTotalsResult) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *QueryTotalsResult) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *QueryTotalsResult) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.Malformed != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.Malformed))
+		i--
+		dAtA[i] = 0x28
+	}
+	if m.DroppedLate != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.DroppedLate))
+		i--
+		dAtA[i] = 0x20
+	}
+	if m.OutputRows != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.OutputRows))
+		i--
+		dAtA[i] = 0x18
+	}
+	if m.InputRows != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.InputRows))
+		i--
+		dAtA[i] = 0x10
+	}
+	if m.Batches != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.Batches))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
 func (m *LatestPerKey) SizeVT() (n int) {
 	if m == nil {
 		return 0
@@ -779,6 +961,45 @@ func (m *ProgressChart) SizeVT() (n int) {
 	}
 	if m.TimeY {
 		n += 2
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *QueryTotals) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.QueryId != nil {
+		l = m.QueryId.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *QueryTotalsResult) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Batches != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.Batches))
+	}
+	if m.InputRows != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.InputRows))
+	}
+	if m.OutputRows != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.OutputRows))
+	}
+	if m.DroppedLate != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.DroppedLate))
+	}
+	if m.Malformed != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.Malformed))
 	}
 	n += len(m.unknownFields)
 	return n
@@ -1412,6 +1633,163 @@ func (m *ProgressChart) UnmarshalVT(dAtA []byte) error {
 				return err
 			}
 			m.TimeY = bool(v != 0)
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryTotals) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryTotals: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryTotals: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field QueryId", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.QueryId == nil {
+				m.QueryId = &sparklite.StreamingQueryInstanceId{}
+			}
+			if err := m.QueryId.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *QueryTotalsResult) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: QueryTotalsResult: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: QueryTotalsResult: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Batches", wireType)
+			}
+			m.Batches = 0
+			m.Batches, iNdEx, err = protobuf_go_lite.DecodeVarintInt64(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field InputRows", wireType)
+			}
+			m.InputRows = 0
+			m.InputRows, iNdEx, err = protobuf_go_lite.DecodeVarintInt64(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field OutputRows", wireType)
+			}
+			m.OutputRows = 0
+			m.OutputRows, iNdEx, err = protobuf_go_lite.DecodeVarintInt64(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field DroppedLate", wireType)
+			}
+			m.DroppedLate = 0
+			m.DroppedLate, iNdEx, err = protobuf_go_lite.DecodeVarintInt64(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Malformed", wireType)
+			}
+			m.Malformed = 0
+			m.Malformed, iNdEx, err = protobuf_go_lite.DecodeVarintInt64(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
 		default:
 			iNdEx = preIndex
 			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])

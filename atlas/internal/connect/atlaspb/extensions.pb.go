@@ -471,6 +471,139 @@ func (x *ProgressChart) GetTimeY() bool {
 	return false
 }
 
+// QueryTotals (Command.extension) asks for a streaming query run's totals:
+// counters summed over every micro-batch of the run, where recentProgress
+// keeps only the last 100 batches. The answer is one ExecutePlanResponse
+// whose extension is a QueryTotalsResult. A client talking to a server
+// without this extension sums the progress it has seen instead.
+type QueryTotals struct {
+	state         protoimpl.MessageState            `protogen:"open.v1"`
+	QueryId       *sparkpb.StreamingQueryInstanceId `protobuf:"bytes,1,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueryTotals) Reset() {
+	*x = QueryTotals{}
+	mi := &file_atlas_connect_extensions_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueryTotals) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueryTotals) ProtoMessage() {}
+
+func (x *QueryTotals) ProtoReflect() protoreflect.Message {
+	mi := &file_atlas_connect_extensions_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueryTotals.ProtoReflect.Descriptor instead.
+func (*QueryTotals) Descriptor() ([]byte, []int) {
+	return file_atlas_connect_extensions_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *QueryTotals) GetQueryId() *sparkpb.StreamingQueryInstanceId {
+	if x != nil {
+		return x.QueryId
+	}
+	return nil
+}
+
+// QueryTotalsResult (ExecutePlanResponse.extension) answers QueryTotals,
+// for the run named by the request's run_id.
+type QueryTotalsResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// batches is the number of micro-batches the run completed.
+	Batches int64 `protobuf:"varint,1,opt,name=batches,proto3" json:"batches,omitempty"`
+	// input_rows sums numInputRows.
+	InputRows int64 `protobuf:"varint,2,opt,name=input_rows,json=inputRows,proto3" json:"input_rows,omitempty"`
+	// output_rows sums the sink's numOutputRows.
+	OutputRows int64 `protobuf:"varint,3,opt,name=output_rows,json=outputRows,proto3" json:"output_rows,omitempty"`
+	// dropped_late sums the state operators' numRowsDroppedByWatermark.
+	DroppedLate int64 `protobuf:"varint,4,opt,name=dropped_late,json=droppedLate,proto3" json:"dropped_late,omitempty"`
+	// malformed sums the records whose JSON did not parse
+	// (observedMetrics' numMalformedRows).
+	Malformed     int64 `protobuf:"varint,5,opt,name=malformed,proto3" json:"malformed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueryTotalsResult) Reset() {
+	*x = QueryTotalsResult{}
+	mi := &file_atlas_connect_extensions_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueryTotalsResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueryTotalsResult) ProtoMessage() {}
+
+func (x *QueryTotalsResult) ProtoReflect() protoreflect.Message {
+	mi := &file_atlas_connect_extensions_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueryTotalsResult.ProtoReflect.Descriptor instead.
+func (*QueryTotalsResult) Descriptor() ([]byte, []int) {
+	return file_atlas_connect_extensions_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *QueryTotalsResult) GetBatches() int64 {
+	if x != nil {
+		return x.Batches
+	}
+	return 0
+}
+
+func (x *QueryTotalsResult) GetInputRows() int64 {
+	if x != nil {
+		return x.InputRows
+	}
+	return 0
+}
+
+func (x *QueryTotalsResult) GetOutputRows() int64 {
+	if x != nil {
+		return x.OutputRows
+	}
+	return 0
+}
+
+func (x *QueryTotalsResult) GetDroppedLate() int64 {
+	if x != nil {
+		return x.DroppedLate
+	}
+	return 0
+}
+
+func (x *QueryTotalsResult) GetMalformed() int64 {
+	if x != nil {
+		return x.Malformed
+	}
+	return 0
+}
+
 var File_atlas_connect_extensions_proto protoreflect.FileDescriptor
 
 const file_atlas_connect_extensions_proto_rawDesc = "" +
@@ -499,7 +632,17 @@ const file_atlas_connect_extensions_proto_rawDesc = "" +
 	"\x05title\x18\x01 \x01(\tR\x05title\x12\x1f\n" +
 	"\voption_json\x18\x02 \x01(\tR\n" +
 	"optionJson\x12\x15\n" +
-	"\x06time_y\x18\x03 \x01(\bR\x05timeYBAZ?github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspbb\x06proto3"
+	"\x06time_y\x18\x03 \x01(\bR\x05timeY\"Q\n" +
+	"\vQueryTotals\x12B\n" +
+	"\bquery_id\x18\x01 \x01(\v2'.spark.connect.StreamingQueryInstanceIdR\aqueryId\"\xae\x01\n" +
+	"\x11QueryTotalsResult\x12\x18\n" +
+	"\abatches\x18\x01 \x01(\x03R\abatches\x12\x1d\n" +
+	"\n" +
+	"input_rows\x18\x02 \x01(\x03R\tinputRows\x12\x1f\n" +
+	"\voutput_rows\x18\x03 \x01(\x03R\n" +
+	"outputRows\x12!\n" +
+	"\fdropped_late\x18\x04 \x01(\x03R\vdroppedLate\x12\x1c\n" +
+	"\tmalformed\x18\x05 \x01(\x03R\tmalformedBAZ?github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspbb\x06proto3"
 
 var (
 	file_atlas_connect_extensions_proto_rawDescOnce sync.Once
@@ -513,7 +656,7 @@ func file_atlas_connect_extensions_proto_rawDescGZIP() []byte {
 	return file_atlas_connect_extensions_proto_rawDescData
 }
 
-var file_atlas_connect_extensions_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_atlas_connect_extensions_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_atlas_connect_extensions_proto_goTypes = []any{
 	(*LatestPerKey)(nil),                      // 0: atlas.connect.LatestPerKey
 	(*ForeachBatchStart)(nil),                 // 1: atlas.connect.ForeachBatchStart
@@ -522,23 +665,26 @@ var file_atlas_connect_extensions_proto_goTypes = []any{
 	(*ProgressCharts)(nil),                    // 4: atlas.connect.ProgressCharts
 	(*ProgressChartsResult)(nil),              // 5: atlas.connect.ProgressChartsResult
 	(*ProgressChart)(nil),                     // 6: atlas.connect.ProgressChart
-	(*sparkpb.Relation)(nil),                  // 7: spark.connect.Relation
-	(*sparkpb.WriteStreamOperationStart)(nil), // 8: spark.connect.WriteStreamOperationStart
-	(*sparkpb.StreamingQueryInstanceId)(nil),  // 9: spark.connect.StreamingQueryInstanceId
+	(*QueryTotals)(nil),                       // 7: atlas.connect.QueryTotals
+	(*QueryTotalsResult)(nil),                 // 8: atlas.connect.QueryTotalsResult
+	(*sparkpb.Relation)(nil),                  // 9: spark.connect.Relation
+	(*sparkpb.WriteStreamOperationStart)(nil), // 10: spark.connect.WriteStreamOperationStart
+	(*sparkpb.StreamingQueryInstanceId)(nil),  // 11: spark.connect.StreamingQueryInstanceId
 }
 var file_atlas_connect_extensions_proto_depIdxs = []int32{
-	7, // 0: atlas.connect.LatestPerKey.input:type_name -> spark.connect.Relation
-	8, // 1: atlas.connect.ForeachBatchStart.write_stream:type_name -> spark.connect.WriteStreamOperationStart
-	9, // 2: atlas.connect.ForeachBatchReady.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	7, // 3: atlas.connect.ForeachBatchReady.batch:type_name -> spark.connect.Relation
-	9, // 4: atlas.connect.ForeachBatchDone.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	9, // 5: atlas.connect.ProgressCharts.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	6, // 6: atlas.connect.ProgressChartsResult.charts:type_name -> atlas.connect.ProgressChart
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	9,  // 0: atlas.connect.LatestPerKey.input:type_name -> spark.connect.Relation
+	10, // 1: atlas.connect.ForeachBatchStart.write_stream:type_name -> spark.connect.WriteStreamOperationStart
+	11, // 2: atlas.connect.ForeachBatchReady.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	9,  // 3: atlas.connect.ForeachBatchReady.batch:type_name -> spark.connect.Relation
+	11, // 4: atlas.connect.ForeachBatchDone.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	11, // 5: atlas.connect.ProgressCharts.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	6,  // 6: atlas.connect.ProgressChartsResult.charts:type_name -> atlas.connect.ProgressChart
+	11, // 7: atlas.connect.QueryTotals.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	8,  // [8:8] is the sub-list for method output_type
+	8,  // [8:8] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_atlas_connect_extensions_proto_init() }
@@ -552,7 +698,7 @@ func file_atlas_connect_extensions_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atlas_connect_extensions_proto_rawDesc), len(file_atlas_connect_extensions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
