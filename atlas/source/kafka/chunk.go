@@ -51,20 +51,7 @@ func (c *chunk) release() {
 func newChunks(b *batchBuilder, recs []*kgo.Record) ([]*chunk, error) {
 	var out []*chunk
 	flush := func() error {
-		rec := b.newRecord()
-		offs := rec.Column(colOffset).(*array.Int64).Int64Values()
-		size := 0
-		for i, col := range rec.Columns() {
-			if b.skip[i] {
-				continue // a slice of the builder's shared nulls
-			}
-			for _, buf := range col.Data().Buffers() {
-				if buf != nil {
-					size += buf.Len()
-				}
-			}
-		}
-		out = append(out, &chunk{rec: rec, offs: offs, end: offs[len(offs)-1] + 1, bytes: size})
+		out = append(out, b.flushChunk())
 		return nil
 	}
 	b.expect = len(recs)
@@ -77,9 +64,7 @@ func newChunks(b *batchBuilder, recs []*kgo.Record) ([]*chunk, error) {
 		return nil, err
 	}
 	if b.len() > 0 {
-		if err := flush(); err != nil {
-			return nil, err
-		}
+		out = append(out, b.flushChunk())
 	}
 	// Control records after the last data record still count as read.
 	if len(out) == 0 {
@@ -88,6 +73,25 @@ func newChunks(b *batchBuilder, recs []*kgo.Record) ([]*chunk, error) {
 		out[len(out)-1].end = last
 	}
 	return out, nil
+}
+
+// flushChunk makes a chunk of the rows appended to b so far (at least
+// one), ending after its last row, and starts b over.
+func (b *batchBuilder) flushChunk() *chunk {
+	rec := b.newRecord()
+	offs := rec.Column(colOffset).(*array.Int64).Int64Values()
+	size := 0
+	for i, col := range rec.Columns() {
+		if b.skip[i] {
+			continue // a slice of the builder's shared nulls
+		}
+		for _, buf := range col.Data().Buffers() {
+			if buf != nil {
+				size += buf.Len()
+			}
+		}
+	}
+	return &chunk{rec: rec, offs: offs, end: offs[len(offs)-1] + 1, bytes: size}
 }
 
 // countBefore returns how many of offs (ascending) are before end.
