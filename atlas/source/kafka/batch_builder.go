@@ -66,14 +66,32 @@ type batchBuilder struct {
 
 // binaryColumn is a binary or string column being filled: a validity
 // bitmap made only once a null is appended, the offsets (len = rows+1 once
-// the first row is in) and the bytes. The bytes are a strings.Builder's,
-// whose buffer Go allocates without zeroing it first: every byte of it is
-// written by an append before the record is made.
+// the first row is in) and the bytes. The bytes are allocated by
+// noZeroBytes, without Go zeroing them first: every byte of data[:len] is
+// written by an append before the record is made. (They were a
+// strings.Builder's, whose Write stores its buffer's pointer back on
+// every call: with the garbage collector marking, that was a write
+// barrier per key and per value, 7% of decoding a fetch.)
 type binaryColumn struct {
 	valid   []byte
 	nulls   int
 	offsets []int32
-	data    strings.Builder
+	data    []byte
+}
+
+// noZeroBytes returns an empty slice of capacity n whose memory Go did
+// not zero, or nil for n = 0. strings.Builder.Grow is the one public way
+// to such memory: the builder's buffer is taken over once it holds a
+// byte, and the builder dropped.
+func noZeroBytes(n int) []byte {
+	if n <= 0 {
+		return nil
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	sb.WriteByte(0)
+	s := sb.String()
+	return unsafe.Slice(unsafe.StringData(s), n)[:0]
 }
 
 func newBatchBuilder(maxRows, maxBytes int) *batchBuilder {
@@ -87,9 +105,18 @@ func (c *binaryColumn) reserve(rows, n int) {
 	} else {
 		c.offsets = grow(c.offsets, rows)
 	}
-	c.data.Grow(n)
+	c.growData(n)
 	if c.valid != nil {
 		c.valid = grow(c.valid, int(bitutil.BytesForBits(int64(len(c.offsets)-1+rows)))-len(c.valid))
+	}
+}
+
+// growData makes room for n more bytes, growing the bytes as
+// strings.Builder.Grow does.
+func (c *binaryColumn) growData(n int) {
+	if cap(c.data)-len(c.data) < n {
+		data := noZeroBytes(2*cap(c.data) + n)
+		c.data = append(data, c.data...)
 	}
 }
 
@@ -110,8 +137,16 @@ func (c *binaryColumn) append(v []byte) {
 		}
 		bitutil.SetBitTo(c.valid, row, v != nil)
 	}
-	c.data.Write(v)
-	c.offsets = append(c.offsets, int32(c.data.Len()))
+	// Not append(c.data, v...), which stores the slice's pointer back
+	// even when it did not grow (a write barrier while the garbage
+	// collector marks); a reslice stores only the length.
+	n := len(c.data)
+	if cap(c.data)-n < len(v) {
+		c.growData(len(v))
+	}
+	c.data = c.data[:n+len(v)]
+	copy(c.data[n:], v)
+	c.offsets = append(c.offsets, int32(len(c.data)))
 }
 
 // array hands the column's buffers to a new array of rows rows and starts
@@ -125,11 +160,8 @@ func (c *binaryColumn) array(dt arrow.DataType, rows int) arrow.Array {
 	if offsets == nil {
 		offsets = []int32{0}
 	}
-	// The builder's string is never changed: the array is its only user.
-	bytes := c.data.String()
-	a := newBinaryArray(dt, rows, valid, offsets, unsafe.Slice(unsafe.StringData(bytes), len(bytes)), c.nulls)
-	c.valid, c.nulls, c.offsets = nil, 0, nil
-	c.data.Reset()
+	a := newBinaryArray(dt, rows, valid, offsets, c.data, c.nulls)
+	c.valid, c.nulls, c.offsets, c.data = nil, 0, nil, nil
 	return a
 }
 
@@ -298,8 +330,8 @@ func (b *batchBuilder) newRecord() arrow.RecordBatch {
 	rows := b.rows
 	if rows > 0 {
 		// Round up so that the next record rarely needs to grow.
-		b.keyAvg = (b.key.data.Len() + rows - 1) / rows
-		b.valueAvg = (b.value.data.Len() + rows - 1) / rows
+		b.keyAvg = (len(b.key.data) + rows - 1) / rows
+		b.valueAvg = (len(b.value.data) + rows - 1) / rows
 	}
 	b.expect -= rows
 	var cols [numColumns]arrow.Array

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -252,6 +253,10 @@ func (d *fetchDecoder) parse(raw []byte, n int, rb *kmsg.RecordBatch) ([]rawReco
 	appendMicros := millisToMicros(rb.MaxTimestamp)
 	prevDelta := int64(-1)
 	pos := 0
+	// The fields of a record, read as franz-go's readRawRecordsDirect
+	// does. Every field is a varint, mostly of one byte: varint1 reads
+	// those inline. This loop is the decoder's hottest: the record's
+	// fields are read here rather than in a function Go would not inline.
 	for i := range refs {
 		length, p, ok := varint(raw, pos)
 		if !ok || length < 0 || length > int64(len(raw)-p) {
@@ -260,50 +265,56 @@ func (d *fetchDecoder) parse(raw []byte, n int, rb *kmsg.RecordBatch) ([]rawReco
 		end := p + int(length)
 		rec := raw[:end]
 		p++ // the record's attributes, unused
-		var tsDelta, offDelta, keyLen, valueLen, headers int64
-		tsDelta, p, ok = varint(rec, p)
-		if ok {
-			offDelta, p, ok = varint(rec, p)
+		var tsDelta, offDelta, v int64
+		if tsDelta, ok = varint1(rec, p); ok {
+			p++
+		} else if tsDelta, p, ok = varint(rec, p); !ok {
+			return nil, overrun(i, n, pos)
 		}
-		if ok {
-			keyLen, p, ok = varint(rec, p)
+		if offDelta, ok = varint1(rec, p); ok {
+			p++
+		} else if offDelta, p, ok = varint(rec, p); !ok {
+			return nil, overrun(i, n, pos)
 		}
-		key := p
-		if ok && keyLen >= 0 {
-			if keyLen > int64(end-p) {
-				ok = false
+		if v, ok = varint1(rec, p); ok {
+			p++
+		} else if v, p, ok = varint(rec, p); !ok {
+			return nil, overrun(i, n, pos)
+		}
+		key, keyLen := p, int32(-1) // null for any negative length, as in franz-go
+		if v >= 0 {
+			if v > int64(end-p) {
+				return nil, overrun(i, n, pos)
 			}
-			p += int(keyLen)
+			keyLen = int32(v)
+			p += int(v)
 		}
-		if ok {
-			valueLen, p, ok = varint(rec, p)
+		if v, ok = varint1(rec, p); ok {
+			p++
+		} else if v, p, ok = varint(rec, p); !ok {
+			return nil, overrun(i, n, pos)
 		}
-		value := p
-		if ok && valueLen >= 0 {
-			if valueLen > int64(end-p) {
-				ok = false
+		value, valueLen := p, int32(-1)
+		if v >= 0 {
+			if v > int64(end-p) {
+				return nil, overrun(i, n, pos)
 			}
-			p += int(valueLen)
+			valueLen = int32(v)
+			p += int(v)
 		}
-		if ok {
-			headers, p, ok = varint(rec, p)
-			ok = ok && headers <= int64(end-p)
+		// Headers are read past: the source's schema has none.
+		if v, ok = varint1(rec, p); ok {
+			p++
+		} else if v, p, ok = varint(rec, p); !ok {
+			return nil, overrun(i, n, pos)
 		}
-		for h := int64(0); ok && h < headers; h++ {
-			for range 2 { // key and value
-				var l int64
-				l, p, ok = varint(rec, p)
-				if ok && l > 0 {
-					ok = l <= int64(end-p)
-					p += int(l)
-				}
-				if !ok {
-					break
-				}
+		if v > 0 {
+			if v > int64(end-p) {
+				return nil, overrun(i, n, pos)
 			}
-		}
-		if !ok || p > end {
-			return nil, fmt.Errorf("record %d of %d at byte %d: %w", i, n, pos, errRecordOverrun)
+			if p, ok = skipHeaders(rec, p, v); !ok {
+				return nil, overrun(i, n, pos)
+			}
 		}
 		if offDelta <= prevDelta || offDelta > int64(rb.LastOffsetDelta) {
 			return nil, fmt.Errorf("record %d of %d: offset delta %d after %d, last offset delta %d", i, n, offDelta, prevDelta, rb.LastOffsetDelta)
@@ -316,36 +327,71 @@ func (d *fetchDecoder) parse(raw []byte, n int, rb *kmsg.RecordBatch) ([]rawReco
 		} else {
 			r.micros = millisToMicros(rb.FirstTimestamp + tsDelta)
 		}
-		r.key, r.keyLen = int32(key), int32(max(keyLen, -1))
-		r.value, r.valueLen = int32(value), int32(max(valueLen, -1))
+		r.key, r.keyLen = int32(key), keyLen
+		r.value, r.valueLen = int32(value), valueLen
 		pos = end
 	}
 	return refs, nil
 }
 
-// varint reads a zigzag varint at in[i:], returning it and the index after
-// it; ok is false when in ends first or the varint is too long.
-func varint(in []byte, i int) (v int64, next int, ok bool) {
-	if uint(i) < uint(len(in)) && in[i] < 0x80 {
-		x := in[i]
-		return int64(x>>1) ^ -int64(x&1), i + 1, true
-	}
-	return varintLong(in, i)
+// overrun is the error of record i of n, at byte pos, having a field
+// past its end.
+func overrun(i, n, pos int) error {
+	return fmt.Errorf("record %d of %d at byte %d: %w", i, n, pos, errRecordOverrun)
 }
 
-// varintLong is varint's path for varints of more than one byte.
-func varintLong(in []byte, i int) (v int64, next int, ok bool) {
-	if i >= len(in) {
-		return 0, i, false
+// skipHeaders reads past the n headers of a record at rec[p:], returning
+// the index after them; ok is false when one runs past the record's end.
+func skipHeaders(rec []byte, p int, n int64) (next int, ok bool) {
+	for range 2 * n { // each a key and a value
+		var l int64
+		if l, p, ok = varint(rec, p); !ok {
+			return p, false
+		}
+		if l > 0 {
+			if l > int64(len(rec)-p) {
+				return p, false
+			}
+			p += int(l)
+		}
 	}
-	v, n := binary.Varint(in[i:])
-	return v, i + n, n > 0
+	return p, true
+}
+
+// varint1 reads a zigzag varint of one byte at in[i]; ok is false when
+// in[i] is not one.
+func varint1(in []byte, i int) (v int64, ok bool) {
+	if uint(i) < uint(len(in)) && in[i] < 0x80 {
+		x := in[i]
+		return int64(x>>1) ^ -int64(x&1), true
+	}
+	return 0, false
+}
+
+// varint reads a zigzag varint at in[i:], returning it and the index after
+// it; ok is false when in ends first or the varint is longer than ten
+// bytes.
+func varint(in []byte, i int) (v int64, next int, ok bool) {
+	var x uint64
+	for s := uint(0); s < 70 && i < len(in); s += 7 {
+		b := in[i]
+		i++
+		x |= uint64(b&0x7f) << s
+		if b < 0x80 {
+			return int64(x>>1) ^ -int64(x&1), i, true
+		}
+	}
+	return 0, i, false
 }
 
 // millisToMicros converts Kafka's milliseconds as franz-go's
 // time.Unix(0, ms*1e6).UnixMicro() does, overflow included.
 func millisToMicros(ms int64) int64 {
-	ns := ms * 1e6
+	const safe = math.MaxInt64 / 1_000_000
+	if -safe <= ms && ms <= safe {
+		return ms * 1000
+	}
+	ns := ms * 1e6 // wraps, as in franz-go
 	us := ns / 1000
 	if ns%1000 < 0 {
 		us--

@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	atlasproduce "github.com/atlas-lakehouse/atlas/atlas/produce"
 )
 
 // The tests here decode the same fetched bytes twice: with fetchDecoder,
@@ -441,7 +443,7 @@ func TestDecodeHandBuilt(t *testing.T) {
 		}},
 		// Timestamps before 1970 and beyond what nanoseconds hold.
 		{base: 19, lastOffsetDelta: 2, firstTs: -1_000_000_000_001, maxTs: 0, records: []kmsg.Record{
-			testRecord(0, 0, []byte("f"), []byte("6")), testRecord(1, 1<<62, []byte("g"), []byte("7")), testRecord(2, 1_000_000_000_000, []byte("h"), []byte("8")),
+			testRecord(0, 0, []byte("f"), []byte("6")), testRecord(1, 10_300_000_000_001, []byte("g"), []byte("7")), testRecord(2, 1_000_000_000_000, []byte("h"), []byte("8")),
 		}},
 	}
 	var all []byte
@@ -557,4 +559,99 @@ func TestDecodeMessageSetV1(t *testing.T) {
 	if ok || err != nil || chunks != nil || first != -1 || next != -1 || b.rows != 0 {
 		t.Fatalf("magic 1: ok %v, %v, %d chunks, first %d, next %d", ok, err, len(chunks), first, next)
 	}
+}
+
+// BenchmarkDecodePartition decodes the fetched bytes of 200k events like
+// those of atlas bench windows (atlas/produce's generator: ~100-byte JSON
+// values, franz-go's default snappy batches, 1 MiB per fetch) with
+// fetchDecoder (atlas) and with franz-go's ProcessFetchPartition, pooled
+// as the reader's client is, then newChunks (franz-go+newChunks).
+func BenchmarkDecodePartition(b *testing.B) {
+	const topic, events = "bench-decode", 200_000
+	ctx := context.Background()
+	addr := newCluster(b, kfake.SeedTopics(1, topic))
+	gen, err := atlasproduce.GenerateEvents(atlasproduce.EventsConfig{Count: events, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cl, err := atlasproduce.NewClient([]string{addr}, kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	recs := make([]*kgo.Record, len(gen))
+	for i, e := range gen {
+		recs[i] = &kgo.Record{Key: e.Key, Value: e.Value, Timestamp: e.Time}
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		b.Fatal(err)
+	}
+	type fetched struct {
+		rp   *kmsg.FetchResponseTopicPartition
+		from int64
+	}
+	var fetches []fetched
+	bytes := 0
+	for from := int64(0); from < events; {
+		rp := fetchRaw(b, ctx, cl, topic, 0, from, 1<<20)
+		fetches = append(fetches, fetched{rp, from})
+		bytes += len(rp.RecordBatches)
+		_, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{Offset: from, Topic: topic}, rp, kgo.DefaultDecompressor(), nil)
+		if next <= from {
+			b.Fatalf("fetch from %d did not move", from)
+		}
+		from = next
+	}
+	b.Logf("%d events in %d fetches of %d bytes in all", events, len(fetches), bytes)
+	report := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/events, "ns/record")
+	}
+	b.Run("atlas", func(b *testing.B) {
+		d := newFetchDecoder(newBatchBuilder(batchMaxRows, batchMaxBytes), false)
+		for b.Loop() {
+			rows := 0
+			for _, f := range fetches {
+				chunks, _, _, ok, err := d.decodePartition(topic, f.rp, f.from)
+				if err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+				for _, c := range chunks {
+					rows += len(c.offs)
+					c.release()
+				}
+			}
+			if rows != events {
+				b.Fatalf("%d rows", rows)
+			}
+		}
+		report(b)
+	})
+	b.Run("franz-go+newChunks", func(b *testing.B) {
+		pool := &recordPool{}
+		dec := kgo.DefaultDecompressor(pool)
+		builder := newBatchBuilder(batchMaxRows, batchMaxBytes)
+		for b.Loop() {
+			rows := 0
+			for _, f := range fetches {
+				fp, _ := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
+					Offset: f.from, Topic: topic, Pools: []kgo.Pool{pool},
+				}, f.rp, dec, nil)
+				if fp.Err != nil {
+					b.Fatal(fp.Err)
+				}
+				chunks, err := newChunks(builder, fp.Records)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, c := range chunks {
+					rows += len(c.offs)
+					c.release()
+				}
+			}
+			if rows != events {
+				b.Fatalf("%d rows", rows)
+			}
+		}
+		report(b)
+	})
 }
