@@ -235,9 +235,16 @@ func (b *batchBuilder) add(recs []*kgo.Record, flush func() error) (int64, error
 		var keyBytes, valueBytes, rows int
 		cut := false
 		for i, r := range chunk {
+			if r.Partition != b.partition || r.Topic != b.topic {
+				chunk = chunk[:i]
+				cut = true
+				break
+			}
+			if r.Attrs.IsControl() {
+				continue // not a row: its bytes are not copied
+			}
 			size := len(r.Key) + len(r.Value)
-			if b.bytes+keyBytes+valueBytes+size > b.maxBytes && (b.rows > 0 || i > 0) ||
-				r.Partition != b.partition || r.Topic != b.topic {
+			if b.bytes+keyBytes+valueBytes+size > b.maxBytes && (b.rows > 0 || rows > 0) {
 				chunk = chunk[:i]
 				cut = true
 				break

@@ -194,3 +194,26 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestBatchBuilderControlBytes: a control record's key and value are not
+// copied, so they do not count towards the byte cap. Two data records of
+// 4 bytes around a 4-byte marker fit a 10-byte cap in one record batch.
+func TestBatchBuilderControlBytes(t *testing.T) {
+	recs := []*kgo.Record{
+		{Topic: "t", Offset: 0, Key: []byte("k0"), Value: []byte("v0")},
+		markControl(&kgo.Record{Topic: "t", Offset: 1, Key: []byte{0, 0}, Value: []byte{0, 0}}),
+		{Topic: "t", Offset: 2, Key: []byte("k2"), Value: []byte("v2")},
+	}
+	chunks, err := newChunks(newBatchBuilder(batchMaxRows, 10), recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, c := range chunks {
+			c.release()
+		}
+	}()
+	if len(chunks) != 1 || fmt.Sprint(chunks[0].offs) != "[0 2]" || chunks[0].end != 3 {
+		t.Fatalf("%d chunks (%s), want one of offsets 0 and 2 ending at 3", len(chunks), chunkSizes(chunks))
+	}
+}

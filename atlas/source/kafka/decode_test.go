@@ -358,8 +358,8 @@ func TestDecodeControlRecords(t *testing.T) {
 	// Every transaction ends with a marker at the offset after its data.
 	markers := []int64{data[19].Offset + 1, data[40].Offset + 1, data[62].Offset + 1}
 	rp := fetchRaw(t, ctx, cl, "txn", 0, 0, 1<<20)
-	for _, limit := range []int{batchMaxRows, 7} {
-		d := newFetchDecoder(newBatchBuilder(limit, batchMaxBytes), false)
+	for _, limit := range [][2]int{{batchMaxRows, batchMaxBytes}, {7, batchMaxBytes}, {batchMaxRows, 150}} {
+		d := newFetchDecoder(newBatchBuilder(limit[0], limit[1]), false)
 		for _, from := range []int64{0, 5, markers[0], markers[1], markers[1] + 1, markers[2]} {
 			chunks, first, next := decodeBoth(t, d, "txn", rp, from)
 			var rows []int64
@@ -525,7 +525,20 @@ func TestDecodeCorrupt(t *testing.T) {
 		t.Fatal("franz-go decoded the flipped byte")
 	}
 	// The decoder still works.
-	decodeBoth(t, d, "corrupt", full, 0)
+	want0, _, _ := decodeBoth(t, d, "corrupt", full, 0)
+
+	// A batch without its CRC: an error, unless the CRC is not checked.
+	noCRC := *full
+	noCRC.RecordBatches = bytes.Clone(full.RecordBatches)
+	clear(noCRC.RecordBatches[17:21])
+	if _, _, _, _, err := d.decodePartition("corrupt", &noCRC, 0); err == nil || !strings.Contains(err.Error(), "at offset 0 of corrupt-0: CRC mismatch") {
+		t.Fatalf("zero CRC: %v", err)
+	}
+	got, _, _, _, err := newFetchDecoder(newBatchBuilder(10, batchMaxBytes), true).decodePartition("corrupt", &noCRC, 0)
+	if err != nil {
+		t.Fatalf("zero CRC, not checked: %v", err)
+	}
+	sameChunks(t, "zero CRC, not checked", got, want0)
 
 	// A record claiming more bytes than its batch holds, with a valid CRC.
 	tb := testBatch{base: 7, lastOffsetDelta: 1, records: []kmsg.Record{
