@@ -434,20 +434,33 @@ func (d *fetchDecoder) add(topic string, partition int32, raw []byte, refs []raw
 			b.presize()
 		}
 		b.reserve(rows, keyBytes, valueBytes)
-		for _, r := range refs[:rows] {
-			if !skipKey {
-				b.key.append(field(raw, r.key, r.keyLen))
+		// Column by column, each in a tight loop that keeps the slices
+		// it appends to in registers.
+		seg := refs[:rows]
+		if !skipKey {
+			b.key.appendFields(raw, seg, false)
+		}
+		if !skipValue {
+			b.value.appendFields(raw, seg, true)
+		}
+		offs := b.offset
+		for i := range seg {
+			offs = append(offs, seg[i].offset)
+		}
+		b.offset = offs
+		if !skipTime {
+			ts := b.timestamp
+			for i := range seg {
+				ts = append(ts, seg[i].micros)
 			}
-			if !skipValue {
-				b.value.append(field(raw, r.value, r.valueLen))
+			b.timestamp = ts
+		}
+		if !skipTsType {
+			types := b.tsType
+			for range seg {
+				types = append(types, tsType)
 			}
-			b.offset = append(b.offset, r.offset)
-			if !skipTime {
-				b.timestamp = append(b.timestamp, r.micros)
-			}
-			if !skipTsType {
-				b.tsType = append(b.tsType, tsType)
-			}
+			b.tsType = types
 		}
 		b.rows += rows
 		b.bytes += keyBytes + valueBytes
@@ -457,6 +470,30 @@ func (d *fetchDecoder) add(topic string, partition int32, raw []byte, refs []raw
 		}
 	}
 	return chunks
+}
+
+// appendFields appends the keys (or with value the values) of refs, in
+// raw. Room for them was reserved.
+func (c *binaryColumn) appendFields(raw []byte, refs []rawRecord, value bool) {
+	data, offsets := c.data, c.offsets
+	for i := range refs {
+		at, n := refs[i].key, refs[i].keyLen
+		if value {
+			at, n = refs[i].value, refs[i].valueLen
+		}
+		l := len(data)
+		if n < 0 || c.valid != nil || cap(data)-l < int(n) || cap(offsets) == len(offsets) {
+			// A null, or a column with nulls: the general path.
+			c.data, c.offsets = data, offsets
+			c.append(field(raw, at, n))
+			data, offsets = c.data, c.offsets
+			continue
+		}
+		data = data[:l+int(n)]
+		copy(data[l:], raw[at:at+n])
+		offsets = append(offsets, int32(len(data)))
+	}
+	c.data, c.offsets = data, offsets
 }
 
 // field is a record's key or value in raw: nil when null (length -1), a
