@@ -49,6 +49,9 @@ type fetchDecoder struct {
 	buf          decompressBuf
 	batch        kmsg.RecordBatch
 	refs         []rawRecord
+	// lastEpoch is the leader epoch of the batch that set the last
+	// decodePartition's next (see epoch).
+	lastEpoch int32
 }
 
 // rawRecord is one record of a batch being decoded: where its key and
@@ -112,8 +115,12 @@ func newFetchDecoder(b *batchBuilder, noCRC bool) *fetchDecoder {
 //   - err: a corrupt batch (CRC mismatch, bad length, varint overrun,
 //     decompression failure), naming topic, partition and batch offset.
 //     Nothing else is returned then, and the builder is left empty.
+//
+// rp's ErrorCode is not looked at: that is the caller's. The builder
+// must hold no rows when it is called, and holds none when it returns.
 func (d *fetchDecoder) decodePartition(topic string, rp *kmsg.FetchResponseTopicPartition, from int64) (chunks []*chunk, first, next int64, ok bool, err error) {
 	first, next = -1, -1
+	d.lastEpoch = -1
 	expect, ok, err := d.scan(topic, rp, from)
 	if !ok || err != nil {
 		return nil, first, next, ok, err
@@ -127,6 +134,7 @@ func (d *fetchDecoder) decodePartition(topic string, rp *kmsg.FetchResponseTopic
 			}
 			chunks = nil
 			first, next = -1, -1
+			d.lastEpoch = -1
 			if b.rows > 0 {
 				b.newRecord().Release()
 			}
@@ -182,7 +190,9 @@ func (d *fetchDecoder) decodePartition(topic string, rp *kmsg.FetchResponseTopic
 		if first < 0 && len(refs) > 0 {
 			first = refs[0].offset
 		}
-		next = max(next, last+1)
+		if last+1 > next {
+			next, d.lastEpoch = last+1, rb.PartitionLeaderEpoch
+		}
 		if uint8(rb.Attributes)&attrControl != 0 || len(refs) == 0 {
 			continue // control records are not rows
 		}
@@ -201,6 +211,13 @@ func (d *fetchDecoder) decodePartition(topic string, rp *kmsg.FetchResponseTopic
 	}
 	return chunks, first, next, true, nil
 }
+
+// epoch returns the leader epoch of the batch that ends where the last
+// decodePartition's next is, -1 when next was -1. It is what franz-go
+// keeps as the partition's last consumed epoch, which a fetch sends as
+// LastFetchedEpoch (and OffsetForLeaderEpoch asks about) to detect a log
+// truncated under what was read.
+func (d *fetchDecoder) epoch() int32 { return d.lastEpoch }
 
 // scan walks the complete batches of rp without decoding them: it reports
 // ok false when one is a message set of magic 0 or 1, an error for an

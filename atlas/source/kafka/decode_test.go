@@ -388,6 +388,7 @@ func TestDecodeControlRecords(t *testing.T) {
 // testBatch is a hand-built record batch.
 type testBatch struct {
 	base            int64
+	epoch           int32
 	attrs           int16
 	lastOffsetDelta int32
 	firstTs, maxTs  int64
@@ -403,7 +404,7 @@ func (tb testBatch) bytes() []byte {
 		raw = r.AppendTo(raw)
 	}
 	rb := kmsg.RecordBatch{
-		FirstOffset: tb.base, Length: int32(49 + len(raw)), PartitionLeaderEpoch: 0, Magic: 2,
+		FirstOffset: tb.base, Length: int32(49 + len(raw)), PartitionLeaderEpoch: tb.epoch, Magic: 2,
 		Attributes: tb.attrs, LastOffsetDelta: tb.lastOffsetDelta,
 		FirstTimestamp: tb.firstTs, MaxTimestamp: tb.maxTs,
 		ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1,
@@ -442,7 +443,7 @@ func TestDecodeHandBuilt(t *testing.T) {
 			testRecord(0, 0, []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0}),
 		}},
 		// Timestamps before 1970 and beyond what nanoseconds hold.
-		{base: 19, lastOffsetDelta: 2, firstTs: -1_000_000_000_001, maxTs: 0, records: []kmsg.Record{
+		{base: 19, epoch: 5, lastOffsetDelta: 2, firstTs: -1_000_000_000_001, maxTs: 0, records: []kmsg.Record{
 			testRecord(0, 0, []byte("f"), []byte("6")), testRecord(1, 10_300_000_000_001, []byte("g"), []byte("7")), testRecord(2, 1_000_000_000_000, []byte("h"), []byte("8")),
 		}},
 	}
@@ -453,8 +454,8 @@ func TestDecodeHandBuilt(t *testing.T) {
 	rp := &kmsg.FetchResponseTopicPartition{Partition: 3, RecordBatches: all}
 	d := newFetchDecoder(newBatchBuilder(batchMaxRows, batchMaxBytes), false)
 	chunks, first, next := decodeBoth(t, d, "hand", rp, 0)
-	if first != 0 || next != 22 || len(chunks) != 1 {
-		t.Fatalf("first %d next %d, %d chunks; want 0, 22, 1", first, next, len(chunks))
+	if first != 0 || next != 22 || len(chunks) != 1 || d.epoch() != 5 {
+		t.Fatalf("first %d next %d epoch %d, %d chunks; want 0, 22, 5, 1", first, next, d.epoch(), len(chunks))
 	}
 	// Independently of franz-go: the LogAppendTime rows.
 	rec := chunks[0].rec
@@ -488,8 +489,11 @@ func TestDecodeHandBuilt(t *testing.T) {
 	// Only the empty batch.
 	rp2 := &kmsg.FetchResponseTopicPartition{RecordBatches: batches[3].bytes()}
 	chunks, first, next = decodeBoth(t, d, "hand", rp2, 14)
-	if len(chunks) != 1 || chunks[0].rec != nil || chunks[0].end != 18 || first != -1 || next != 18 {
-		t.Fatalf("compacted empty batch: %d chunks, first %d, next %d", len(chunks), first, next)
+	if len(chunks) != 1 || chunks[0].rec != nil || chunks[0].end != 18 || first != -1 || next != 18 || d.epoch() != 0 {
+		t.Fatalf("compacted empty batch: %d chunks, first %d, next %d, epoch %d", len(chunks), first, next, d.epoch())
+	}
+	if chunks, _, next, _, _ := d.decodePartition("hand", rp2, 18); chunks != nil || next != -1 || d.epoch() != -1 {
+		t.Fatalf("past the empty batch: %d chunks, next %d, epoch %d", len(chunks), next, d.epoch())
 	}
 }
 
