@@ -68,10 +68,12 @@ type batchBuilder struct {
 // bitmap made only once a null is appended, the offsets (len = rows+1 once
 // the first row is in) and the bytes. The bytes are allocated by
 // noZeroBytes, without Go zeroing them first: every byte of data[:len] is
-// written by an append before the record is made. (They were a
-// strings.Builder's, whose Write stores its buffer's pointer back on
-// every call: with the garbage collector marking, that was a write
-// barrier per key and per value, 7% of decoding a fetch.)
+// written by an append before the record is made. They are a plain
+// slice so that fetchDecoder.appendFields copies into them in a loop that
+// keeps the slice in registers. (They were a strings.Builder's, whose
+// Write stores its buffer's pointer back on every call: while the garbage
+// collector marks, a write barrier per key and per value, 7% of
+// BenchmarkDecodePartition/atlas's profile.)
 type binaryColumn struct {
 	valid   []byte
 	nulls   int

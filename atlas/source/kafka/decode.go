@@ -17,6 +17,7 @@ const (
 	batchMagicAt      = 16 // int8
 	batchCRCFrom      = 21 // the CRC-32C covers the bytes from here to the end
 	batchAttributesAt = 21 // int16
+	batchLastDeltaAt  = 23 // int32, lastOffsetDelta
 	batchNumRecordsAt = 57 // int32
 	batchHeaderSize   = 61
 
@@ -234,7 +235,7 @@ func (d *fetchDecoder) scan(topic string, rp *kmsg.FetchResponseTopicPartition, 
 			return 0, false, nil
 		case 2:
 			if length >= batchHeaderSize && in[batchAttributesAt+1]&attrControl == 0 &&
-				int64(binary.BigEndian.Uint64(in))+int64(int32(binary.BigEndian.Uint32(in[23:]))) >= from {
+				int64(binary.BigEndian.Uint64(in))+int64(int32(binary.BigEndian.Uint32(in[batchLastDeltaAt:]))) >= from {
 				expect += int(max(0, int32(binary.BigEndian.Uint32(in[batchNumRecordsAt:]))))
 			}
 		default:
