@@ -56,8 +56,7 @@ func New(opts map[string]string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	pool := &recordPool{}
-	cl, err := kgo.NewClient(clientOptions(cfg, pool)...)
+	cl, err := kgo.NewClient(clientOptions(cfg, nil)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka source: creating client for %s: %w", strings.Join(cfg.bootstrap, ","), err)
 	}
@@ -65,7 +64,7 @@ func New(opts map[string]string) (*Source, error) {
 		cfg:    cfg,
 		cl:     cl,
 		lister: &offsetLister{cl: cl, adm: kadm.NewClient(cl), topics: cfg.topics, readCommitted: cfg.readCommitted, pattern: cfg.pattern, assigned: cfg.assigned},
-		reader: newReader(cl, pool, cfg.failOnDataLoss, cfg.readCommitted),
+		reader: newReader(cl, cfg),
 	}, nil
 }
 
@@ -210,9 +209,13 @@ func (s *Source) latestOffset(ctx context.Context, start source.Offset) (source.
 
 	// A topic whose id differs from the one recorded with start was deleted
 	// and created again: start's offsets belong to a topic that is gone.
+	// Until the new topic's partitions are listed (just after it is
+	// created, its id can be known before them) the batch waits: an end
+	// without the topic would carry neither its new id nor its partitions,
+	// and the switch, with the data loss it reports, would go unrecorded.
 	recreated := map[string]bool{}
 	for _, t := range sortedTopics(from) {
-		if old, cur := fromIDs[t], untilIDs[t]; old != "" && cur != "" && old != cur {
+		if old, cur := fromIDs[t], untilIDs[t]; old != "" && cur != "" && old != cur && len(until[t]) > 0 {
 			recreated[t] = true
 		}
 	}
