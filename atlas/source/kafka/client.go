@@ -12,17 +12,18 @@ import (
 // partition is noticed, like Spark's partition discovery at every trigger.
 const metadataMinAge = 250 * time.Millisecond
 
-// clientOptions are the franz-go settings shared by the source's consumer
-// and ConsumeRate, so that the raw rate measures the same client.
+// clientOptions are the franz-go settings shared by the source's client
+// and ConsumeRate's, so that the raw rate is measured with the same fetch
+// sizes and waits.
 //
-// The consumer is a direct (group-less) consumer: partitions are added with
-// exact offsets as batches need them. Control records (transaction markers)
-// are kept so that the source sees every offset it passes and can tell that
-// a partition is complete even when a batch ends on a marker; they never
-// reach the Arrow output. A fetch below the log start resets to the log
-// start, and the gap is then reported as data loss. Fetched batches are
-// decoded into pool's memory: the reader recycles each record once it is
-// copied into Arrow.
+// The source does not consume through franz-go: its fetcher sends Fetch
+// requests of its own through the client (which keeps the connections,
+// versions and metadata) and decodes record batches straight into Arrow.
+// ConsumeRate is franz-go's direct (group-less) consumer: partitions are
+// added with exact offsets, control records (transaction markers) kept,
+// and a fetch below the log start resets to the log start. With a pool,
+// franz-go decodes fetched batches into its reused memory (ConsumeRate
+// recycles each record once counted).
 func clientOptions(cfg *config, pool *recordPool) []kgo.Opt {
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(cfg.bootstrap...),
@@ -34,7 +35,9 @@ func clientOptions(cfg *config, pool *recordPool) []kgo.Opt {
 		kgo.KeepControlRecords(),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.MetadataMinAge(metadataMinAge),
-		kgo.WithPools(pool),
+	}
+	if pool != nil {
+		opts = append(opts, kgo.WithPools(pool))
 	}
 	if cfg.readCommitted {
 		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))

@@ -89,8 +89,9 @@ func TestReadAheadDoesNotGrowWithSmallBatches(t *testing.T) {
 // were fetched and decoded again once the next batch resumed it (bench
 // windows, 10M events in batches of 200k, bound 64k rows: 12.2-12.8
 // million records decoded). Pausing is now a last resort far above that
-// bound, and fetching ahead stops by not polling: franz-go decodes every
-// record exactly once, and every batch reads exactly its rows.
+// bound, fetching ahead stops by not polling, and the fetcher keeps what
+// it fetched for a paused partition: every record is decoded exactly once,
+// and every batch reads exactly its rows.
 func TestFetchedRecordsAreDecodedOnce(t *testing.T) {
 	ctx := testContext(t)
 	addr := newCluster(t, kfake.SeedTopics(3, "events"))
@@ -126,8 +127,8 @@ func TestFetchedRecordsAreDecodedOnce(t *testing.T) {
 	sameRows(t, "all", got, all)
 	// Everything fetched was read: each record must have been decoded
 	// once.
-	if n := src.reader.pool.decoded.Load(); n != int64(len(all)) {
-		t.Fatalf("franz-go decoded %d records to read a topic of %d: records were fetched and decoded again", n, len(all))
+	if n := src.reader.f.decoded.Load(); n != int64(len(all)) {
+		t.Fatalf("the fetcher decoded %d records to read a topic of %d: records were fetched and decoded again", n, len(all))
 	}
 }
 

@@ -48,12 +48,12 @@ const (
 )
 
 // reader turns [start, end) offset ranges into Arrow records with one
-// long-lived client. Consuming never stops between batches: records fetched
+// long-lived client and its fetcher. Consuming never stops between batches: records fetched
 // past a batch's end are kept for the next batch, and a partition is
 // repositioned only when a batch does not start where the last one ended.
 type reader struct {
 	cl             *kgo.Client
-	pool           *recordPool // the client's, where recycled records go
+	f              *fetcher
 	adm            *kadm.Client
 	failOnDataLoss bool
 	readCommitted  bool
@@ -62,10 +62,9 @@ type reader struct {
 	pauseAfter     int
 	aheadMaxBytes  int
 
-	mu      sync.Mutex
-	parts   map[string]map[int32]*partState
-	builder *batchBuilder
-	active  []*partState // partitions the current batch still reads
+	mu     sync.Mutex
+	parts  map[string]map[int32]*partState
+	active []*partState // partitions the current batch still reads
 	// remaining counts active partitions that are not complete yet.
 	remaining int
 	closed    bool
@@ -104,14 +103,14 @@ type partState struct {
 	topic     string
 	partition int32
 
-	// consuming says the client has the partition assigned.
+	// consuming says the fetcher has the partition assigned.
 	consuming bool
 	paused    bool
 	// next is the offset of the first record not yet handed out: every
 	// record before it was emitted or skipped.
 	next int64
 	// fetched is the offset after the last record received from the
-	// client; anything older that still arrives is a stale duplicate.
+	// fetcher; anything older that still arrives is a stale duplicate.
 	fetched int64
 	// pending holds what was received but not handed out, in offset
 	// order, all at offsets >= next.
@@ -131,19 +130,18 @@ type offsetRange struct{ from, to int64 }
 
 func (st *partState) String() string { return fmt.Sprintf("%s-%d", st.topic, st.partition) }
 
-func newReader(cl *kgo.Client, pool *recordPool, failOnDataLoss, readCommitted bool) *reader {
+func newReader(cl *kgo.Client, cfg *config) *reader {
 	return &reader{
 		cl:             cl,
-		pool:           pool,
+		f:              newFetcher(cl, cfg),
 		adm:            kadm.NewClient(cl),
-		failOnDataLoss: failOnDataLoss,
-		readCommitted:  readCommitted,
+		failOnDataLoss: cfg.failOnDataLoss,
+		readCommitted:  cfg.readCommitted,
 		stallTimeout:   stallTimeout,
 		aheadRows:      aheadRows,
 		pauseAfter:     pauseAfter,
 		aheadMaxBytes:  aheadMaxBytes,
 		parts:          make(map[string]map[int32]*partState),
-		builder:        newBatchBuilder(batchMaxRows, batchMaxBytes),
 	}
 }
 
@@ -229,17 +227,20 @@ func (r *reader) fetchAhead(ctx context.Context, done chan struct{}) {
 		if full {
 			return
 		}
-		fetches := r.cl.PollFetches(ctx)
+		results, err := r.f.poll(ctx)
 		r.mu.Lock()
 		if r.closed {
+			releaseResults(results)
 			r.mu.Unlock()
 			return
 		}
 		r.applyTrims()
-		n := fetches.NumRecords()
-		_, err := r.handle(fetches, func(arrow.RecordBatch) error {
-			return errors.New("internal error: a record was handed out between batches")
-		})
+		n := len(results)
+		if err == nil {
+			_, err = r.handle(results, func(arrow.RecordBatch) error {
+				return errors.New("internal error: a record was handed out between batches")
+			})
+		}
 		if err != nil && r.aheadErr == nil {
 			r.aheadErr = err
 		}
@@ -333,12 +334,16 @@ func (r *reader) readLocked(ctx context.Context, start, end Offsets, fn func(arr
 	lastProgress := time.Now()
 	for r.remaining > 0 {
 		pctx, cancel := context.WithTimeout(ctx, r.stallTimeout)
-		fetches := r.cl.PollFetches(pctx)
+		results, err := r.f.poll(pctx)
 		cancel()
+		if err != nil {
+			return fmt.Errorf("fetching: %w", err)
+		}
 		if err := ctx.Err(); err != nil {
+			releaseResults(results)
 			return fmt.Errorf("waiting for records: %w", err)
 		}
-		progressed, err := r.handle(fetches, fn)
+		progressed, err := r.handle(results, fn)
 		if err != nil {
 			return err
 		}
@@ -359,7 +364,7 @@ func (r *reader) readLocked(ctx context.Context, start, end Offsets, fn func(arr
 // is.
 func (r *reader) plan(start, end Offsets) error {
 	var (
-		reposition = make(map[string]map[int32]kgo.Offset)
+		reposition = make(map[string]map[int32]int64)
 		remove     = make(map[string][]int32)
 		resume     = make(map[string][]int32)
 	)
@@ -379,9 +384,9 @@ func (r *reader) plan(start, end Offsets) error {
 				remove[t] = append(remove[t], p)
 			}
 			if reposition[t] == nil {
-				reposition[t] = make(map[int32]kgo.Offset)
+				reposition[t] = make(map[int32]int64)
 			}
-			reposition[t][p] = kgo.NewOffset().At(s)
+			reposition[t][p] = s
 			st.consuming = true
 			st.next, st.fetched = s, s
 			releaseChunks(st.pending)
@@ -403,15 +408,15 @@ func (r *reader) plan(start, end Offsets) error {
 		}
 	}
 	if len(remove) > 0 {
-		// Removing drops whatever the client buffered or has in flight for
+		// Removing drops whatever the fetcher buffered or has in flight for
 		// the partition; adding it back starts a fresh fetch at the offset.
-		r.cl.RemoveConsumePartitions(remove)
+		r.f.remove(remove)
 	}
 	if len(reposition) > 0 {
-		r.cl.AddConsumePartitions(reposition)
+		r.f.add(reposition)
 	}
 	if len(resume) > 0 {
-		r.cl.ResumeFetchPartitions(resume)
+		r.f.resume(resume)
 	}
 	return nil
 }
@@ -452,101 +457,91 @@ func (r *reader) drainPending(st *partState, fn func(arrow.RecordBatch) error) e
 	return nil
 }
 
-// handle routes one poll's records to their partitions and emits those the
-// batch needs. It reports whether any partition the batch needs moved.
-func (r *reader) handle(fetches kgo.Fetches, fn func(arrow.RecordBatch) error) (progressed bool, err error) {
-	for i := range fetches {
-		for j := range fetches[i].Topics {
-			ft := &fetches[i].Topics[j]
-			for k := range ft.Partitions {
-				fp := &ft.Partitions[k]
-				if fp.Err != nil {
-					if errors.Is(fp.Err, context.DeadlineExceeded) || errors.Is(fp.Err, context.Canceled) {
-						continue // our poll timeout; the caller checks its own context
-					}
-					if errors.Is(fp.Err, kgo.ErrClientClosed) {
-						return progressed, fmt.Errorf("fetching: %w", fp.Err)
-					}
-				}
-				st := r.parts[ft.Topic][fp.Partition]
-				if st == nil {
-					continue
-				}
-				var lossErr *kgo.ErrDataLoss
-				if errors.As(fp.Err, &lossErr) {
-					// The log was truncated below what we had read (an
-					// unclean leader election): the records we read there
-					// are gone, and offsets before st.fetched that come
-					// again are replacements, dropped as stale.
-					if r.failOnDataLoss {
-						return progressed, fmt.Errorf("fetching %s: %w; set the source option failOnDataLoss to false to go on", st, fp.Err)
-					}
-					r.lost.Add(max(0, lossErr.ConsumedTo-lossErr.ResetTo))
-					r.loss = append(r.loss, progress.DataLoss{
-						Partition: st.String(), FromOffset: lossErr.ResetTo, ToOffset: lossErr.ConsumedTo,
-						Reason: "the log was truncated below records already read (an unclean leader election); records at these offsets now are new",
-					})
-					fp.Err = nil
-				}
-				if errors.Is(fp.Err, kerr.UnknownTopicID) {
-					// The client still fetches by the id of a topic that was
-					// deleted and created again: drop the topic from the
-					// client and add its partitions back, which loads the
-					// new id.
-					r.refetch(ft.Topic)
-					continue
-				}
-				if fp.Err != nil {
-					st.consuming = false // reposition before reading it again
-					if st.inBatch && !st.done {
-						return progressed, fmt.Errorf("fetching %s: %w", st, fp.Err)
-					}
-					continue
-				}
-				moved, err := r.receive(st, fp, fn)
-				if err != nil {
-					return progressed, err
-				}
-				progressed = progressed || moved
-			}
+// handle routes one poll's results to their partitions and emits what
+// the batch needs. It reports whether any partition the batch needs moved.
+// Every result's chunks are taken or released, also on error.
+func (r *reader) handle(results []partFetch, fn func(arrow.RecordBatch) error) (progressed bool, err error) {
+	for i := range results {
+		pf := &results[i]
+		st := r.parts[pf.topic][pf.partition]
+		if st == nil || err != nil {
+			releaseChunks(pf.chunks)
+			continue
 		}
+		var moved bool
+		moved, err = r.result(st, pf, fn)
+		progressed = progressed || moved
 	}
-	return progressed, nil
+	return progressed, err
 }
 
-// receive takes the records of one fetched partition: it converts them
-// to Arrow, recycles them, and hands out what the batch needs. It reports
-// whether the partition was in the batch and moved towards its batch end.
-func (r *reader) receive(st *partState, fp *kgo.FetchPartition, fn func(arrow.RecordBatch) error) (bool, error) {
+// result takes one partition's result: its error, then its records.
+func (r *reader) result(st *partState, pf *partFetch, fn func(arrow.RecordBatch) error) (bool, error) {
+	var lossErr *kgo.ErrDataLoss
+	switch {
+	case pf.err == nil:
+	case errors.As(pf.err, &lossErr):
+		// The log was truncated below what we had read (an unclean leader
+		// election): the records we read there are gone, and offsets
+		// before st.fetched that come again are replacements, dropped as
+		// stale.
+		if r.failOnDataLoss {
+			releaseChunks(pf.chunks)
+			return false, fmt.Errorf("fetching %s: %w; set the source option failOnDataLoss to false to go on", st, pf.err)
+		}
+		r.lost.Add(max(0, lossErr.ConsumedTo-lossErr.ResetTo))
+		r.loss = append(r.loss, progress.DataLoss{
+			Partition: st.String(), FromOffset: lossErr.ResetTo, ToOffset: lossErr.ConsumedTo,
+			Reason: "the log was truncated below records already read (an unclean leader election); records at these offsets now are new",
+		})
+	case errors.Is(pf.err, kerr.UnknownTopicID):
+		// The topic was deleted (and maybe created again): the fetcher
+		// stopped, rather than read another topic's records at these
+		// offsets. The next batch's plan sees the new topic id and reads
+		// the new topic from its start; a batch in progress fails and is
+		// retried (the error is retriable), and its retry is planned anew.
+		releaseChunks(pf.chunks)
+		st.consuming = false
+		if st.inBatch && !st.done {
+			return false, fmt.Errorf("fetching %s: %w", st, pf.err)
+		}
+		return false, nil
+	default:
+		releaseChunks(pf.chunks)
+		st.consuming = false // reposition before reading it again
+		if st.inBatch && !st.done {
+			return false, fmt.Errorf("fetching %s: %w", st, pf.err)
+		}
+		return false, nil
+	}
+	return r.receive(st, pf, fn)
+}
+
+// receive takes the chunks of one fetched partition and hands out what the
+// batch needs. It reports whether the partition was in the batch and moved
+// towards its batch end.
+func (r *reader) receive(st *partState, pf *partFetch, fn func(arrow.RecordBatch) error) (bool, error) {
 	active := st.inBatch && !st.done
-	recs := fp.Records
-	// A partition without records says nothing: brokers leave partitions
-	// empty once a response is full, so only records move a partition.
-	if len(recs) == 0 {
+	chunks := pf.chunks
+	// A partition without records says nothing, and anything older than
+	// what we already have is stale (replacements after a truncation).
+	if pf.next <= st.fetched {
+		releaseChunks(chunks)
 		return false, nil
 	}
-	// Drop anything older than what we already have (a fetch that was in
-	// flight when the partition was repositioned).
-	i := 0
-	for i < len(recs) && recs[i].Offset < st.fetched {
-		i++
+	for len(chunks) > 0 && chunks[0].end <= st.fetched {
+		chunks[0].release()
+		chunks = chunks[1:]
 	}
-	recycle(recs[:i])
-	recs = recs[i:]
-	if len(recs) == 0 {
-		return false, nil
+	if len(chunks) > 0 && len(chunks[0].offs) > 0 {
+		chunks[0].head = chunks[0].before(st.fetched)
 	}
-	if first := recs[0].Offset; first > st.fetched && fp.LogStartOffset > st.fetched {
+	if pf.first > st.fetched && pf.logStart > st.fetched {
 		// The records in between were deleted (retention, DeleteRecords)
 		// before we read them; compaction leaves the log start alone.
-		st.losses = append(st.losses, offsetRange{st.fetched, min(fp.LogStartOffset, first)})
+		st.losses = append(st.losses, offsetRange{st.fetched, min(pf.logStart, pf.first)})
 	}
-	st.fetched = recs[len(recs)-1].Offset + 1
-	// newChunks recycles every record once it is copied into Arrow.
-	chunks, err := newChunks(r.builder, recs)
-	if err != nil {
-		return active, err
-	}
+	st.fetched = pf.next
 	st.pending = append(st.pending, chunks...)
 	if !active {
 		r.maybePause(st)
@@ -557,6 +552,13 @@ func (r *reader) receive(st *partState, fp *kgo.FetchPartition, fn func(arrow.Re
 	}
 	r.maybePause(st)
 	return true, nil
+}
+
+// releaseResults releases the chunks of results no one takes.
+func releaseResults(results []partFetch) {
+	for _, pf := range results {
+		releaseChunks(pf.chunks)
+	}
 }
 
 // complete marks st as having every record of its batch.
@@ -640,23 +642,6 @@ func (r *reader) checkStalled(ctx context.Context) error {
 	return nil
 }
 
-// refetch drops topic from the client (its metadata, its topic id, its
-// fetches) and adds back the partitions being consumed at the offset after
-// the last record received.
-func (r *reader) refetch(topic string) {
-	r.cl.PurgeTopicsFromClient(topic)
-	add := make(map[int32]kgo.Offset)
-	for p, st := range r.parts[topic] {
-		if st.consuming {
-			add[p] = kgo.NewOffset().At(st.fetched)
-			st.paused = false
-		}
-	}
-	if len(add) > 0 {
-		r.cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{topic: add})
-	}
-}
-
 // forget drops topic from the client and the reader, for a topic deleted
 // and created again: its partitions are positioned afresh by the next read.
 func (r *reader) forget(topic string) {
@@ -667,6 +652,12 @@ func (r *reader) forget(topic string) {
 		return
 	}
 	r.cl.PurgeTopicsFromClient(topic)
+	r.f.purge(topic)
+	var parts []int32
+	for p := range r.parts[topic] {
+		parts = append(parts, p)
+	}
+	r.f.remove(map[string][]int32{topic: parts})
 	delete(r.parts, topic)
 }
 
@@ -692,7 +683,7 @@ func (r *reader) resumeDrained() {
 		}
 	}
 	if resume != nil {
-		r.cl.ResumeFetchPartitions(resume)
+		r.f.resume(resume)
 	}
 }
 
@@ -708,7 +699,7 @@ func (r *reader) maybePause(st *partState) {
 	}
 	st.paused = true
 	r.pauses++
-	r.cl.PauseFetchPartitions(map[string][]int32{st.topic: {st.partition}})
+	r.f.pause(map[string][]int32{st.topic: {st.partition}})
 }
 
 // trim drops buffered records before the committed offsets. It only
@@ -757,7 +748,7 @@ func (r *reader) prune(read []bool) {
 	r.stopAhead()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.builder.prune(read)
+	r.f.prune(read)
 }
 
 // close drops every buffer.
@@ -776,7 +767,7 @@ func (r *reader) close() {
 		}
 	}
 	r.parts = nil
-	r.builder.release()
+	r.f.close()
 }
 
 // releaseChunks releases the chunks' records.

@@ -31,7 +31,7 @@ func TestEarliestReadsEverythingOnceUnderRateLimit(t *testing.T) {
 		"startingOffsets":         "earliest",
 		"maxOffsetsPerTrigger":    "600",
 	})
-	src.reader.builder = newBatchBuilder(256, batchMaxBytes)
+	src.reader.f.maxRows = 256
 	if got := src.Description(); got != "KafkaV2[Subscribe[events]]" {
 		t.Errorf("Description() = %q", got)
 	}

@@ -1,0 +1,260 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// outcome is what one partition of a Fetch response does to its
+// fetchPart and to the results.
+type outcome struct {
+	spec fetchSpec
+	// result goes to poll when it carries chunks or an error.
+	result partFetch
+	// offset is where the partition's next fetch starts; -1 keeps it.
+	offset int64
+	// relookup asks for the partition's leader again (a retriable error).
+	relookup bool
+	// failed stops fetching the partition until it is added again.
+	failed bool
+}
+
+// decode turns resp into one outcome per spec, decoding the partitions
+// with records in parallel, each with its own decoder.
+func (f *fetcher) decode(specs []fetchSpec, resp *kmsg.FetchResponse) []outcome {
+	type key struct {
+		topic     string
+		partition int32
+	}
+	index := make(map[key]int, len(specs))
+	byID := map[[16]byte]string{}
+	f.mu.Lock()
+	for i, s := range specs {
+		index[key{s.topic, s.partition}] = i
+		if id, ok := f.topicIDs[s.topic]; ok {
+			byID[id] = s.topic
+		}
+	}
+	f.mu.Unlock()
+	out := make([]outcome, len(specs))
+	for i, s := range specs {
+		out[i] = outcome{spec: s, offset: -1, result: partFetch{topic: s.topic, partition: s.partition, first: -1, next: -1}}
+	}
+	var wg sync.WaitGroup
+	for ti := range resp.Topics {
+		rt := &resp.Topics[ti]
+		topic := rt.Topic
+		if topic == "" {
+			topic = byID[rt.TopicID]
+		}
+		for pi := range rt.Partitions {
+			rp := &rt.Partitions[pi]
+			i, ok := index[key{topic, rp.Partition}]
+			if !ok {
+				continue
+			}
+			o := &out[i]
+			o.result.logStart = rp.LogStartOffset
+			if rp.ErrorCode != 0 {
+				f.fetchError(o, rp)
+				continue
+			}
+			if len(rp.RecordBatches) == 0 {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f.decodeRecords(o, rp)
+			}()
+		}
+	}
+	wg.Wait()
+	return out
+}
+
+// decodeRecords decodes rp's record batches into o.
+func (f *fetcher) decodeRecords(o *outcome, rp *kmsg.FetchResponseTopicPartition) {
+	d := f.decoder()
+	defer f.putDecoder(d)
+	s := o.spec
+	var (
+		chunks      []*chunk
+		first, next int64
+		ok          bool
+		err         error
+	)
+	if !f.readCommitted || len(rp.AbortedTransactions) == 0 {
+		chunks, first, next, ok, err = d.decodePartition(s.topic, rp, s.offset)
+	}
+	if !ok && err == nil {
+		// Message sets of magic 0 and 1, and aborted transactions under
+		// read_committed: franz-go's decoding, then the copy into Arrow.
+		chunks, first, next, err = f.decodeWithFranz(d.b, s, rp)
+	}
+	if err != nil {
+		o.result.err = fmt.Errorf("decoding %s-%d at offset %d: %w", s.topic, s.partition, s.offset, err)
+		o.failed = true
+		return
+	}
+	for _, c := range chunks {
+		f.decoded.Add(int64(len(c.offs)))
+	}
+	o.result.chunks, o.result.first, o.result.next = chunks, first, next
+	if next >= 0 {
+		o.offset = next
+	}
+}
+
+// decodeWithFranz decodes rp with kgo.ProcessFetchPartition and copies the
+// records into chunks of b.
+func (f *fetcher) decodeWithFranz(b *batchBuilder, s fetchSpec, rp *kmsg.FetchResponseTopicPartition) (chunks []*chunk, first, next int64, err error) {
+	opts := kgo.ProcessFetchPartitionOpts{KeepControlRecords: true, Offset: s.offset, Topic: s.topic, Partition: s.partition}
+	if f.readCommitted {
+		opts.IsolationLevel = kgo.ReadCommitted()
+	}
+	fp, nextOffset := kgo.ProcessFetchPartition(opts, rp, f.decompressor, nil)
+	if fp.Err != nil {
+		return nil, -1, -1, fp.Err
+	}
+	if nextOffset <= s.offset {
+		return nil, -1, -1, nil
+	}
+	if len(fp.Records) == 0 {
+		// Only aborted or compacted batches: nothing to hand out, but the
+		// offsets up to nextOffset were read.
+		return []*chunk{{end: nextOffset}}, nextOffset, nextOffset, nil
+	}
+	first = fp.Records[0].Offset
+	chunks, err = newChunks(b, fp.Records)
+	if err != nil {
+		return nil, -1, -1, err
+	}
+	chunks[len(chunks)-1].end = max(chunks[len(chunks)-1].end, nextOffset)
+	return chunks, first, nextOffset, nil
+}
+
+// fetchError sets o for a partition error code.
+func (f *fetcher) fetchError(o *outcome, rp *kmsg.FetchResponseTopicPartition) {
+	err := kerr.ErrorForCode(rp.ErrorCode)
+	s := o.spec
+	switch {
+	case errors.Is(err, kerr.OffsetOutOfRange):
+		f.outOfRange(o)
+	case errors.Is(err, kerr.UnknownTopicID):
+		// The topic was deleted (and maybe created again): stop, rather
+		// than read the new topic's records at the old topic's offsets;
+		// the reader's next plan decides.
+		o.result.err = err
+		o.failed = true
+	case kerr.IsRetriable(err) || errors.Is(err, kerr.UnknownTopicOrPartition):
+		o.relookup = true
+	default:
+		o.result.err = fmt.Errorf("fetching %s-%d at offset %d: %w", s.topic, s.partition, s.offset, err)
+		o.failed = true
+	}
+}
+
+// outOfRange moves a partition whose fetch offset is outside its log: to
+// the log start when it is below (the reader sees the gap in the next
+// fetch's log start and reports it), to the log end with a
+// kgo.ErrDataLoss when it is above (the log was truncated below what was
+// read).
+func (f *fetcher) outOfRange(o *outcome) {
+	s := o.spec
+	ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+	defer cancel()
+	starts, err := f.adm.ListStartOffsets(ctx, s.topic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		o.relookup = true
+		return
+	}
+	ends, err := f.adm.ListEndOffsets(ctx, s.topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		o.relookup = true
+		return
+	}
+	start, sok := starts.Lookup(s.topic, s.partition)
+	end, eok := ends.Lookup(s.topic, s.partition)
+	switch {
+	case !sok || !eok:
+		o.relookup = true
+	case s.offset < start.Offset:
+		o.offset = start.Offset
+		o.result.logStart = start.Offset
+	case s.offset > end.Offset:
+		o.offset = end.Offset
+		o.result.err = &kgo.ErrDataLoss{Topic: s.topic, Partition: s.partition, ConsumedTo: s.offset, ResetTo: end.Offset}
+	default:
+		// In range again (the log moved meanwhile): fetch again.
+	}
+}
+
+// deliver applies outcomes to the partitions they still belong to and
+// queues their results for poll.
+func (f *fetcher) deliver(l *brokerLoop, outcomes []outcome) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range outcomes {
+		o := &outcomes[i]
+		fp := f.parts[o.spec.topic][o.spec.partition]
+		if fp == nil || fp.gen != o.spec.gen || f.closed {
+			releaseChunks(o.result.chunks)
+			continue
+		}
+		fp.inflight = false
+		if o.offset >= 0 {
+			fp.offset = o.offset
+		}
+		if o.relookup {
+			fp.leader = -1
+		}
+		if o.failed {
+			fp.failed = true
+		}
+		if len(o.result.chunks) > 0 || o.result.err != nil {
+			f.results = append(f.results, o.result)
+			l.waiting = true
+		}
+	}
+	f.changed()
+	f.ensureMetadata()
+}
+
+// decoder returns an idle decoder, or a new one building the columns
+// prune set.
+func (f *fetcher) decoder() *fetchDecoder {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n := len(f.decoders); n > 0 {
+		d := f.decoders[n-1]
+		f.decoders = f.decoders[:n-1]
+		return d
+	}
+	b := newBatchBuilder(f.maxRows, batchMaxBytes)
+	b.prune(f.read)
+	return newFetchDecoder(b, false)
+}
+
+func (f *fetcher) putDecoder(d *fetchDecoder) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		d.b.release()
+		return
+	}
+	f.decoders = append(f.decoders, d)
+}
