@@ -100,6 +100,13 @@ func benchWindows(ctx context.Context, args []string) error {
 	rawRate := float64(raw) / rawDur.Seconds()
 	rawCPUs := rawCPU.since("consumer")
 
+	readCPU := startCPU(info.PID)
+	read, readDur, err := kafka.ReadRate(ctx, strings.Join(brokers, ","), topic)
+	if err != nil {
+		return err
+	}
+	readCPUs := readCPU.since("source")
+
 	home, err := os.MkdirTemp("", "atlas-bench-")
 	if err != nil {
 		return err
@@ -169,6 +176,7 @@ func benchWindows(ctx context.Context, args []string) error {
 	fmt.Printf("events                 %d (%d micro-batches of <= %d)\n", *n, t.Batches, *maxOff)
 	fmt.Printf("produce                %.0f events/s (%s)\n", float64(*n)/prodDur.Seconds(), prodCPUs)
 	fmt.Printf("raw consume            %.0f records/s (%d records in %s; %s)\n", rawRate, raw, rawDur.Round(time.Millisecond), rawCPUs)
+	fmt.Printf("atlas kafka read       %.0f records/s (%d records in %s, the query's fetch and decoding into Arrow, no parsing; %s)\n", float64(read)/readDur.Seconds(), read, readDur.Round(time.Millisecond), readCPUs)
 	fmt.Printf("end to end             %.0f events/s (%d rows, parse + watermark + window count + Iceberg commits, %s; %s)\n", e2eRate, t.InputRows, e2eDur.Round(time.Millisecond), e2eCPUs)
 	fmt.Printf("ratio e2e/raw          %.2f\n", e2eRate/rawRate)
 	fmt.Printf("time per phase         %s\n", phaseTotals(ps))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -97,4 +98,38 @@ func ConsumeRate(ctx context.Context, brokers, topic string) (n int64, dur time.
 type topicPartition struct {
 	topic     string
 	partition int32
+}
+
+// ReadRate reads every record currently in topic the way the source reads
+// a micro-batch (its fetcher, its decoding into Arrow, only the value
+// column built, as a query that parses value builds it) and returns the
+// rows read and the time taken: the source's own raw rate, beside
+// ConsumeRate's franz-go consumer. The clock starts when the offsets are
+// known, before the first fetch.
+func ReadRate(ctx context.Context, brokers, topic string) (n int64, dur time.Duration, err error) {
+	src, err := New(map[string]string{"kafka.bootstrap.servers": brokers, "subscribe": topic, "startingOffsets": "earliest"})
+	if err != nil {
+		return 0, 0, fmt.Errorf("kafka read rate: %w", err)
+	}
+	defer src.Close()
+	read := make([]bool, numColumns)
+	read[colValue] = true
+	src.PruneColumns(read)
+	start, err := src.InitialOffset(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("kafka read rate: %w", err)
+	}
+	end, err := src.LatestOffset(ctx, start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("kafka read rate: %w", err)
+	}
+	began := time.Now()
+	err = src.GetBatch(ctx, start, end, func(rec arrow.RecordBatch) error {
+		n += rec.NumRows()
+		return nil
+	})
+	if err != nil {
+		return n, time.Since(began), fmt.Errorf("kafka read rate: %w", err)
+	}
+	return n, time.Since(began), nil
 }

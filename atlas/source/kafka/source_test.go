@@ -551,6 +551,13 @@ func TestConsumeRate(t *testing.T) {
 	if n != 600 || dur <= 0 {
 		t.Errorf("ConsumeRate = %d in %v, want 600", n, dur)
 	}
+	n, dur, err = ReadRate(ctx, addr, "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 600 || dur <= 0 {
+		t.Errorf("ReadRate = %d in %v, want 600", n, dur)
+	}
 }
 
 // waitLatest calls LatestOffset until it moves past start.
