@@ -18,8 +18,11 @@ type outcome struct {
 	spec fetchSpec
 	// result goes to poll when it carries chunks or an error.
 	result partFetch
-	// offset is where the partition's next fetch starts; -1 keeps it.
+	// offset is where the partition's next fetch starts, epoch the leader
+	// epoch of the batch that ends there (-1 unknown); offset -1 keeps
+	// both.
 	offset int64
+	epoch  int32
 	// relookup asks for the partition's leader again (a retriable error).
 	relookup bool
 	// failed stops fetching the partition until it is added again.
@@ -45,7 +48,7 @@ func (f *fetcher) decode(specs []fetchSpec, resp *kmsg.FetchResponse) []outcome 
 	f.mu.Unlock()
 	out := make([]outcome, len(specs))
 	for i, s := range specs {
-		out[i] = outcome{spec: s, offset: -1, result: partFetch{topic: s.topic, partition: s.partition, first: -1, next: -1}}
+		out[i] = outcome{spec: s, offset: -1, epoch: -1, result: partFetch{topic: s.topic, partition: s.partition, first: -1, next: -1}}
 	}
 	var wg sync.WaitGroup
 	for ti := range resp.Topics {
@@ -64,6 +67,10 @@ func (f *fetcher) decode(specs []fetchSpec, resp *kmsg.FetchResponse) []outcome 
 			o.result.logStart = rp.LogStartOffset
 			if rp.ErrorCode != 0 {
 				f.fetchError(o, rp)
+				continue
+			}
+			if de := rp.DivergingEpoch; de.EndOffset >= 0 && de.Epoch >= 0 {
+				f.diverged(o, de)
 				continue
 			}
 			if len(rp.RecordBatches) == 0 {
@@ -91,8 +98,10 @@ func (f *fetcher) decodeRecords(o *outcome, rp *kmsg.FetchResponseTopicPartition
 		ok          bool
 		err         error
 	)
+	epoch := int32(-1)
 	if !f.readCommitted || len(rp.AbortedTransactions) == 0 {
 		chunks, first, next, ok, err = d.decodePartition(s.topic, rp, s.offset)
+		epoch = d.epoch()
 	}
 	if !ok && err == nil {
 		// Message sets of magic 0 and 1, and aborted transactions under
@@ -109,8 +118,20 @@ func (f *fetcher) decodeRecords(o *outcome, rp *kmsg.FetchResponseTopicPartition
 	}
 	o.result.chunks, o.result.first, o.result.next = chunks, first, next
 	if next >= 0 {
-		o.offset = next
+		o.offset, o.epoch = next, epoch
 	}
+}
+
+// diverged handles a leader saying that its log diverged from what was
+// fetched (KIP-320: the batch of epoch s.epoch the fetch offset follows
+// is not in its log): everything from de.EndOffset to the fetch offset was
+// truncated (an unclean leader election). Fetching goes on from there, and
+// the reader gets a kgo.ErrDataLoss, as franz-go reports it.
+func (f *fetcher) diverged(o *outcome, de kmsg.FetchResponseTopicPartitionDivergingEpoch) {
+	s := o.spec
+	reset := min(de.EndOffset, s.offset)
+	o.offset, o.epoch = reset, de.Epoch
+	o.result.err = &kgo.ErrDataLoss{Topic: s.topic, Partition: s.partition, ConsumedTo: s.offset, ConsumedToEpoch: s.epoch, ResetTo: reset, ResetToEpoch: de.Epoch}
 }
 
 // decodeWithFranz decodes rp with kgo.ProcessFetchPartition and copies the
@@ -224,6 +245,9 @@ func (f *fetcher) deliver(l *brokerLoop, outcomes []outcome) {
 		}
 		if o.failed {
 			fp.failed = true
+		}
+		if o.offset >= 0 {
+			fp.epoch = o.epoch
 		}
 		if len(o.result.chunks) > 0 || o.result.err != nil {
 			f.results = append(f.results, o.result)

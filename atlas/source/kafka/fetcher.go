@@ -79,6 +79,10 @@ type fetcher struct {
 // fetchPart is one assigned partition.
 type fetchPart struct {
 	offset int64 // where the next fetch starts
+	// epoch is the leader epoch of the record batch that ended at offset,
+	// -1 when unknown: sent as LastFetchedEpoch, so that the leader says
+	// when its log diverged below offset (KIP-320).
+	epoch  int32
 	paused bool
 	// leader is the broker to fetch from, -1 until metadata says.
 	leader int32
@@ -165,7 +169,7 @@ func (f *fetcher) add(offsets map[string]map[int32]int64) {
 				f.parts[t][p] = fp
 			}
 			fp.gen++
-			fp.offset, fp.paused, fp.failed, fp.inflight = off, false, false, false
+			fp.offset, fp.epoch, fp.paused, fp.failed, fp.inflight = off, -1, false, false, false
 			f.dropResults(t, p)
 		}
 	}
@@ -390,6 +394,7 @@ type fetchSpec struct {
 	topic     string
 	partition int32
 	offset    int64
+	epoch     int32
 	gen       uint64
 }
 
@@ -445,7 +450,7 @@ func (f *fetcher) nextFetch(l *brokerLoop) (specs []fetchSpec, wake chan struct{
 				continue
 			}
 			fp.inflight = true
-			specs = append(specs, fetchSpec{topic: t, partition: p, offset: fp.offset, gen: fp.gen})
+			specs = append(specs, fetchSpec{topic: t, partition: p, offset: fp.offset, epoch: fp.epoch, gen: fp.gen})
 		}
 	}
 	return specs, f.wake, true
@@ -479,7 +484,7 @@ func (f *fetcher) send(id int32, specs []fetchSpec) (*kmsg.FetchResponse, error)
 		rp.Partition = s.partition
 		rp.FetchOffset = s.offset
 		rp.CurrentLeaderEpoch = -1
-		rp.LastFetchedEpoch = -1
+		rp.LastFetchedEpoch = s.epoch
 		rp.LogStartOffset = -1
 		rp.PartitionMaxBytes = f.partBytes
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)

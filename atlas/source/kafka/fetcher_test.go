@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -104,4 +105,89 @@ func TestFetchErrorNamesThePartition(t *testing.T) {
 	denied.Store(false)
 	got, _ := readBatch(t, ctx, src, start, end)
 	sameRows(t, "the batch run again", got, all)
+}
+
+// divergeOnce makes the cluster answer the first Fetch, once armed, that
+// fetches partition 0 of topic at or after from with a LastFetchedEpoch,
+// as a leader whose log diverged at endOffset answers it (KIP-320).
+func divergeOnce(c *kfake.Cluster, topic string, from, endOffset int64) (arm func(), answered *atomic.Bool) {
+	var armed atomic.Bool
+	answered = new(atomic.Bool)
+	c.ControlKey(kmsg.Fetch.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		fr := req.(*kmsg.FetchRequest)
+		if !armed.Load() || answered.Load() {
+			return nil, nil, false
+		}
+		for _, rt := range fr.Topics {
+			for _, rp := range rt.Partitions {
+				if rp.Partition != 0 || rp.FetchOffset < from || rp.LastFetchedEpoch < 0 {
+					continue
+				}
+				answered.Store(true)
+				resp := fr.ResponseKind().(*kmsg.FetchResponse)
+				resp.Version = fr.Version
+				st := kmsg.NewFetchResponseTopic()
+				st.Topic, st.TopicID = rt.Topic, rt.TopicID
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition = 0
+				sp.HighWatermark, sp.LastStableOffset, sp.LogStartOffset = endOffset, endOffset, 0
+				sp.DivergingEpoch.Epoch, sp.DivergingEpoch.EndOffset = rp.LastFetchedEpoch, endOffset
+				st.Partitions = append(st.Partitions, sp)
+				resp.Topics = append(resp.Topics, st)
+				return resp, nil, true
+			}
+		}
+		return nil, nil, false
+	})
+	return func() { armed.Store(true) }, answered
+}
+
+// TestTruncatedLogIsDataLoss: after a batch read offsets [0, 100), the
+// leader says its log diverged at offset 60 (an unclean leader election
+// truncated it). The fetcher learns it because it sends the epoch of the
+// last batch it fetched; the reader reports [60, 100), read and gone, as
+// data loss, drops what it had buffered past 100, and the next batch
+// reads offsets [100, 300) exactly once from the leader's log. With
+// failOnDataLoss (the default) the next batch fails instead, naming the
+// lost offsets.
+func TestTruncatedLogIsDataLoss(t *testing.T) {
+	for _, failOnDataLoss := range []bool{false, true} {
+		t.Run(fmt.Sprint("failOnDataLoss=", failOnDataLoss), func(t *testing.T) {
+			ctx := testContext(t)
+			c, addr := newClusterOf(t, 1, kfake.SeedTopics(1, "events"))
+			all := produce(t, ctx, addr, "events", "t", map[int32]int{0: 300})
+			arm, answered := divergeOnce(c, "events", 100, 60)
+			src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events",
+				"failOnDataLoss": fmt.Sprint(failOnDataLoss), "kafka.max.partition.fetch.bytes": "2000"})
+
+			first, _ := readBatch(t, ctx, src, `{"events":{"0":0}}`, `{"events":{"0":100}}`)
+			sameRows(t, "first batch", first, all[:100])
+			arm()
+			// Fetching goes on ahead of the next batch: wait until the
+			// leader has answered.
+			for deadline := time.Now().Add(5 * time.Second); !answered.Load(); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("no fetch at offset 100 or later sent a LastFetchedEpoch: the leader cannot say that its log diverged")
+				}
+			}
+			start, end := source.Offset(`{"events":{"0":100}}`), source.Offset(`{"events":{"0":300}}`)
+			if failOnDataLoss {
+				err := src.GetBatch(ctx, start, end, func(arrow.RecordBatch) error { return nil })
+				if err == nil || !strings.Contains(err.Error(), "offsets [60, 100) were read and are gone") || !strings.Contains(err.Error(), "failOnDataLoss") {
+					t.Fatalf("the batch after a truncation: %v, want an error naming offsets [60, 100) and failOnDataLoss", err)
+				}
+				return
+			}
+			second, _ := readBatch(t, ctx, src, start, end)
+			sameRows(t, "second batch", second, all[100:])
+			loss := src.DataLoss()
+			if len(loss) != 1 || loss[0].Partition != "events-0" || loss[0].FromOffset != 60 || loss[0].ToOffset != 100 {
+				t.Fatalf("data loss %+v, want events-0 [60, 100)", loss)
+			}
+			if n := src.DataLossOffsets(); n != 40 {
+				t.Fatalf("%d offsets counted lost, want 40", n)
+			}
+		})
+	}
 }

@@ -483,19 +483,28 @@ func (r *reader) result(st *partState, pf *partFetch, fn func(arrow.RecordBatch)
 	switch {
 	case pf.err == nil:
 	case errors.As(pf.err, &lossErr):
-		// The log was truncated below what we had read (an unclean leader
-		// election): the records we read there are gone, and offsets
-		// before st.fetched that come again are replacements, dropped as
-		// stale.
-		if r.failOnDataLoss {
-			releaseChunks(pf.chunks)
-			return false, fmt.Errorf("fetching %s: %w; set the source option failOnDataLoss to false to go on", st, pf.err)
+		// The log was truncated at ResetTo (an unclean leader election).
+		// What was only buffered from there on is dropped and read again
+		// from the new log; what was handed out to batches there, already
+		// committed, is lost, and the records now at those offsets are
+		// dropped as stale (they would land in no batch's range).
+		releaseChunks(pf.chunks)
+		reset := lossErr.ResetTo
+		st.pending = truncateChunks(st.pending, max(reset, st.next))
+		if reset >= st.next {
+			st.fetched = reset
+			return false, nil
 		}
-		r.lost.Add(max(0, lossErr.ConsumedTo-lossErr.ResetTo))
+		if r.failOnDataLoss {
+			return false, fmt.Errorf("fetching %s: %w: offsets [%d, %d) were read and are gone; set the source option failOnDataLoss to false to go on", st, pf.err, reset, st.next)
+		}
+		r.lost.Add(st.next - reset)
 		r.loss = append(r.loss, progress.DataLoss{
-			Partition: st.String(), FromOffset: lossErr.ResetTo, ToOffset: lossErr.ConsumedTo,
+			Partition: st.String(), FromOffset: reset, ToOffset: st.next,
 			Reason: "the log was truncated below records already read (an unclean leader election); records at these offsets now are new",
 		})
+		st.fetched = st.next
+		return false, nil
 	case errors.Is(pf.err, kerr.UnknownTopicID):
 		// The topic was deleted (and maybe created again): the fetcher
 		// stopped, rather than read another topic's records at these
@@ -554,6 +563,31 @@ func (r *reader) receive(st *partState, pf *partFetch, fn func(arrow.RecordBatch
 	}
 	r.maybePause(st)
 	return true, nil
+}
+
+// truncateChunks drops the rows at offsets >= at from cs (a partition's
+// pending chunks, contiguous and ascending) and returns what is left: the
+// chunk that spans at keeps its rows before at (none, if it has none) and
+// ends at at, so that the offsets before at stay covered.
+func truncateChunks(cs []*chunk, at int64) []*chunk {
+	for i, c := range cs {
+		if c.end <= at {
+			continue
+		}
+		k := c.before(at)
+		if k > c.head {
+			rec := c.rec.NewSlice(0, int64(k))
+			c.rec.Release()
+			c.rec = rec
+		} else {
+			c.release()
+		}
+		c.offs, c.end = c.offs[:k], at
+		releaseChunks(cs[i+1:])
+		clear(cs[i+1:])
+		return cs[:i+1]
+	}
+	return cs
 }
 
 // releaseResults releases the chunks of results no one takes.
