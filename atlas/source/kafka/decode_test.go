@@ -184,6 +184,21 @@ func decodeRecord(topic string, i int) *kgo.Record {
 // produceRounds produces rounds of n records each to partition 0 of
 // topic, one ProduceSync per round so that each round is at least one
 // batch. It returns the records produced.
+// producedAndFetched produces rounds of n records to partition 0 of a
+// new topic of the given partitions on an in-process broker and returns
+// them with the raw fetch of partition 0 from offset 0.
+func producedAndFetched(t *testing.T, topic string, partitions int32, rounds, n int) ([]*kgo.Record, *kmsg.FetchResponseTopicPartition) {
+	t.Helper()
+	ctx := testContext(t)
+	addr := newCluster(t, kfake.SeedTopics(partitions, topic))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	return produceRounds(t, ctx, cl, topic, rounds, n), fetchRaw(t, ctx, cl, topic, 0, 0, 1<<20)
+}
+
 func produceRounds(t *testing.T, ctx context.Context, cl *kgo.Client, topic string, rounds, n int) []*kgo.Record {
 	t.Helper()
 	var all []*kgo.Record
@@ -304,15 +319,7 @@ func batchEnds(in []byte) []int {
 // brokers do at the byte limit: the partial batch is ignored, and next
 // is the offset after the last complete one.
 func TestDecodePartialBatch(t *testing.T) {
-	ctx := testContext(t)
-	addr := newCluster(t, kfake.SeedTopics(1, "partial"))
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic("partial"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	produced := produceRounds(t, ctx, cl, "partial", 3, 50)
-	full := fetchRaw(t, ctx, cl, "partial", 0, 0, 1<<20)
+	produced, full := producedAndFetched(t, "partial", 1, 3, 50)
 	ends := batchEnds(full.RecordBatches)
 	if len(ends) < 3 {
 		t.Fatalf("%d batches, want 3", len(ends))
@@ -501,15 +508,7 @@ func TestDecodeHandBuilt(t *testing.T) {
 // naming the partition and the batch's offset, and nothing is returned.
 // A record that runs past its batch fails even with a valid CRC.
 func TestDecodeCorrupt(t *testing.T) {
-	ctx := testContext(t)
-	addr := newCluster(t, kfake.SeedTopics(2, "corrupt"))
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DefaultProduceTopic("corrupt"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	produced := produceRounds(t, ctx, cl, "corrupt", 3, 30)
-	full := fetchRaw(t, ctx, cl, "corrupt", 0, 0, 1<<20)
+	produced, full := producedAndFetched(t, "corrupt", 2, 3, 30)
 	ends := batchEnds(full.RecordBatches)
 	b := newBatchBuilder(10, batchMaxBytes)
 	d := newFetchDecoder(b, false)

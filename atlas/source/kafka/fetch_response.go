@@ -192,33 +192,28 @@ func (f *fetcher) outOfRange(o *outcome) {
 	s := o.spec
 	ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
 	defer cancel()
-	starts, err := f.adm.ListStartOffsets(ctx, s.topic)
-	if err == nil {
-		err = starts.Error()
-	}
+	lister := &offsetLister{adm: f.adm, readCommitted: f.readCommitted}
+	starts, err := lister.earliest(ctx, s.topic)
 	if err != nil {
 		o.relookup = true
 		return
 	}
-	ends, err := f.adm.ListEndOffsets(ctx, s.topic)
-	if err == nil {
-		err = ends.Error()
-	}
+	ends, err := lister.latest(ctx, s.topic)
 	if err != nil {
 		o.relookup = true
 		return
 	}
-	start, sok := starts.Lookup(s.topic, s.partition)
-	end, eok := ends.Lookup(s.topic, s.partition)
+	start, sok := starts.get(s.topic, s.partition)
+	end, eok := ends.get(s.topic, s.partition)
 	switch {
 	case !sok || !eok:
 		o.relookup = true
-	case s.offset < start.Offset:
-		o.offset = start.Offset
-		o.result.logStart = start.Offset
-	case s.offset > end.Offset:
-		o.offset = end.Offset
-		o.result.err = &kgo.ErrDataLoss{Topic: s.topic, Partition: s.partition, ConsumedTo: s.offset, ResetTo: end.Offset}
+	case s.offset < start:
+		o.offset = start
+		o.result.logStart = start
+	case s.offset > end:
+		o.offset = end
+		o.result.err = &kgo.ErrDataLoss{Topic: s.topic, Partition: s.partition, ConsumedTo: s.offset, ResetTo: end}
 	default:
 		// In range again (the log moved meanwhile): fetch again.
 	}
