@@ -10,11 +10,16 @@
 // offsets log is the only record of progress, and replaying a range after a
 // crash reads the same records again.
 //
-// Reading uses one long-lived franz-go client in direct partition
-// consumption mode. Consecutive batches are one continuous fetch stream:
-// records fetched beyond a batch's end stay buffered for the next batch, and
-// the client is repositioned only when a batch does not start where the
-// previous one ended (a restart or a replay).
+// Reading uses one long-lived franz-go client for connections, request
+// versions and metadata, and Atlas's own fetch loop (fetcher.go): Fetch
+// requests to each partition's leader, their record batches decoded
+// straight into Arrow (decode.go) without a kgo.Record per record.
+// Consecutive batches are one continuous fetch stream: records fetched
+// beyond a batch's end stay buffered for the next batch, and a partition is
+// repositioned only when a batch does not start where the previous one
+// ended (a restart or a replay). A leader saying its log diverged below
+// what was fetched (KIP-320, an unclean leader election) is data loss for
+// what batches had read there.
 //
 // Topic ids: beside the offsets the source records each topic's id
 // (KIP-516) under a side field no topic can be called,
