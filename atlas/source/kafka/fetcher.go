@@ -64,6 +64,9 @@ type fetcher struct {
 	refreshing  bool
 	lastRefresh time.Time
 	closed      bool
+	// gens numbers the partitions added: each add takes the next number,
+	// never one a partition removed before had.
+	gens uint64
 
 	// decoders are the idle decoders; prune sets the columns they build,
 	// maxRows the rows of their chunks.
@@ -91,8 +94,9 @@ type fetchPart struct {
 	// failed says the partition had an error the reader was told about:
 	// it is not fetched until added again.
 	failed bool
-	// gen changes each time the partition is added or removed: a response
-	// to a fetch of an older gen is dropped.
+	// gen is the fetcher's number for this add of the partition, unique
+	// over the fetcher's life: a response to a fetch of another gen (the
+	// partition was added again, or removed and added back) is dropped.
 	gen uint64
 }
 
@@ -168,7 +172,8 @@ func (f *fetcher) add(offsets map[string]map[int32]int64) {
 				fp = &fetchPart{leader: -1}
 				f.parts[t][p] = fp
 			}
-			fp.gen++
+			f.gens++
+			fp.gen = f.gens
 			fp.offset, fp.epoch, fp.paused, fp.failed, fp.inflight = off, -1, false, false, false
 			f.dropResults(t, p)
 		}
@@ -184,7 +189,6 @@ func (f *fetcher) remove(parts map[string][]int32) {
 	for t, ps := range parts {
 		for _, p := range ps {
 			if fp := f.parts[t][p]; fp != nil {
-				fp.gen++
 				delete(f.parts[t], p)
 				f.dropResults(t, p)
 			}
