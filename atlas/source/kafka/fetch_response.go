@@ -245,8 +245,9 @@ func (f *fetcher) deliver(l *brokerLoop, outcomes []outcome) {
 			fp.epoch = o.epoch
 		}
 		if len(o.result.chunks) > 0 || o.result.err != nil {
+			o.result.loop = l
 			f.results = append(f.results, o.result)
-			l.waiting = true
+			l.unpolled++
 		}
 	}
 	f.changed()

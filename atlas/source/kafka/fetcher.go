@@ -100,11 +100,12 @@ type fetchPart struct {
 	gen uint64
 }
 
-// brokerLoop is the goroutine fetching from one broker; waiting says its
-// last response waits in results, unpolled.
+// brokerLoop is the goroutine fetching from one broker; unpolled counts
+// its results waiting in results: it fetches again once there are none
+// (polled, or dropped with their partition).
 type brokerLoop struct {
-	id      int32
-	waiting bool
+	id       int32
+	unpolled int
 }
 
 // partFetch is what one fetch brought for one partition.
@@ -123,6 +124,9 @@ type partFetch struct {
 	// after the fetch offset, next the offset after the last one covered;
 	// both -1 when the fetch brought nothing.
 	first, next int64
+	// loop is the broker loop that fetched it, waiting until it is polled
+	// or dropped.
+	loop *brokerLoop
 }
 
 const (
@@ -248,6 +252,9 @@ func (f *fetcher) dropResults(t string, p int32) {
 	for _, r := range f.results {
 		if r.topic == t && r.partition == p {
 			releaseChunks(r.chunks)
+			if r.loop != nil {
+				r.loop.unpolled--
+			}
 			continue
 		}
 		keep = append(keep, r)
@@ -278,7 +285,7 @@ func (f *fetcher) poll(ctx context.Context) ([]partFetch, error) {
 	out := f.results
 	f.results = nil
 	for _, l := range f.loops {
-		l.waiting = false
+		l.unpolled = 0
 	}
 	f.changed()
 	return out, nil
@@ -445,7 +452,7 @@ func (f *fetcher) nextFetch(l *brokerLoop) (specs []fetchSpec, wake chan struct{
 	if f.closed {
 		return nil, nil, false
 	}
-	if l.waiting {
+	if l.unpolled > 0 {
 		return nil, f.wake, true
 	}
 	for t, ps := range f.parts {

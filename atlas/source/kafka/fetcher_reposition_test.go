@@ -2,10 +2,15 @@ package kafka
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/atlas-lakehouse/atlas/atlas/source"
 )
 
 // pollRows polls f until the rows it brought for partition 0 of topic
@@ -97,4 +102,53 @@ func TestRepositionDropsTheFetchInFlight(t *testing.T) {
 		t.Fatalf("the first fetch after adding events-0 back at 0 starts at %d: the answer to the fetch in flight before was taken", first)
 	}
 	sameRows(t, "the second pass", rows, append(append([]row(nil), all...), more...))
+}
+
+// TestRetryAfterReadAheadFilled: fetching ahead stops polling once its
+// buffers are full, and the broker's loop then holds one more answer,
+// unpolled. A retried batch (it does not start where the last one ended)
+// drops that answer with the partition; the loop used to go on waiting
+// for it to be polled, and the retried batch waited forever.
+func TestRetryAfterReadAheadFilled(t *testing.T) {
+	ctx := testContext(t)
+	addr := newCluster(t, kfake.SeedTopics(1, "events"))
+	var all []row
+	for i := range 20 {
+		all = append(all, produce(t, ctx, addr, "events", fmt.Sprint("s", i), map[int32]int{0: 50})...)
+	}
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events", "kafka.max.partition.fetch.bytes": "2000"})
+	src.reader.aheadMaxBytes = 1 // anything buffered fills it
+	src.reader.pauseAfter = 1 << 20
+
+	start, end := source.Offset(`{"events":{"0":0}}`), source.Offset(`{"events":{"0":100}}`)
+	first, _ := readBatch(t, ctx, src, start, end)
+	sameRows(t, "the first batch", first, all[:100])
+	src.reader.mu.Lock()
+	a := src.reader.ahead
+	src.reader.mu.Unlock()
+	<-a.done // stopped: its buffers are full
+	for {
+		src.reader.f.mu.Lock()
+		n := len(src.reader.f.results)
+		src.reader.f.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the broker's loop delivered nothing after fetching ahead stopped")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var again []row
+	err := src.GetBatch(rctx, start, end, func(rec arrow.RecordBatch) error {
+		again = append(again, rowsOf(t, rec)...)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("the batch retried: %v", err)
+	}
+	sameRows(t, "the batch retried", again, all[:100])
 }
