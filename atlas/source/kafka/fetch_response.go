@@ -187,7 +187,8 @@ func (f *fetcher) fetchError(o *outcome, rp *kmsg.FetchResponseTopicPartition) {
 // the log start when it is below (the reader sees the gap in the next
 // fetch's log start and reports it), to the log end with a
 // kgo.ErrDataLoss when it is above (the log was truncated below what was
-// read).
+// read). An offset inside the log was refused for its LastFetchedEpoch
+// (see the default case), or the log moved meanwhile.
 func (f *fetcher) outOfRange(o *outcome) {
 	s := o.spec
 	ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
@@ -214,8 +215,18 @@ func (f *fetcher) outOfRange(o *outcome) {
 	case s.offset > end:
 		o.offset = end
 		o.result.err = &kgo.ErrDataLoss{Topic: s.topic, Partition: s.partition, ConsumedTo: s.offset, ResetTo: end}
+	case s.epoch >= 0:
+		// The leader could not place the epoch the fetch sent as
+		// LastFetchedEpoch (newer than any epoch it knows: a topic
+		// recreated under a Fetch version without topic ids, a lost epoch
+		// cache); Kafka answers that with OFFSET_OUT_OF_RANGE, and would
+		// answer the same fetch the same way forever. Fetch the offset
+		// again without it, as franz-go always does.
+		o.offset, o.epoch = s.offset, -1
 	default:
-		// In range again (the log moved meanwhile): fetch again.
+		// In range again (the log moved meanwhile): fetch again after the
+		// leader is looked up, not at once, in case it stays so.
+		o.relookup = true
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -151,4 +152,53 @@ func TestRetryAfterReadAheadFilled(t *testing.T) {
 		t.Fatalf("the batch retried: %v", err)
 	}
 	sameRows(t, "the batch retried", again, all[:100])
+}
+
+// TestUnknownLastFetchedEpochIsNotRetriedAsIs: a leader that cannot place
+// a fetch's LastFetchedEpoch in its log (an epoch newer than any it knows:
+// the topic was recreated under a Fetch version without topic ids, or its
+// epoch cache was lost) answers OFFSET_OUT_OF_RANGE although the offset
+// is inside the log (Kafka's Partition.readRecords). The fetcher, seeing
+// the offset in range, used to send the same fetch again at once, forever
+// (tens of thousands of fetches a second, the batch stalled); it now
+// fetches the offset again without the epoch, and the batch reads its
+// rows exactly once.
+func TestUnknownLastFetchedEpochIsNotRetriedAsIs(t *testing.T) {
+	ctx := testContext(t)
+	c, addr := newClusterOf(t, 1, kfake.SeedTopics(1, "events"))
+	var all []row
+	for i := range 6 {
+		all = append(all, produce(t, ctx, addr, "events", fmt.Sprint("s", i), map[int32]int{0: 50})...)
+	}
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events", "kafka.max.partition.fetch.bytes": "2000"})
+	src.reader.aheadMaxBytes = 1 // fetching ahead stops at once: the next batch fetches
+	src.reader.pauseAfter = 1 << 20
+
+	first, _ := readBatch(t, ctx, src, `{"events":{"0":0}}`, `{"events":{"0":100}}`)
+	sameRows(t, "the first batch", first, all[:100])
+	refused := answerFetches(c, kerr.OffsetOutOfRange.Code, func(_ int32, req *kmsg.FetchRequest) bool {
+		for _, rt := range req.Topics {
+			for _, rp := range rt.Partitions {
+				if rp.LastFetchedEpoch >= 0 {
+					return true
+				}
+			}
+		}
+		return false
+	})
+
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var second []row
+	err := src.GetBatch(rctx, `{"events":{"0":100}}`, `{"events":{"0":300}}`, func(rec arrow.RecordBatch) error {
+		second = append(second, rowsOf(t, rec)...)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("the batch after the leader refused the epoch (%d fetches refused): %v", refused.Load(), err)
+	}
+	sameRows(t, "the second batch", second, all[100:300])
+	if refused.Load() == 0 {
+		t.Fatal("no fetch sent a LastFetchedEpoch: the test did not exercise the refusal")
+	}
 }
