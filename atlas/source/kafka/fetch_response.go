@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -38,14 +39,10 @@ func (f *fetcher) decode(specs []fetchSpec, resp *kmsg.FetchResponse) []outcome 
 	}
 	index := make(map[key]int, len(specs))
 	byID := map[[16]byte]string{}
-	f.mu.Lock()
 	for i, s := range specs {
 		index[key{s.topic, s.partition}] = i
-		if id, ok := f.topicIDs[s.topic]; ok {
-			byID[id] = s.topic
-		}
+		byID[s.topicID] = s.topic
 	}
-	f.mu.Unlock()
 	out := make([]outcome, len(specs))
 	for i, s := range specs {
 		out[i] = outcome{spec: s, offset: -1, epoch: -1, result: partFetch{topic: s.topic, partition: s.partition, first: -1, next: -1}}
@@ -170,10 +167,11 @@ func (f *fetcher) fetchError(o *outcome, rp *kmsg.FetchResponseTopicPartition) {
 	case errors.Is(err, kerr.OffsetOutOfRange):
 		f.outOfRange(o)
 	case errors.Is(err, kerr.UnknownTopicID):
-		// The topic was deleted (and maybe created again): stop, rather
-		// than read the new topic's records at the old topic's offsets;
-		// the reader's next plan decides.
-		o.result.err = err
+		// The topic was deleted (and maybe created again), or the broker
+		// does not know it yet: stop, rather than read a new topic's
+		// records at the old topic's offsets; the reader decides
+		// (unknownTopicID says which it is).
+		o.result.err = f.unknownTopicID(s)
 		o.failed = true
 	case kerr.IsRetriable(err) || errors.Is(err, kerr.UnknownTopicOrPartition):
 		o.relookup = true
@@ -181,6 +179,37 @@ func (f *fetcher) fetchError(o *outcome, rp *kmsg.FetchResponseTopicPartition) {
 		o.result.err = fmt.Errorf("fetching %s-%d at offset %d: %w", s.topic, s.partition, s.offset, err)
 		o.failed = true
 	}
+}
+
+// topicRecreatedError is a fetch by a topic id that the topic no longer
+// has: it was deleted and created again, and the old topic's records that
+// were not fetched yet are gone.
+type topicRecreatedError struct {
+	topic        string
+	oldID, newID string
+}
+
+func (e *topicRecreatedError) Error() string {
+	return fmt.Sprintf("topic %s was deleted and created again (topic id %s, now %s)", e.topic, e.oldID, e.newID)
+}
+
+// Unwrap makes the error a kerr.UnknownTopicID, the broker's answer.
+func (e *topicRecreatedError) Unwrap() error { return kerr.UnknownTopicID }
+
+// unknownTopicID is the error for a fetch of s answered UNKNOWN_TOPIC_ID:
+// a *topicRecreatedError when the topic now has another id, else the
+// broker's error (the topic is gone, or the broker does not know the id
+// yet: the batch is retried).
+func (f *fetcher) unknownTopicID(s fetchSpec) error {
+	ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+	defer cancel()
+	lister := &offsetLister{cl: f.cl, adm: f.adm}
+	ids, err := lister.topicIDs(ctx, s.topic)
+	old := kadm.TopicID(s.topicID).String()
+	if cur := ids[s.topic]; err == nil && cur != "" && s.topicID != ([16]byte{}) && cur != old {
+		return &topicRecreatedError{topic: s.topic, oldID: old, newID: cur}
+	}
+	return kerr.UnknownTopicID
 }
 
 // outOfRange moves a partition whose fetch offset is outside its log: to

@@ -377,7 +377,14 @@ func (f *fetcher) refresh(topics []string, wait time.Duration) {
 				continue
 			}
 			t := *rt.Topic
-			f.topicIDs[t] = rt.TopicID
+			if id, ok := f.topicIDs[t]; !ok || id == ([16]byte{}) {
+				// A known id is kept, also when the topic now has another
+				// (deleted and created again): fetching by it then fails
+				// with UNKNOWN_TOPIC_ID and the recreation is noticed,
+				// rather than the new topic's records being fetched at the
+				// old topic's offsets. purge forgets it.
+				f.topicIDs[t] = rt.TopicID
+			}
 			for _, rp := range rt.Partitions {
 				fp := f.parts[t][rp.Partition]
 				if fp == nil || rp.ErrorCode != 0 || rp.Leader < 0 {
@@ -403,6 +410,7 @@ func (f *fetcher) refresh(topics []string, wait time.Duration) {
 // built for.
 type fetchSpec struct {
 	topic     string
+	topicID   [16]byte // the id fetched by (Fetch v13+)
 	partition int32
 	offset    int64
 	epoch     int32
@@ -461,7 +469,7 @@ func (f *fetcher) nextFetch(l *brokerLoop) (specs []fetchSpec, wake chan struct{
 				continue
 			}
 			fp.inflight = true
-			specs = append(specs, fetchSpec{topic: t, partition: p, offset: fp.offset, epoch: fp.epoch, gen: fp.gen})
+			specs = append(specs, fetchSpec{topic: t, topicID: f.topicIDs[t], partition: p, offset: fp.offset, epoch: fp.epoch, gen: fp.gen})
 		}
 	}
 	return specs, f.wake, true
@@ -479,14 +487,13 @@ func (f *fetcher) send(id int32, specs []fetchSpec) (*kmsg.FetchResponse, error)
 	}
 	req.SessionID = 0
 	req.SessionEpoch = -1 // a full fetch, no session
-	f.mu.Lock()
 	byTopic := map[string]int{}
 	for _, s := range specs {
 		i, ok := byTopic[s.topic]
 		if !ok {
 			rt := kmsg.NewFetchRequestTopic()
 			rt.Topic = s.topic
-			rt.TopicID = f.topicIDs[s.topic]
+			rt.TopicID = s.topicID
 			req.Topics = append(req.Topics, rt)
 			i = len(req.Topics) - 1
 			byTopic[s.topic] = i
@@ -500,7 +507,6 @@ func (f *fetcher) send(id int32, specs []fetchSpec) (*kmsg.FetchResponse, error)
 		rp.PartitionMaxBytes = f.partBytes
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, rp)
 	}
-	f.mu.Unlock()
 	// The broker holds the request up to MaxWaitMillis when there is
 	// nothing new; allow that plus the client's own timeout.
 	resp, err := f.cl.Broker(int(id)).Request(f.ctx, req)

@@ -120,6 +120,13 @@ type partState struct {
 	// losses are offset ranges the broker deleted before they were read,
 	// noticed while fetching and charged to the batch that covers them.
 	losses []offsetRange
+	// gone says the fetcher stopped because the topic was deleted and
+	// created again: nothing more comes until the partition is
+	// repositioned.
+	gone *topicRecreatedError
+	// stopped says the fetcher stopped after an error a later fetch may
+	// not have: the next plan adds it again at fetched, keeping pending.
+	stopped bool
 
 	// For the batch in progress: whether the partition is in it, its
 	// end, and whether every record before the end was handed out.
@@ -128,7 +135,12 @@ type partState struct {
 	done    bool
 }
 
-type offsetRange struct{ from, to int64 }
+// offsetRange is a range of offsets lost; reason says why, when it is not
+// retention, DeleteRecords or truncation.
+type offsetRange struct {
+	from, to int64
+	reason   string
+}
 
 func (st *partState) String() string { return fmt.Sprintf("%s-%d", st.topic, st.partition) }
 
@@ -392,8 +404,15 @@ func (r *reader) plan(start, end Offsets) error {
 			st.consuming = true
 			st.next, st.fetched = s, s
 			releaseChunks(st.pending)
-			st.pending, st.losses = nil, nil
+			st.pending, st.losses, st.gone, st.stopped = nil, nil, nil, false
+		} else if st.stopped {
+			if reposition[t] == nil {
+				reposition[t] = make(map[int32]int64)
+			}
+			reposition[t][p] = st.fetched
+			st.stopped, st.paused = false, false // add resumes it
 		}
+		skipGone(st, e)
 		if st.paused && st.fetched < e {
 			// Resumed only when the batch needs records not fetched yet:
 			// a partition paused with many rows buffered reads them first.
@@ -479,7 +498,10 @@ func (r *reader) handle(results []partFetch, fn func(arrow.RecordBatch) error) (
 
 // result takes one partition's result: its error, then its records.
 func (r *reader) result(st *partState, pf *partFetch, fn func(arrow.RecordBatch) error) (bool, error) {
-	var lossErr *kgo.ErrDataLoss
+	var (
+		lossErr *kgo.ErrDataLoss
+		gone    *topicRecreatedError
+	)
 	switch {
 	case pf.err == nil:
 	case errors.As(pf.err, &lossErr):
@@ -505,14 +527,29 @@ func (r *reader) result(st *partState, pf *partFetch, fn func(arrow.RecordBatch)
 		})
 		st.fetched = st.next
 		return false, nil
-	case errors.Is(pf.err, kerr.UnknownTopicID):
-		// The topic was deleted (and maybe created again): the fetcher
-		// stopped, rather than read another topic's records at these
-		// offsets. The next batch's plan sees the new topic id and reads
-		// the new topic from its start; a batch in progress fails and is
-		// retried (the error is retriable), and its retry is planned anew.
+	case errors.As(pf.err, &gone):
+		// The topic was deleted and created again under batches planned
+		// (and logged) for the old topic: what was not fetched yet went
+		// with it. What was fetched is handed out, the rest up to each
+		// batch's end is lost (skipGone), until a batch planned with the
+		// new topic id repositions the partition (Source.GetBatch
+		// forgets the old topic).
 		releaseChunks(pf.chunks)
-		st.consuming = false
+		st.gone = gone
+		if !st.inBatch || st.done {
+			return false, nil
+		}
+		skipGone(st, st.end)
+		return true, r.drainPending(st, fn)
+	case errors.Is(pf.err, kerr.UnknownTopicID):
+		// The broker does not know the topic id (yet: a new topic; or any
+		// more: the topic was deleted, and is not created again yet). The
+		// fetcher stopped; the next plan restarts it where it stopped,
+		// keeping what was fetched (the topic created again meanwhile is
+		// a *topicRecreatedError then). A batch in progress fails and is
+		// retried (the error is retriable).
+		releaseChunks(pf.chunks)
+		st.stopped = true
 		if st.inBatch && !st.done {
 			return false, fmt.Errorf("fetching %s: %w", st, pf.err)
 		}
@@ -550,7 +587,7 @@ func (r *reader) receive(st *partState, pf *partFetch, fn func(arrow.RecordBatch
 	if pf.first > st.fetched && pf.logStart > st.fetched {
 		// The records in between were deleted (retention, DeleteRecords)
 		// before we read them; compaction leaves the log start alone.
-		st.losses = append(st.losses, offsetRange{st.fetched, min(pf.logStart, pf.first)})
+		st.losses = append(st.losses, offsetRange{from: st.fetched, to: min(pf.logStart, pf.first)})
 	}
 	st.fetched = pf.next
 	st.pending = append(st.pending, chunks...)
@@ -563,6 +600,18 @@ func (r *reader) receive(st *partState, pf *partFetch, fn func(arrow.RecordBatch
 	}
 	r.maybePause(st)
 	return true, nil
+}
+
+// skipGone counts st's offsets from what was fetched up to end as lost
+// with their topic, once it was deleted (st.gone): a chunk without rows
+// covers them, so that the batch completes.
+func skipGone(st *partState, end int64) {
+	if st.gone == nil || st.fetched >= end {
+		return
+	}
+	st.losses = append(st.losses, offsetRange{from: st.fetched, to: end, reason: fmt.Sprintf("%v before they were read", st.gone)})
+	st.pending = append(st.pending, &chunk{end: end})
+	st.fetched = end
 }
 
 // truncateChunks drops the rows at offsets >= at from cs (a partition's
@@ -625,10 +674,13 @@ func (r *reader) chargeLosses(st *partState, upTo int64) error {
 		if r.failOnDataLoss {
 			return fmt.Errorf("cannot fetch offsets [%d, %d) of %s: some data may have been lost because they are not available in Kafka any more; either the data was aged out by Kafka or the topic may have been deleted before all the data in the topic was processed. If you don't want your streaming query to fail on such cases, set the source option failOnDataLoss to false", l.from, l.to, st)
 		}
+		reason := l.reason
+		if reason == "" {
+			reason = "deleted before they were read (retention, DeleteRecords or truncation)"
+		}
 		r.lost.Add(l.to - l.from)
 		r.loss = append(r.loss, progress.DataLoss{
-			Partition: st.String(), FromOffset: l.from, ToOffset: l.to,
-			Reason: "deleted before they were read (retention, DeleteRecords or truncation)",
+			Partition: st.String(), FromOffset: l.from, ToOffset: l.to, Reason: reason,
 		})
 	}
 	st.losses = keep
@@ -664,9 +716,9 @@ func (r *reader) checkStalled(ctx context.Context) error {
 		logEnd, ok := ends.get(st.topic, st.partition)
 		switch {
 		case logStart >= st.end:
-			st.losses = append(st.losses, offsetRange{st.fetched, st.end})
+			st.losses = append(st.losses, offsetRange{from: st.fetched, to: st.end})
 		case ok && logEnd < st.end:
-			st.losses = append(st.losses, offsetRange{max(st.fetched, logEnd), st.end})
+			st.losses = append(st.losses, offsetRange{from: max(st.fetched, logEnd), to: st.end})
 		default:
 			continue
 		}
