@@ -89,11 +89,26 @@ func noZeroBytes(n int) []byte {
 	if n <= 0 {
 		return nil
 	}
+	n = roundAlloc(n)
 	var sb strings.Builder
 	sb.Grow(n)
 	sb.WriteByte(0)
 	s := sb.String()
 	return unsafe.Slice(unsafe.StringData(s), n)[:0]
+}
+
+// roundAlloc rounds a large allocation's size up to a multiple of 256 KiB
+// (64 KiB from 64 KiB): the buffers of Arrow chunks are of every size, and
+// the garbage collector's page heap reuses freed spans of a few sizes
+// better than spans of every size.
+func roundAlloc(n int) int {
+	switch {
+	case n >= 256<<10:
+		return (n + 256<<10 - 1) &^ (256<<10 - 1)
+	case n >= 64<<10:
+		return (n + 64<<10 - 1) &^ (64<<10 - 1)
+	}
+	return n
 }
 
 func newBatchBuilder(maxRows, maxBytes int) *batchBuilder {
@@ -103,7 +118,7 @@ func newBatchBuilder(maxRows, maxBytes int) *batchBuilder {
 // reserve makes room for rows more rows holding n more bytes.
 func (c *binaryColumn) reserve(rows, n int) {
 	if c.offsets == nil {
-		c.offsets = make([]int32, 1, rows+1)
+		c.offsets = make([]int32, 1, roundAlloc(4*(rows+1))/4)
 	} else {
 		c.offsets = grow(c.offsets, rows)
 	}
@@ -211,6 +226,10 @@ func grow[T any](s []T, n int) []T {
 		return s
 	}
 	c := max(len(s)+n, cap(s)+cap(s)/2)
+	var zero T
+	if size := int(unsafe.Sizeof(zero)); size > 0 {
+		c = roundAlloc(c*size) / size
+	}
 	out := make([]T, len(s), c)
 	copy(out, s)
 	return out
