@@ -24,8 +24,10 @@ type outcome struct {
 	// both.
 	offset int64
 	epoch  int32
-	// relookup asks for the partition's leader again (a retriable error).
+	// relookup asks for the partition's leader again after retryErr, a
+	// retriable error.
 	relookup bool
+	retryErr error
 	// failed stops fetching the partition until it is added again.
 	failed bool
 }
@@ -175,6 +177,7 @@ func (f *fetcher) fetchError(o *outcome, rp *kmsg.FetchResponseTopicPartition) {
 		o.failed = true
 	case kerr.IsRetriable(err) || errors.Is(err, kerr.UnknownTopicOrPartition):
 		o.relookup = true
+		o.retryErr = fmt.Errorf("fetching %s-%d at offset %d: %w", s.topic, s.partition, s.offset, err)
 	default:
 		o.result.err = fmt.Errorf("fetching %s-%d at offset %d: %w", s.topic, s.partition, s.offset, err)
 		o.failed = true
@@ -277,6 +280,11 @@ func (f *fetcher) deliver(l *brokerLoop, outcomes []outcome) {
 		}
 		if o.relookup {
 			fp.leader = -1
+			if o.retryErr != nil {
+				fp.retrying(o.retryErr)
+			}
+		} else {
+			fp.retryErr = nil
 		}
 		if o.failed {
 			fp.failed = true

@@ -94,6 +94,11 @@ type fetchPart struct {
 	// failed says the partition had an error the reader was told about:
 	// it is not fetched until added again.
 	failed bool
+	// retryErr is the retriable error the partition's fetches have failed
+	// with since retrySince (nil once a fetch succeeds): the reader fails
+	// a batch that waits on it too long (see stuck).
+	retryErr   error
+	retrySince time.Time
 	// gen is the fetcher's number for this add of the partition, unique
 	// over the fetcher's life: a response to a fetch of another gen (the
 	// partition was added again, or removed and added back) is dropped.
@@ -179,6 +184,7 @@ func (f *fetcher) add(offsets map[string]map[int32]int64) {
 			f.gens++
 			fp.gen = f.gens
 			fp.offset, fp.epoch, fp.paused, fp.failed, fp.inflight = off, -1, false, false, false
+			fp.retryErr = nil
 			f.dropResults(t, p)
 		}
 	}
@@ -214,6 +220,7 @@ func (f *fetcher) setPaused(parts map[string][]int32, paused bool) {
 		for _, p := range ps {
 			if fp := f.parts[t][p]; fp != nil {
 				fp.paused = paused
+				fp.retryErr = nil // counted from the next fetch
 			}
 		}
 	}
@@ -436,7 +443,7 @@ func (f *fetcher) run(l *brokerLoop) {
 		}
 		resp, err := f.send(l.id, specs)
 		if err != nil {
-			f.failed(specs)
+			f.failed(specs, err)
 			if f.ctx.Err() != nil {
 				return
 			}
@@ -520,17 +527,38 @@ func (f *fetcher) send(id int32, specs []fetchSpec) (*kmsg.FetchResponse, error)
 	return fr, nil
 }
 
-// failed puts specs back after a request failed: their leaders are looked
-// up again, in case the broker is gone for good.
-func (f *fetcher) failed(specs []fetchSpec) {
+// failed puts specs back after a request failed with err: their leaders
+// are looked up again, in case the broker is gone for good.
+func (f *fetcher) failed(specs []fetchSpec, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, s := range specs {
 		if fp := f.parts[s.topic][s.partition]; fp != nil && fp.gen == s.gen {
 			fp.inflight = false
 			fp.leader = -1
+			fp.retrying(err)
 		}
 	}
 	f.changed()
 	f.ensureMetadata()
+}
+
+// retrying notes that a fetch of fp failed with err, to be retried.
+func (fp *fetchPart) retrying(err error) {
+	if fp.retryErr == nil {
+		fp.retrySince = time.Now()
+	}
+	fp.retryErr = err
+}
+
+// stuck returns the error that has kept every fetch of partition p of
+// topic t failing for at least d, nil if there is none.
+func (f *fetcher) stuck(t string, p int32, d time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fp := f.parts[t][p]
+	if fp == nil || fp.retryErr == nil || time.Since(fp.retrySince) < d {
+		return nil
+	}
+	return fmt.Errorf("%w (fetches failing for %v)", fp.retryErr, time.Since(fp.retrySince).Round(time.Second))
 }

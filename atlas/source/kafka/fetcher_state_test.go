@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,5 +201,28 @@ func TestUnknownLastFetchedEpochIsNotRetriedAsIs(t *testing.T) {
 	sameRows(t, "the second batch", second, all[100:300])
 	if refused.Load() == 0 {
 		t.Fatal("no fetch sent a LastFetchedEpoch: the test did not exercise the refusal")
+	}
+}
+
+// TestPartitionThatCannotBeFetchedFailsTheBatch: a partition whose fetches
+// keep failing with a retriable error (here NOT_LEADER_FOR_PARTITION from a
+// broker whose metadata says it leads) is retried by the fetcher, but the
+// batch used to wait for it forever, silently. After fetchErrorTimeout
+// (Spark's kafkaConsumer.pollTimeoutMs) the batch fails, naming the
+// partition and the broker's error, as a wait for the broker, so that the
+// query says what it waits for and retries.
+func TestPartitionThatCannotBeFetchedFailsTheBatch(t *testing.T) {
+	ctx := testContext(t)
+	c, addr := newClusterOf(t, 1, kfake.SeedTopics(1, "events"))
+	produce(t, ctx, addr, "events", "a", map[int32]int{0: 10})
+	refused := answerFetches(c, kerr.NotLeaderForPartition.Code, func(int32, *kmsg.FetchRequest) bool { return true })
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events"})
+	src.reader.fetchErrorTimeout = time.Second
+
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := src.GetBatch(rctx, `{"events":{"0":0}}`, `{"events":{"0":10}}`, func(arrow.RecordBatch) error { return nil })
+	if err == nil || rctx.Err() != nil || !strings.Contains(err.Error(), "events-0") || !strings.Contains(err.Error(), "NOT_LEADER") || source.AsUnavailable(err) == nil {
+		t.Fatalf("a batch whose partition cannot be fetched (%d fetches refused): %v, want a wait for the broker naming events-0 and NOT_LEADER_FOR_PARTITION", refused.Load(), err)
 	}
 }

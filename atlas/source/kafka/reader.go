@@ -22,6 +22,12 @@ const (
 	// batch still needs before the reader asks the broker whether the
 	// missing records were deleted (retention) or truncated away.
 	stallTimeout = time.Second
+	// fetchErrorTimeout is how long a batch waits for a partition whose
+	// fetches keep failing with a retriable error (a leader that does
+	// not lead, a log dir offline) before it fails, naming the partition
+	// and the error, as a wait for the broker: Spark's
+	// kafkaConsumer.pollTimeoutMs default (spark.network.timeout).
+	fetchErrorTimeout = 120 * time.Second
 	// aheadRows is how many records fetching ahead between batches buffers
 	// for each partition before it stops polling: about what a micro-batch
 	// of 200k records over three partitions reads from each. Reading
@@ -54,15 +60,16 @@ const (
 // partition is repositioned only when a batch does not start where the
 // last one ended.
 type reader struct {
-	cl             *kgo.Client
-	f              *fetcher
-	adm            *kadm.Client
-	failOnDataLoss bool
-	readCommitted  bool
-	stallTimeout   time.Duration
-	aheadRows      int
-	pauseAfter     int
-	aheadMaxBytes  int
+	cl                *kgo.Client
+	f                 *fetcher
+	adm               *kadm.Client
+	failOnDataLoss    bool
+	readCommitted     bool
+	stallTimeout      time.Duration
+	fetchErrorTimeout time.Duration
+	aheadRows         int
+	pauseAfter        int
+	aheadMaxBytes     int
 
 	mu     sync.Mutex
 	parts  map[string]map[int32]*partState
@@ -146,16 +153,17 @@ func (st *partState) String() string { return fmt.Sprintf("%s-%d", st.topic, st.
 
 func newReader(cl *kgo.Client, cfg *config) *reader {
 	return &reader{
-		cl:             cl,
-		f:              newFetcher(cl, cfg),
-		adm:            kadm.NewClient(cl),
-		failOnDataLoss: cfg.failOnDataLoss,
-		readCommitted:  cfg.readCommitted,
-		stallTimeout:   stallTimeout,
-		aheadRows:      aheadRows,
-		pauseAfter:     pauseAfter,
-		aheadMaxBytes:  aheadMaxBytes,
-		parts:          make(map[string]map[int32]*partState),
+		cl:                cl,
+		f:                 newFetcher(cl, cfg),
+		adm:               kadm.NewClient(cl),
+		failOnDataLoss:    cfg.failOnDataLoss,
+		readCommitted:     cfg.readCommitted,
+		stallTimeout:      stallTimeout,
+		fetchErrorTimeout: fetchErrorTimeout,
+		aheadRows:         aheadRows,
+		pauseAfter:        pauseAfter,
+		aheadMaxBytes:     aheadMaxBytes,
+		parts:             make(map[string]map[int32]*partState),
 	}
 }
 
@@ -689,8 +697,18 @@ func (r *reader) chargeLosses(st *partState, upTo int64) error {
 
 // checkStalled asks the broker about partitions that have brought nothing
 // for a while: whose records were deleted by retention before being read,
-// or whose log was truncated below the batch end. Both are data loss.
+// or whose log was truncated below the batch end. Both are data loss. A
+// partition whose fetches have kept failing for fetchErrorTimeout fails
+// the batch with the fetches' error.
 func (r *reader) checkStalled(ctx context.Context) error {
+	for _, st := range r.active {
+		if st.done {
+			continue
+		}
+		if err := r.f.stuck(st.topic, st.partition, r.fetchErrorTimeout); err != nil {
+			return fmt.Errorf("no records from %s: %w", st, err)
+		}
+	}
 	var topics []string
 	seen := map[string]bool{}
 	for _, st := range r.active {
