@@ -29,11 +29,13 @@ import (
 // decoder. Retriable errors (a leader moving, a broker restarting, a
 // connection refused) are retried after a metadata refresh and never
 // reach the reader, which notices a broker that stays away by its
-// partitions stalling. An offset below the log start moves to the log
+// partitions stalling, and asks stuck for the error of a partition that
+// stays unfetchable. An offset below the log start moves to the log
 // start (the reader then reports the gap as data loss); an offset above
-// the log end is data loss as kgo.ErrDataLoss reports it; other errors
-// are handed to the reader with the partition, which stops fetching it
-// until it is added again.
+// the log end is data loss as kgo.ErrDataLoss reports it; a topic id
+// the topic no longer has is a *topicRecreatedError; other errors are
+// handed to the reader with the partition, which stops fetching it until
+// it is added again.
 type fetcher struct {
 	cl            *kgo.Client
 	adm           *kadm.Client
