@@ -76,6 +76,12 @@ type fetcher struct {
 	read     []bool
 	maxRows  int
 
+	// backoff is how long a broker loop waits after its fails-th failed
+	// request in a row: the client's kgo.RetryBackoffFn (by default 250ms
+	// doubling up to 5s, jittered), so that a broker away for minutes is
+	// not asked four times a second.
+	backoff func(fails int) time.Duration
+
 	// decoded counts the data records decoded, those of responses dropped
 	// (a partition removed or added again meanwhile) included.
 	decoded atomic.Int64
@@ -113,6 +119,9 @@ type fetchPart struct {
 type brokerLoop struct {
 	id       int32
 	unpolled int
+	// fails counts the loop's requests failed in a row; only its own
+	// goroutine uses it.
+	fails int
 }
 
 // partFetch is what one fetch brought for one partition.
@@ -136,12 +145,6 @@ type partFetch struct {
 	loop *brokerLoop
 }
 
-const (
-	// fetchRetryBackoff is how long a broker loop waits after a failed
-	// request before the next.
-	fetchRetryBackoff = 250 * time.Millisecond
-)
-
 func newFetcher(cl *kgo.Client, cfg *config) *fetcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &fetcher{
@@ -159,7 +162,16 @@ func newFetcher(cl *kgo.Client, cfg *config) *fetcher {
 		topicIDs:      make(map[string][16]byte),
 		loops:         make(map[int32]*brokerLoop),
 		maxRows:       batchMaxRows,
+		backoff:       retryBackoff(cl),
 	}
+}
+
+// retryBackoff returns cl's kgo.RetryBackoffFn.
+func retryBackoff(cl *kgo.Client) func(int) time.Duration {
+	if fn, ok := cl.OptValue(kgo.RetryBackoffFn).(func(int) time.Duration); ok && fn != nil {
+		return fn
+	}
+	return func(int) time.Duration { return 250 * time.Millisecond }
 }
 
 // changed wakes every waiter. The caller holds f.mu.
@@ -449,13 +461,15 @@ func (f *fetcher) run(l *brokerLoop) {
 			if f.ctx.Err() != nil {
 				return
 			}
+			l.fails++
 			select {
-			case <-time.After(fetchRetryBackoff):
+			case <-time.After(f.backoff(l.fails)):
 			case <-f.ctx.Done():
 				return
 			}
 			continue
 		}
+		l.fails = 0
 		f.deliver(l, f.decode(specs, resp))
 	}
 }

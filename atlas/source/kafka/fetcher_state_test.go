@@ -2,8 +2,11 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -224,5 +227,66 @@ func TestPartitionThatCannotBeFetchedFailsTheBatch(t *testing.T) {
 	err := src.GetBatch(rctx, `{"events":{"0":0}}`, `{"events":{"0":10}}`, func(arrow.RecordBatch) error { return nil })
 	if err == nil || rctx.Err() != nil || !strings.Contains(err.Error(), "events-0") || !strings.Contains(err.Error(), "NOT_LEADER") || source.AsUnavailable(err) == nil {
 		t.Fatalf("a batch whose partition cannot be fetched (%d fetches refused): %v, want a wait for the broker naming events-0 and NOT_LEADER_FOR_PARTITION", refused.Load(), err)
+	}
+}
+
+// TestBrokerAwayIsRetriedWithBackoff: the broker loop waited a fixed 250ms
+// after each failed request, so a broker away for minutes was sent four
+// fetches and four metadata requests a second. It now waits the client's
+// retry backoff for the number of failures in a row, which starts over
+// after a fetch succeeds.
+func TestBrokerAwayIsRetriedWithBackoff(t *testing.T) {
+	ctx := testContext(t)
+	c, addr := newClusterOf(t, 1, kfake.SeedTopics(1, "events"))
+	all := produce(t, ctx, addr, "events", "a", map[int32]int{0: 10})
+	var down atomic.Bool
+	down.Store(true)
+	c.ControlKey(kmsg.Fetch.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if down.Load() {
+			return nil, errors.New("broker away"), true // the connection is cut
+		}
+		return nil, nil, false
+	})
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events"})
+	f := src.reader.f
+	var (
+		mu    sync.Mutex
+		fails []int
+	)
+	f.backoff = func(n int) time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		fails = append(fails, n)
+		return time.Millisecond
+	}
+	waitFails := func(n int) []int {
+		for {
+			mu.Lock()
+			got := append([]int(nil), fails...)
+			mu.Unlock()
+			if len(got) >= n {
+				return got
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("%d failed fetches, want %d", len(got), n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	f.add(map[string]map[int32]int64{"events": {0: 0}})
+	if got := waitFails(3); got[0] != 1 || got[1] != 2 || got[2] != 3 {
+		t.Fatalf("backoff asked for failures %v in a row, want 1, 2, 3", got[:3])
+	}
+	down.Store(false)
+	rows, _ := pollRows(t, ctx, f, "events", 10)
+	sameRows(t, "the records once the broker is back", rows, all)
+	mu.Lock()
+	before := len(fails)
+	mu.Unlock()
+	down.Store(true)
+	if got := waitFails(before + 1); got[before] != 1 {
+		t.Fatalf("the first failure after a fetch succeeded asked backoff for %d failures in a row, want 1 (all: %v)", got[before], got)
 	}
 }
