@@ -129,6 +129,8 @@ func (d *fetchDecoder) decodePartition(topic string, rp *kmsg.FetchResponseTopic
 	b := d.b
 	b.expect = expect
 	defer func() {
+		// An idle decoder holds no bytes of the fetch response.
+		d.batch.Records = nil
 		if err != nil {
 			for _, c := range chunks {
 				c.release()

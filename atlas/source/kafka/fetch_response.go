@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -50,6 +51,10 @@ func (f *fetcher) decode(specs []fetchSpec, resp *kmsg.FetchResponse) []outcome 
 		out[i] = outcome{spec: s, offset: -1, epoch: -1, result: partFetch{topic: s.topic, partition: s.partition, first: -1, next: -1}}
 	}
 	var wg sync.WaitGroup
+	// At most one partition per core is decoded at a time: each decoder
+	// keeps a decompression buffer and a builder, so a response of many
+	// partitions must not make one of each per partition.
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for ti := range resp.Topics {
 		rt := &resp.Topics[ti]
 		topic := rt.Topic
@@ -76,8 +81,9 @@ func (f *fetcher) decode(specs []fetchSpec, resp *kmsg.FetchResponse) []outcome 
 				continue
 			}
 			wg.Add(1)
+			sem <- struct{}{}
 			go func() {
-				defer wg.Done()
+				defer func() { <-sem; wg.Done() }()
 				f.decodeRecords(o, rp)
 			}()
 		}

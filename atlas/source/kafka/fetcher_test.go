@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -189,5 +190,36 @@ func TestTruncatedLogIsDataLoss(t *testing.T) {
 				t.Fatalf("%d offsets counted lost, want 40", n)
 			}
 		})
+	}
+}
+
+// TestDecodersBoundedByCores reads 16 partitions that one broker answers
+// in one response: at most one decoder per core was made (each keeps a
+// decompression buffer and a builder), and none of the idle ones still
+// points into the response's bytes.
+func TestDecodersBoundedByCores(t *testing.T) {
+	ctx := testContext(t)
+	_, addr := newClusterOf(t, 1, kfake.SeedTopics(16, "events"))
+	counts := map[int32]int{}
+	var start, end []string
+	for p := range int32(16) {
+		counts[p] = 50
+		start = append(start, fmt.Sprintf(`"%d":0`, p))
+		end = append(end, fmt.Sprintf(`"%d":50`, p))
+	}
+	all := produce(t, ctx, addr, "events", "d", counts)
+	src := mustNew(t, map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "events"})
+	got, _ := readBatch(t, ctx, src, source.Offset(`{"events":{`+strings.Join(start, ",")+`}}`), source.Offset(`{"events":{`+strings.Join(end, ",")+`}}`))
+	sameRows(t, "16 partitions", got, all)
+	f := src.reader.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n, cores := len(f.decoders), runtime.GOMAXPROCS(0); n == 0 || n > cores {
+		t.Fatalf("%d decoders made for a response of 16 partitions on %d cores, want 1 to %d", n, cores, cores)
+	}
+	for i, d := range f.decoders {
+		if d.batch.Records != nil {
+			t.Fatalf("idle decoder %d still holds %d bytes of a fetch response", i, len(d.batch.Records))
+		}
 	}
 }
