@@ -11,26 +11,27 @@ import (
 
 // Bounds of what a recordPool keeps for reuse: about one fetch's worth
 // (three partitions of 1 MiB compressed batches), which is what comes back
-// between two fetches now that records are recycled as soon as they are
-// converted to Arrow. The client decodes the next fetch while the reader
-// converts the last one, so up to half of the records miss the pool, but a
-// pool of two fetches' worth kept the query's peak RSS growing over a long
-// stream, through the garbage collector's pacing (bench windows, 20M
-// events, --compare-at 5000000, two runs each at load 2-3: 128k records,
-// query 9.19-9.41 CPU-s, 20M peak 349-362 MB, +5.5% and +5.6% over the 5M
-// peak; 256k, 8.64-9.00 CPU-s, 381-409 MB, +14.7% to +21.1%).
+// between two fetches when records are recycled as soon as they are used.
+// (Measured when the source still read through franz-go: a pool of two
+// fetches' worth kept the query's peak RSS growing over a long stream,
+// through the garbage collector's pacing: bench windows, 20M events,
+// --compare-at 5000000, 128k records +5.5% and +5.6% over the 5M peak;
+// 256k +14.7% to +21.1%.)
 const (
 	poolMaxRecords = 128 << 10
 	poolMaxBytes   = 32 << 20
 )
 
-// recordPool lets franz-go decode fetched batches into reused memory: the
-// []kgo.Record slices records are decoded into and the buffers compressed
-// batches are decompressed into. A batch's slices come back once every one
-// of its records was recycled (kgo.Record.Recycle), which the reader does
-// as soon as a record is copied into Arrow. Without it each fetch allocates
-// both afresh, and on a stream of millions of small records the garbage
-// collector spends its time scanning and freeing them.
+// recordPool lets franz-go's consumer decode fetched batches into reused
+// memory: the []kgo.Record slices records are decoded into and the buffers
+// compressed batches are decompressed into. A batch's slices come back once
+// every one of its records was recycled (kgo.Record.Recycle). Only
+// ConsumeRate, the raw consume rate bench windows compares with, consumes
+// through franz-go now (the source has its own fetcher and decoder, and
+// decodes into its own reused buffers); the pool keeps that baseline as
+// fast as franz-go can be. Without it each fetch allocates both afresh,
+// and on a stream of millions of small records the garbage collector
+// spends its time scanning and freeing them.
 //
 // The pool hands out the smallest kept slice that is large enough. A
 // sync.Pool did not do: it returns whichever slice it has, which for
