@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
@@ -72,4 +74,14 @@ func (r *responder) send(resp *pb.ExecutePlanResponse) error {
 	resp.OperationId = r.opID
 	resp.ResponseId = uuid.NewString()
 	return r.stream.Send(resp)
+}
+
+// sendExtension sends m, an Atlas message, as the extension of one
+// response.
+func (r *responder) sendExtension(m proto.Message) error {
+	ext, err := anypb.New(m)
+	if err != nil {
+		return fmt.Errorf("packing %s: %w", m.ProtoReflect().Descriptor().FullName(), err)
+	}
+	return r.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_Extension{Extension: ext}})
 }

@@ -176,13 +176,10 @@ func (s *service) foreachBatchStart(ctx context.Context, sess *session, out *res
 		k := batchKey{session: sess.key, queryID: id.GetId(), batchID: batchID}
 		answer := s.acks.expect(k)
 		defer s.acks.forget(k)
-		ready, err := anypb.New(&atlaspb.ForeachBatchReady{QueryId: id, BatchId: batchID, Batch: &pb.Relation{
+		ready := &atlaspb.ForeachBatchReady{QueryId: id, BatchId: batchID, Batch: &pb.Relation{
 			RelType: &pb.Relation_Read{Read: &pb.Read{ReadType: &pb.Read_NamedTable_{NamedTable: &pb.Read_NamedTable{UnparsedIdentifier: view}}}},
-		}})
-		if err != nil {
-			return err
-		}
-		if err := out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_Extension{Extension: ready}}); err != nil {
+		}}
+		if err := out.sendExtension(ready); err != nil {
 			return fmt.Errorf("%w (%v)", errClientGone, err)
 		}
 		select {

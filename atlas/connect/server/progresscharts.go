@@ -1,13 +1,8 @@
 package server
 
 import (
-	"fmt"
-
-	"google.golang.org/protobuf/types/known/anypb"
-
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
 // progressCharts answers atlas.connect.ProgressCharts: the query's recent
@@ -22,9 +17,5 @@ func (s *service) progressCharts(sess *session, out *responder, c *atlaspb.Progr
 	if err != nil {
 		return err
 	}
-	ext, err := anypb.New(res)
-	if err != nil {
-		return fmt.Errorf("progress charts of query %s: %w", q.sq.ID(), err)
-	}
-	return out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_Extension{Extension: ext}})
+	return out.sendExtension(res)
 }

@@ -1,12 +1,7 @@
 package server
 
 import (
-	"fmt"
-
-	"google.golang.org/protobuf/types/known/anypb"
-
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
 // queryTotals answers atlas.connect.QueryTotals: counters over every batch
@@ -17,12 +12,8 @@ func (s *service) queryTotals(sess *session, out *responder, c *atlaspb.QueryTot
 		return err
 	}
 	t := q.sq.Totals()
-	ext, err := anypb.New(&atlaspb.QueryTotalsResult{
+	return out.sendExtension(&atlaspb.QueryTotalsResult{
 		Batches: t.Batches, InputRows: t.InputRows, OutputRows: t.OutputRows,
 		DroppedLate: t.DroppedLate, Malformed: t.Malformed,
 	})
-	if err != nil {
-		return fmt.Errorf("totals of query %s: %w", q.sq.ID(), err)
-	}
-	return out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_Extension{Extension: ext}})
 }

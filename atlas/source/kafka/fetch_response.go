@@ -282,7 +282,7 @@ func (f *fetcher) deliver(l *brokerLoop, outcomes []outcome) {
 		}
 		fp.inflight = false
 		if o.offset >= 0 {
-			fp.offset = o.offset
+			fp.offset, fp.epoch = o.offset, o.epoch
 		}
 		if o.relookup {
 			fp.leader = -1
@@ -294,9 +294,6 @@ func (f *fetcher) deliver(l *brokerLoop, outcomes []outcome) {
 		}
 		if o.failed {
 			fp.failed = true
-		}
-		if o.offset >= 0 {
-			fp.epoch = o.epoch
 		}
 		if len(o.result.chunks) > 0 || o.result.err != nil {
 			o.result.loop = l
