@@ -29,21 +29,24 @@ func (r *reader) handle(results []partFetch, fn func(arrow.RecordBatch) error) (
 	return progressed, err
 }
 
-// result takes one partition's result: its error, then its records.
+// result takes one partition's result: its records, or what its error
+// means for the partition (no result with an error has records to keep).
 func (r *reader) result(st *partState, pf *partFetch, fn func(arrow.RecordBatch) error) (bool, error) {
+	if pf.err == nil {
+		return r.receive(st, pf, fn)
+	}
+	releaseChunks(pf.chunks)
 	var (
 		lossErr *kgo.ErrDataLoss
 		gone    *topicRecreatedError
 	)
 	switch {
-	case pf.err == nil:
 	case errors.As(pf.err, &lossErr):
 		// The log was truncated at ResetTo (an unclean leader election).
 		// What was only buffered from there on is dropped and read again
 		// from the new log; what was handed out to batches there, already
 		// committed, is lost, and the records now at those offsets are
 		// dropped as stale (they would land in no batch's range).
-		releaseChunks(pf.chunks)
 		reset := lossErr.ResetTo
 		st.pending = truncateChunks(st.pending, max(reset, st.next))
 		if reset >= st.next {
@@ -67,7 +70,6 @@ func (r *reader) result(st *partState, pf *partFetch, fn func(arrow.RecordBatch)
 		// batch's end is lost (skipGone), until a batch planned with the
 		// new topic id repositions the partition (Source.GetBatch
 		// forgets the old topic).
-		releaseChunks(pf.chunks)
 		st.gone = gone
 		if !st.inBatch || st.done {
 			return false, nil
@@ -81,21 +83,18 @@ func (r *reader) result(st *partState, pf *partFetch, fn func(arrow.RecordBatch)
 		// keeping what was fetched (the topic created again meanwhile is
 		// a *topicRecreatedError then). A batch in progress fails and is
 		// retried (the error is retriable).
-		releaseChunks(pf.chunks)
 		st.stopped = true
 		if st.inBatch && !st.done {
 			return false, fmt.Errorf("fetching %s: %w", st, pf.err)
 		}
 		return false, nil
 	default:
-		releaseChunks(pf.chunks)
 		st.consuming = false // reposition before reading it again
 		if st.inBatch && !st.done {
 			return false, fmt.Errorf("fetching %s: %w", st, pf.err)
 		}
 		return false, nil
 	}
-	return r.receive(st, pf, fn)
 }
 
 // receive takes the chunks of one fetched partition and hands out what the
