@@ -1,9 +1,12 @@
 package atlas
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	anypb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/anylite"
+	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // packExtension wraps an atlas.connect message in the google.protobuf.Any
@@ -28,4 +31,33 @@ func unpackExtension(ext *anypb.Any, typeURL string, decode func([]byte) error) 
 		return fmt.Errorf("decode %s: %w", typeURL, err)
 	}
 	return nil
+}
+
+// errNoExtensionResult is runExtension's error when the server's answer
+// holds no extension of the result type.
+var errNoExtensionResult = errors.New("the server answered without a result")
+
+// runExtension runs an Atlas command extension, typeURL with its MarshalVT
+// results encoded and err, and decodes with decode (the UnmarshalVT of a
+// new message of that type) the last extension of type resultURL the
+// server answers with.
+func (s *Session) runExtension(ctx context.Context, typeURL string, encoded []byte, err error, resultURL string, decode func([]byte) error) error {
+	ext, err := packExtension(typeURL, encoded, err)
+	if err != nil {
+		return err
+	}
+	resps, err := s.command(ctx, &pb.Command{CommandType: &pb.Command_Extension{Extension: ext}})
+	if err != nil {
+		return err
+	}
+	var result *anypb.Any
+	for _, r := range resps {
+		if e := r.GetExtension(); e != nil && e.GetTypeUrl() == resultURL {
+			result = e
+		}
+	}
+	if result == nil {
+		return errNoExtensionResult
+	}
+	return unpackExtension(result, resultURL, decode)
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	atlaspb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaslite"
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/view"
 )
 
@@ -86,27 +85,9 @@ func lacksExtension(err error) bool {
 // query's recent progress and the charts the server drew from it.
 func (q *StreamingQuery) progressCharts(ctx context.Context) (view.Snapshot, error) {
 	b, err := (&atlaspb.ProgressCharts{QueryId: q.id}).MarshalVT()
-	ext, err := packExtension(atlaspb.TypeURLProgressCharts, b, err)
-	if err != nil {
-		return view.Snapshot{}, fmt.Errorf("query %s: progress charts: %w", q.displayName(), err)
-	}
-	resps, err := q.s.command(ctx, &pb.Command{CommandType: &pb.Command_Extension{Extension: ext}})
-	if err != nil {
-		return view.Snapshot{}, fmt.Errorf("query %s: progress charts: %w", q.displayName(), err)
-	}
 	res := &atlaspb.ProgressChartsResult{}
-	found := false
-	for _, r := range resps {
-		if e := r.GetExtension(); e != nil && e.GetTypeUrl() == atlaspb.TypeURLProgressChartsResult {
-			res.Reset()
-			if err := unpackExtension(e, atlaspb.TypeURLProgressChartsResult, res.UnmarshalVT); err != nil {
-				return view.Snapshot{}, fmt.Errorf("query %s: progress charts: %w", q.displayName(), err)
-			}
-			found = true
-		}
-	}
-	if !found {
-		return view.Snapshot{}, fmt.Errorf("query %s: the server answered progress charts without a result", q.displayName())
+	if err := q.s.runExtension(ctx, atlaspb.TypeURLProgressCharts, b, err, atlaspb.TypeURLProgressChartsResult, res.UnmarshalVT); err != nil {
+		return view.Snapshot{}, fmt.Errorf("query %s: progress charts: %w", q.displayName(), err)
 	}
 	var snap view.Snapshot
 	for i, js := range res.GetRecentProgressJson() {

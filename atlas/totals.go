@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	atlaspb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaslite"
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
 
 // MetricMalformed is the observed metric counting records whose JSON did
@@ -74,25 +73,12 @@ func (q *StreamingQuery) Totals() QueryTotals {
 // serverTotals runs the atlas.connect.QueryTotals extension.
 func (q *StreamingQuery) serverTotals(ctx context.Context) (QueryTotals, error) {
 	b, err := (&atlaspb.QueryTotals{QueryId: q.id}).MarshalVT()
-	ext, err := packExtension(atlaspb.TypeURLQueryTotals, b, err)
-	if err != nil {
+	res := &atlaspb.QueryTotalsResult{}
+	if err := q.s.runExtension(ctx, atlaspb.TypeURLQueryTotals, b, err, atlaspb.TypeURLQueryTotalsResult, res.UnmarshalVT); err != nil {
 		return QueryTotals{}, fmt.Errorf("query %s: totals: %w", q.displayName(), err)
 	}
-	resps, err := q.s.command(ctx, &pb.Command{CommandType: &pb.Command_Extension{Extension: ext}})
-	if err != nil {
-		return QueryTotals{}, fmt.Errorf("query %s: totals: %w", q.displayName(), err)
-	}
-	for _, r := range resps {
-		if e := r.GetExtension(); e != nil && e.GetTypeUrl() == atlaspb.TypeURLQueryTotalsResult {
-			res := &atlaspb.QueryTotalsResult{}
-			if err := unpackExtension(e, atlaspb.TypeURLQueryTotalsResult, res.UnmarshalVT); err != nil {
-				return QueryTotals{}, fmt.Errorf("query %s: totals: %w", q.displayName(), err)
-			}
-			return QueryTotals{Batches: res.GetBatches(), InputRows: res.GetInputRows(), OutputRows: res.GetOutputRows(),
-				DroppedLate: res.GetDroppedLate(), Malformed: res.GetMalformed()}, nil
-		}
-	}
-	return QueryTotals{}, fmt.Errorf("query %s: the server answered totals without a result", q.displayName())
+	return QueryTotals{Batches: res.GetBatches(), InputRows: res.GetInputRows(), OutputRows: res.GetOutputRows(),
+		DroppedLate: res.GetDroppedLate(), Malformed: res.GetMalformed()}, nil
 }
 
 // CheckpointLocation is the checkpointLocation option the query was
