@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	_ "github.com/atlas-lakehouse/atlas/atlas/drivers"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
 // TestRESTCatalogByConfiguration points the lakehouse at a REST catalog

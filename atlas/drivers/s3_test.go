@@ -13,9 +13,9 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/s3test"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 // The lakehouse on a real S3 server (MinIO in CI: ATLAS_TEST_S3_ENDPOINT),

@@ -16,10 +16,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
-	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
-	"github.com/atlas-lakehouse/atlas/atlas/source/kafka"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/scenarios"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source/kafka"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 func init() {

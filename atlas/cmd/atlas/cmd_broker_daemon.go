@@ -4,7 +4,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 func init() {

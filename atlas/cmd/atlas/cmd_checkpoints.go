@@ -11,7 +11,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
 func init() {

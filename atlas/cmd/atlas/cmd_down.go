@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 func init() {

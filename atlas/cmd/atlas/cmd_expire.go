@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
 func init() {

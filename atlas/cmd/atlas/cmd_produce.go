@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 

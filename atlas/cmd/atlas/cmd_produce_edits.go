@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
-	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/scenarios"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 

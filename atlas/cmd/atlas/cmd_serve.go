@@ -8,7 +8,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 func init() {

@@ -13,7 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 func init() {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 func init() {

@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	client "github.com/atlas-lakehouse/atlas/atlas"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 // TestUpWithExternalKafkaStartsConnect: with ATLAS_KAFKA_BROKERS naming an

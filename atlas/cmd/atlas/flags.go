@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 // newFlagSet returns a flag set for subcommand name whose usage shows the

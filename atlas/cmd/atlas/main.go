@@ -22,7 +22,7 @@ import (
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
 // command is one atlas subcommand.

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 // envRunCLI makes the test binary run as the atlas command (see TestMain),

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/pgtest"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
 )
 
 // TestPostgresCatalogURINeedsNoCode: the stock CLI reaches a PostgreSQL

@@ -15,7 +15,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
 // Streaming queries outlive a server restart: each query started through

@@ -23,7 +23,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
 // DefaultAddr is where the server listens unless configured: Spark

@@ -31,7 +31,7 @@ import (
 	"gocloud.dev/blob/fileblob"
 	"gocloud.dev/gcerrors"
 
-	"github.com/atlas-lakehouse/atlas/atlas/source"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
 )
 
 // Checkpoint is an open checkpoint location.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source/file"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
-	"github.com/atlas-lakehouse/atlas/atlas/source/file"
 )
 
 // DataFrameReader reads files into a batch DataFrame, as spark.read.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
-	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/scenarios"
 )
 
 // The test binary turns into a crash child when crashChildEnv names a

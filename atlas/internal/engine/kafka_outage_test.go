@@ -11,8 +11,8 @@ import (
 	"time"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
 )
 
 // lab03Edits is how many edits lab 3's Setup cell replays into the topic.

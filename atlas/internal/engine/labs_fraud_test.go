@@ -16,7 +16,7 @@ import (
 
 	"github.com/twmb/avro"
 
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
 )
 
 // fraudRecords is how many records the fraud notebook's Setup cell produces.

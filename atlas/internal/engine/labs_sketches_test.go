@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
 )
 
 // lab05Edits is how many edits lab 5's Setup cell replays into the topic.

@@ -8,8 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/rowconv"
+	mem "github.com/atlas-lakehouse/atlas/atlas/internal/source/memory"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
-	mem "github.com/atlas-lakehouse/atlas/atlas/source/memory"
 )
 
 // MemoryStream is an in-process stream the program feeds itself, as

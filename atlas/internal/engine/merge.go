@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/merge"
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
 )
 
 // MergeResult reports one MERGE INTO (see merge.Result).

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
-	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
 // MergeBuilder states a MERGE INTO in Go, as Delta's and Iceberg's merge

@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
 // Two sessions (two catalog clients) run the same upsert of new keys and

@@ -18,7 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
 )
 
 // These tests hold the parallel operators (atlas.streaming.parallelism)

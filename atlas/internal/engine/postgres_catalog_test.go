@@ -15,11 +15,11 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/pgtest"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
-	"github.com/atlas-lakehouse/atlas/atlas/scenarios"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/scenarios"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 // The scenarios and concurrent writers through the SQL catalog on a real

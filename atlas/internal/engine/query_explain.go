@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
-	"github.com/atlas-lakehouse/atlas/atlas/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
 )
 
 // queryExplain is what a query knows of its plan for Explain.

@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source/file"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source/kafka"
+	mem "github.com/atlas-lakehouse/atlas/atlas/internal/source/memory"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source/rate"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
-	"github.com/atlas-lakehouse/atlas/atlas/source"
-	"github.com/atlas-lakehouse/atlas/atlas/source/file"
-	"github.com/atlas-lakehouse/atlas/atlas/source/kafka"
-	mem "github.com/atlas-lakehouse/atlas/atlas/source/memory"
-	"github.com/atlas-lakehouse/atlas/atlas/source/rate"
 )
 
 // DataStreamReader describes a streaming source, as spark.readStream.

@@ -14,8 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/produce"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 // env is one test's broker and lakehouse.

@@ -9,10 +9,10 @@ import (
 	"sync"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/merge"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	mem "github.com/atlas-lakehouse/atlas/atlas/source/memory"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	mem "github.com/atlas-lakehouse/atlas/atlas/internal/source/memory"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 // Session is the entry point, as SparkSession: it reads streams, runs SQL

@@ -16,7 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
-	"github.com/atlas-lakehouse/atlas/atlas/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 // The edits topic of these tests: JSON objects with a wiki name, a few

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
-	"github.com/atlas-lakehouse/atlas/atlas/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
 )
 
 // tapSink forwards to the real sink and keeps the last batch's first rows

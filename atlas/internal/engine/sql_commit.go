@@ -1,7 +1,7 @@
 package engine
 
 import (
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
 // PropWriteSeq is the snapshot summary property holding the position of a

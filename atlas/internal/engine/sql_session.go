@@ -4,11 +4,11 @@ import (
 	"context"
 	"time"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/merge"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sqlexec"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
 )
 
 // SQL runs one SQL statement, as spark.sql(query), and returns its result

@@ -11,10 +11,10 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
-	"github.com/atlas-lakehouse/atlas/atlas/sink"
-	filesink "github.com/atlas-lakehouse/atlas/atlas/sink/file"
-	"github.com/atlas-lakehouse/atlas/atlas/sink/iceberg"
-	kafkasink "github.com/atlas-lakehouse/atlas/atlas/sink/kafka"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
+	filesink "github.com/atlas-lakehouse/atlas/atlas/internal/sink/file"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink/iceberg"
+	kafkasink "github.com/atlas-lakehouse/atlas/atlas/internal/sink/kafka"
 )
 
 // DataStreamWriter describes where and how a streaming query writes, as

@@ -13,11 +13,11 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
-	"github.com/atlas-lakehouse/atlas/atlas/sink"
-	"github.com/atlas-lakehouse/atlas/atlas/sink/console"
-	filesink "github.com/atlas-lakehouse/atlas/atlas/sink/file"
-	"github.com/atlas-lakehouse/atlas/atlas/sink/iceberg"
-	kafkasink "github.com/atlas-lakehouse/atlas/atlas/sink/kafka"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink/console"
+	filesink "github.com/atlas-lakehouse/atlas/atlas/internal/sink/file"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink/iceberg"
+	kafkasink "github.com/atlas-lakehouse/atlas/atlas/internal/sink/kafka"
 )
 
 // availableSinks lists the sinks Atlas has, for messages.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
-	"github.com/atlas-lakehouse/atlas/atlas/source"
 )
 
 // multiSource reads the sources of a query with more than one (the two

@@ -6,8 +6,8 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
-	"github.com/atlas-lakehouse/atlas/atlas/source"
-	"github.com/atlas-lakehouse/atlas/atlas/source/kafka"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source/kafka"
 )
 
 // TestReadColumnsOfFirstProjection checks which Kafka columns the source

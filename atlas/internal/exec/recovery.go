@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/atlas-lakehouse/atlas/atlas/source"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
 )
 
 // Restoring a query from its checkpoint: where its sources start, and

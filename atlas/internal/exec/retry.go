@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/atlas-lakehouse/atlas/atlas/source"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
 )
 
 // Backoff between attempts of a source call that failed with a

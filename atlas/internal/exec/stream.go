@@ -14,10 +14,10 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/state"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
-	"github.com/atlas-lakehouse/atlas/atlas/sink"
-	"github.com/atlas-lakehouse/atlas/atlas/source"
 )
 
 // Config describes a streaming query to run.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/state"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
-	"github.com/atlas-lakehouse/atlas/atlas/source"
 )
 
 // joinStateOp names the stream-stream join's state versions.

@@ -12,9 +12,9 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
-	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
 // mergeSource is the source of a merge, concatenated into one record, with

@@ -8,7 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
 
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
 )
 
 // keyFilter is the file filter of a merge: for each key column, IsIn of

@@ -16,9 +16,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
-	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
 // kv is the schema of the test tables: a key and a value.

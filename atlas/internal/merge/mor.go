@@ -8,8 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
 )
 
 // computeMergeMoR is computeMerge for a merge-on-read table (write.merge.mode

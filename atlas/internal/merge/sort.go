@@ -8,7 +8,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
 )
 
 // sortedInserts concatenates the rows inserted by a merge (and the new

@@ -24,8 +24,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
-	"github.com/atlas-lakehouse/atlas/atlas/source"
 )
 
 // Node is a logical plan node.

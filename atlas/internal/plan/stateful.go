@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
-	"github.com/atlas-lakehouse/atlas/atlas/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
 )
 
 // checkStatefulStreaming applies Spark's UnsupportedOperationChecker rules

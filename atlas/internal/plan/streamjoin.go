@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
-	"github.com/atlas-lakehouse/atlas/atlas/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
 )
 
 // StreamStreamJoin is the stream-stream join of a streaming query: each

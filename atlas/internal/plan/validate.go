@@ -3,7 +3,7 @@ package plan
 import (
 	"fmt"
 
-	"github.com/atlas-lakehouse/atlas/atlas/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
 )
 
 // Shape summarises a linear plan for execution: the part before the

@@ -14,11 +14,11 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
-	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
 )
 
 func createTable(ctx context.Context, s Session, st *parser.CreateTable) (plan.Node, error) {

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/merge"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/rowconv"
-	"github.com/atlas-lakehouse/atlas/atlas/lakehouse"
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
 )
 
 // fakeSession is a Session over a private lakehouse that records what the

@@ -11,8 +11,8 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
-	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
 // insert runs INSERT INTO|OVERWRITE. Without a column list the values

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/atlas-lakehouse/atlas/atlas/sql"
-	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
 // UnsupportedError reports a Spark Connect message or field Atlas does not

@@ -3,7 +3,7 @@ package planner
 import (
 	"context"
 
-	"github.com/atlas-lakehouse/atlas/atlas/sql/parser"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )

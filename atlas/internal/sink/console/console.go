@@ -1,0 +1,61 @@
+// Package console is the streaming sink that prints each micro-batch, as
+// Spark's console sink does:
+//
+//	-------------------------------------------
+//	Batch: 3
+//	-------------------------------------------
+//	+-----+-----+
+//	...
+package console
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
+)
+
+// ValidOptions are the console sink's options.
+var ValidOptions = []string{"numRows", "truncate"}
+
+// Sink prints batches to W.
+type Sink struct {
+	W        io.Writer
+	NumRows  int
+	Truncate bool
+}
+
+// New builds a console sink from options (numRows default 20, truncate default true).
+func New(w io.Writer, opts map[string]string) (*Sink, error) {
+	s := &Sink{W: w, NumRows: 20, Truncate: true}
+	if v, ok := opts["numRows"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("console sink: numRows must be a non-negative integer, got %q", v)
+		}
+		s.NumRows = n
+	}
+	if v, ok := opts["truncate"]; ok {
+		t, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("console sink: truncate must be true or false, got %q", v)
+		}
+		s.Truncate = t
+	}
+	return s, nil
+}
+
+// Description implements sink.Sink.
+func (s *Sink) Description() string { return "ConsoleSink" }
+
+// AddBatch implements sink.Sink (printing is not idempotent, as in Spark).
+func (s *Sink) AddBatch(_ context.Context, b *sink.Batch) error {
+	fmt.Fprintf(s.W, "-------------------------------------------\nBatch: %d\n-------------------------------------------\n", b.BatchID)
+	// Spark's ConsoleSink calls show(), println(showString): the table
+	// and an empty line before the next batch.
+	fmt.Fprintln(s.W, table.TextTable(b.Schema, b.Records, s.NumRows, s.Truncate))
+	return nil
+}

@@ -1,0 +1,74 @@
+// Package iceberg is the streaming sink that writes micro-batches to an
+// Apache Iceberg table, exactly once: each commit records the query id and
+// batch id in the snapshot summary, and a batch replayed after a crash that
+// had already committed is skipped (as Iceberg's Spark sink does with
+// spark.sql.streaming.queryId and epochId).
+package iceberg
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
+)
+
+// Sink appends (append and update modes are not mixed: update is refused)
+// or overwrites (complete mode) one table.
+type Sink struct {
+	table *lakehouse.Table
+	name  string
+	// Skipped counts replayed batches found already committed.
+	Skipped int64
+}
+
+// Open loads the table, creating it from the query's output schema when it
+// does not exist (as DataStreamWriter.toTable does).
+func Open(ctx context.Context, lh *lakehouse.Lakehouse, name string, schema *arrow.Schema) (*Sink, error) {
+	t, err := lh.CreateTable(ctx, name, schema, lakehouse.CreateOptions{IfNotExists: true})
+	if err != nil {
+		return nil, fmt.Errorf("iceberg sink: %w", err)
+	}
+	return &Sink{table: t, name: name}, nil
+}
+
+// Table returns the target table.
+func (s *Sink) Table() *lakehouse.Table { return s.table }
+
+// Description implements sink.Sink.
+func (s *Sink) Description() string { return "IcebergSink[" + s.name + "]" }
+
+// CheckMode implements sink.ModeChecker: Iceberg takes append and complete.
+func (s *Sink) CheckMode(m sink.OutputMode) error { return CheckMode(m) }
+
+// CheckMode refuses the output modes the Iceberg sink does not take
+// (update), before any table exists.
+func CheckMode(m sink.OutputMode) error {
+	if m == sink.Update {
+		return fmt.Errorf("output mode update is not supported by the iceberg sink (rows would be appended again each time they change): use append with a watermark, complete, or ForeachBatch with MERGE INTO to upsert")
+	}
+	return nil
+}
+
+// AddBatch implements sink.Sink.
+func (s *Sink) AddBatch(ctx context.Context, b *sink.Batch) error {
+	c := lakehouse.Commit{QueryID: b.QueryID, BatchID: b.BatchID}
+	var (
+		committed bool
+		err       error
+	)
+	if b.Mode == sink.Complete {
+		committed, err = s.table.OverwriteBatch(ctx, b.Records, c)
+	} else {
+		committed, err = s.table.AppendBatch(ctx, b.Records, c)
+	}
+	if err != nil {
+		return err
+	}
+	if !committed {
+		s.Skipped++
+	}
+	return nil
+}
