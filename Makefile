@@ -11,7 +11,7 @@ BIN     := $(CURDIR)/bin
 ATLAS   := $(BIN)/atlas
 GOFLAGS_TEST ?=
 
-.PHONY: all build demo test vet unit up down status reset bench bench-windows kernel kernel-test notebook-test lab clean proto
+.PHONY: all build demo test vet unit up down status reset bench bench-windows kernel kernel-test notebook-test lab clean proto conformance
 
 all: build
 
@@ -58,6 +58,14 @@ status: build
 # Start a lab over: broker topics, tables and checkpoints deleted, kernel kept.
 reset: build
 	$(ATLAS) reset --yes
+
+# Spark's function documentation examples run through the server over Spark
+# Connect, compared with Spark's own rows, column names and types: prints the
+# per-group and total "runs" and "match" rates and fails below the floor in
+# atlas/internal/conformance/testdata/floor.txt. The corpus is read from
+# ATLAS_SPARK_GOLD, else ../shared/spark-gold beside the repository.
+conformance:
+	$(GO) test -count=1 -timeout 10m -run 'TestSparkFunctionExamples' -v ./atlas/internal/conformance
 
 bench: bench-windows
 
