@@ -112,7 +112,7 @@ func benchWindows(ctx context.Context, args []string) error {
 		return err
 	}
 	defer os.RemoveAll(home)
-	s := engine.Builder().AppName("bench").Config(engine.ConfHome, home).GetOrCreate()
+	s := engineBuilder("bench", home).GetOrCreate()
 	if *parallelism > 0 {
 		s.SetConf(engine.ConfStreamingParallelism, strconv.Itoa(*parallelism))
 	}

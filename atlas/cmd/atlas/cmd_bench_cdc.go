@@ -81,7 +81,7 @@ func benchCDC(ctx context.Context, args []string) error {
 		defer os.RemoveAll(dir)
 		*home = dir
 	}
-	s := engine.Builder().AppName("atlas bench cdc").Config(engine.ConfHome, *home).GetOrCreate()
+	s := engineBuilder("atlas bench cdc", *home).GetOrCreate()
 	defer s.Stop()
 	if *cpuProfile != "" {
 		o.profile = func() (func(), error) { return startCPUProfile(*cpuProfile) }

@@ -55,7 +55,7 @@ func runCheckpointsPlan(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	r := engine.Builder().Config(engine.ConfHome, sf.home).Config(engine.ConfCheckpointRoot, *root).GetOrCreate().CheckpointRoot()
+	r := engineBuilder("atlas checkpoints", sf.home).Config(engine.ConfCheckpointRoot, *root).GetOrCreate().CheckpointRoot()
 	plan, err := checkpoint.PlanRetention(ctx, r, checkpoint.RetentionPolicy{OlderThan: age}, checkpointOptions(sf.home), time.Now())
 	if err != nil {
 		return err

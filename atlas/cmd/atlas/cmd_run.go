@@ -8,11 +8,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/scenarios"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func init() {
@@ -54,7 +55,7 @@ func runEvents(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := engine.Builder().Config(engine.ConfCheckpointRoot, *root).GetOrCreate()
+	s := engineBuilder("atlas run", "").Config(engine.ConfCheckpointRoot, *root).GetOrCreate()
 	defer s.Stop()
 	opts := scenarios.EventsOptions{MaxOffsetsPerTrigger: *maxOff, LateRowsTable: scenarios.EventWindowsLateTable}
 	q, err := scenarios.StartEventWindows(s, opts, "", "", engine.AvailableNow(), true)
@@ -96,7 +97,7 @@ func runCDC(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s := engine.Builder().Config(engine.ConfCheckpointRoot, *root).GetOrCreate()
+	s := engineBuilder("atlas run", "").Config(engine.ConfCheckpointRoot, *root).GetOrCreate()
 	defer s.Stop()
 	var totals scenarios.MergeTotals
 	q, err := scenarios.StartOnlineRetailCDC(s, scenarios.CDCOptions{

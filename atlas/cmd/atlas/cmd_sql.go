@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/table"
 )
 
@@ -42,7 +41,7 @@ func runSQL(ctx context.Context, args []string) error {
 		}
 		query = string(b)
 	}
-	s := engine.Builder().AppName("atlas sql").Config(engine.ConfHome, sf.home).GetOrCreate()
+	s := engineBuilder("atlas sql", sf.home).GetOrCreate()
 	defer s.Stop()
 	df, err := s.SQLContext(ctx, query)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/merge"
 	mem "github.com/atlas-lakehouse/atlas/atlas/internal/source/memory"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
 )
 
 // Session is the entry point, as SparkSession: it reads streams, runs SQL
@@ -109,13 +108,12 @@ func (s *Session) Home() string {
 	return lakehouse.Home()
 }
 
-// Brokers returns the Kafka bootstrap servers used when a reader names none.
-func (s *Session) Brokers() string {
-	if b := s.conf[ConfKafkaBrokers]; b != "" {
-		return b
-	}
-	return strings.Join(stack.Brokers(), ",")
-}
+// Brokers returns the Kafka bootstrap servers used when a reader or writer
+// names none: the session's [ConfKafkaBrokers], which whoever starts the
+// engine (the CLI, the Spark Connect server) sets. The engine never looks
+// for a running broker itself; with none set, Kafka sources and sinks ask
+// for kafka.bootstrap.servers.
+func (s *Session) Brokers() string { return s.conf[ConfKafkaBrokers] }
 
 // LakehouseConfig returns the catalog configuration.
 func (s *Session) LakehouseConfig() lakehouse.Config {

@@ -123,11 +123,14 @@ func ListenAddr() string {
 // running daemon of lakehouse.Home() (so that `atlas up --kafka-addr X`
 // needs no further setting); else the embedded listen address
 // ([ListenAddr]).
-func Brokers() []string {
+func Brokers() []string { return BrokersOf(lakehouse.Home()) }
+
+// BrokersOf is [Brokers] for the stack whose home is home.
+func BrokersOf(home string) []string {
 	if bs := envBrokers(); len(bs) > 0 {
 		return bs
 	}
-	if st, ok, err := readState(pathsOf(lakehouse.Home())); err == nil && ok && st.Addr != "" && processAlive(st.PID) {
+	if st, ok, err := readState(pathsOf(home)); err == nil && ok && st.Addr != "" && processAlive(st.PID) {
 		return []string{st.Addr}
 	}
 	return []string{ListenAddr()}
