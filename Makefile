@@ -103,7 +103,7 @@ kernel-test: test-kernel
 # Executed notebooks and screenshots: build/notebook-test/.
 notebook-test: test-kernel
 	JUPYTER_DATA_DIR=$(TEST_JUPYTER) ATLAS_NOTEBOOK_TEST=1 ATLAS_NOTEBOOK_ARTIFACTS=$(CURDIR)/build/notebook-test \
-	  $(GO) test -count=1 -timeout 20m -run '^Test(Lab)?Notebooks$$' -v ./atlas/internal/engine
+	  $(GO) test -count=1 -timeout 20m -run '^Test(Lab)?Notebooks$$' -v ./atlas/internal/e2e
 
 .PHONY: notebooks test-kernel
 

@@ -11,10 +11,10 @@ import (
 	"github.com/twmb/avro"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/enginetest"
 )
 
-const contractSchema = `{"type":"record","name":"PaymentEvent","namespace":"fraudtwin","fields":[
- {"name":"event_id","type":"string"},{"name":"account","type":"long"},{"name":"amount","type":"double"}]}`
+const contractSchema = enginetest.PaymentContractSchema
 
 // TestFromAvroContractStream reads a stream of single-object encoded
 // PaymentEvent records, encoded here by the Avro library, mixed with a

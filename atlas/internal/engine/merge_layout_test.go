@@ -8,47 +8,18 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/enginetest"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
-// kvSchema is the (id, v) schema of the layout tests.
-var kvSchema = arrow.NewSchema([]arrow.Field{
-	{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-	{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true},
-}, nil)
-
-// kvRecord builds an (id, v) record of rows, in the given order.
-func kvRecord(ids []int64, v func(int64) string) arrow.RecordBatch {
-	b := array.NewRecordBuilder(memory.DefaultAllocator, kvSchema)
-	defer b.Release()
-	for _, id := range ids {
-		b.Field(0).(*array.Int64Builder).Append(id)
-		b.Field(1).(*array.StringBuilder).Append(v(id))
-	}
-	return b.NewRecordBatch()
-}
-
-// kvRows reads (id, v) records into a map, failing on a duplicate id.
-func kvRows(t *testing.T, recs []arrow.RecordBatch) (map[int64]string, []int64) {
-	t.Helper()
-	out := map[int64]string{}
-	var order []int64
-	for _, r := range recs {
-		ids, vs := r.Column(0).(*array.Int64), r.Column(1).(*array.String)
-		for i := 0; i < int(r.NumRows()); i++ {
-			if _, dup := out[ids.Value(i)]; dup {
-				t.Fatalf("id %d is in the table twice", ids.Value(i))
-			}
-			out[ids.Value(i)] = vs.Value(i)
-			order = append(order, ids.Value(i))
-		}
-	}
-	return out, order
-}
+// The (id, v) rows of the layout tests.
+var (
+	kvSchema = enginetest.KVSchema
+	kvRecord = enginetest.KVRecord
+	kvRows   = enginetest.KVRows
+)
 
 // liveFiles returns the table's data files by path, each with its rows.
 func liveFiles(t *testing.T, tbl *lakehouse.Table) map[string][]int64 {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/enginetest"
 )
 
 // sqlSession is a session with a private lakehouse and no broker.
@@ -19,45 +19,13 @@ func sqlSession(t *testing.T) *engine.Session {
 	return s
 }
 
-func mustSQL(t *testing.T, s *engine.Session, q string) *engine.DataFrame {
-	t.Helper()
-	df, err := s.SQL(q)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	return df
-}
-
-func rowsOf(t *testing.T, df *engine.DataFrame) []engine.Row {
-	t.Helper()
-	rows, err := df.Rows(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
-}
-
-// render prints rows as sorted "a=1 b=x" lines over cols, for exact comparisons.
-func render(rows []engine.Row, cols ...string) []string {
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		parts := make([]string, len(cols))
-		for j, c := range cols {
-			parts[j] = fmt.Sprintf("%s=%v", c, r[c])
-		}
-		out[i] = strings.Join(parts, " ")
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sameLines(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	sort.Strings(want)
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("%s:\ngot\n  %s\nwant\n  %s", what, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-	}
-}
+// The shared helpers, under the names these tests have always used.
+var (
+	mustSQL   = enginetest.MustSQL
+	rowsOf    = enginetest.Rows
+	render    = enginetest.Render
+	sameLines = enginetest.SameLines
+)
 
 func TestSQLDDLAndSelect(t *testing.T) {
 	s := sqlSession(t)

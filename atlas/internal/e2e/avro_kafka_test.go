@@ -1,4 +1,4 @@
-package engine_test
+package e2e_test
 
 import (
 	"context"
