@@ -123,8 +123,6 @@ proto:
 	  --plugin=protoc-gen-go=$(BIN)/protoc-gen-go --go_out=. --go_opt=module=github.com/atlas-lakehouse/atlas \
 	  --plugin=protoc-gen-go-grpc=$(BIN)/protoc-gen-go-grpc --go-grpc_out=. --go-grpc_opt=module=github.com/atlas-lakehouse/atlas \
 	  $(PROTO_DIR)/spark/connect/*.proto $(PROTO_DIR)/atlas/connect/*.proto
-	$(GO) run ./atlas/connect/proto/grpcsplit atlas/internal/connect/sparkpb/base_grpc.pb.go \
-	  github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb atlas/internal/connect/sparkgrpc/base_grpc.pb.go
 	$(GO) build -o $(BIN)/protoc-gen-go-lite github.com/aperturerobotics/protobuf-go-lite/cmd/protoc-gen-go-lite
 	protoc -I $(PROTO_DIR) \
 	  --plugin=protoc-gen-go-lite=$(BIN)/protoc-gen-go-lite --go-lite_out=. \

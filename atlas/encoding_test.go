@@ -19,7 +19,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/atlas-lakehouse/atlas/atlas"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
@@ -175,7 +174,7 @@ func TestSQLCountAndResultsOverTheWire(t *testing.T) {
 
 	sqlResult := &pb.Relation{RelType: &pb.Relation_Sql{Sql: &pb.SQL{Query: "SELECT 1"}}}
 	f := &fakeServer{}
-	f.execute = func(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
+	f.execute = func(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
 		if cmd := req.GetPlan().GetCommand(); cmd != nil {
 			return stream.Send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_SqlCommandResult_{
 				SqlCommandResult: &pb.ExecutePlanResponse_SqlCommandResult{Relation: sqlResult}}})
@@ -257,7 +256,7 @@ func TestErrReportsBuildAndAnalysisErrorsOnce(t *testing.T) {
 
 func TestWriteStreamEncodesAsPySpark(t *testing.T) {
 	f := &fakeServer{}
-	f.execute = func(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
+	f.execute = func(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
 		return stream.Send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_WriteStreamOperationStartResult{
 			WriteStreamOperationStartResult: &pb.WriteStreamOperationStartResult{QueryId: &pb.StreamingQueryInstanceId{Id: "q1", RunId: "r1"}, Name: "event_windows"}}})
 	}

@@ -15,7 +15,6 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/atlas-lakehouse/atlas/atlas"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
@@ -23,8 +22,8 @@ import (
 // tells it and records every request: it checks the client's encoding
 // only; behaviour is tested against the real server.
 type fakeServer struct {
-	sparkgrpc.UnimplementedSparkConnectServiceServer
-	execute func(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error
+	pb.UnimplementedSparkConnectServiceServer
+	execute func(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error
 	analyze func(req *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error)
 	config  func(req *pb.ConfigRequest) (*pb.ConfigResponse, error)
 
@@ -34,7 +33,7 @@ type fakeServer struct {
 	configs  []*pb.ConfigRequest
 }
 
-func (f *fakeServer) ExecutePlan(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
+func (f *fakeServer) ExecutePlan(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
 	f.mu.Lock()
 	f.executed = append(f.executed, req)
 	f.mu.Unlock()
@@ -85,7 +84,7 @@ func serveFake(t *testing.T, f *fakeServer) string {
 		t.Fatal(err)
 	}
 	g := grpc.NewServer(grpc.ForceServerCodec(wireCodec{t}))
-	sparkgrpc.RegisterSparkConnectServiceServer(g, f)
+	pb.RegisterSparkConnectServiceServer(g, f)
 	go func() { _ = g.Serve(ln) }()
 	t.Cleanup(g.Stop)
 	return "sc://" + ln.Addr().String()

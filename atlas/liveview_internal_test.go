@@ -16,7 +16,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 	spb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/displaytest"
@@ -125,7 +124,7 @@ func TestLiveViewDrawsTheServersCharts(t *testing.T) {
 // Atlas command extension it does not know with UNIMPLEMENTED, as Atlas
 // servers did.
 type oldServer struct {
-	sparkgrpc.UnimplementedSparkConnectServiceServer
+	spb.UnimplementedSparkConnectServiceServer
 	progress []StreamingQueryProgress
 	showText string
 
@@ -134,7 +133,7 @@ type oldServer struct {
 	recent     int
 }
 
-func (s *oldServer) ExecutePlan(req *spb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
+func (s *oldServer) ExecutePlan(req *spb.ExecutePlanRequest, stream spb.SparkConnectService_ExecutePlanServer) error {
 	cmd := req.GetPlan().GetCommand()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,7 +180,7 @@ func startOld(t *testing.T, s *oldServer) *StreamingQuery {
 		t.Fatal(err)
 	}
 	g := grpc.NewServer()
-	sparkgrpc.RegisterSparkConnectServiceServer(g, s)
+	spb.RegisterSparkConnectServiceServer(g, s)
 	go func() { _ = g.Serve(ln) }()
 	spark := Builder().Remote("sc://" + ln.Addr().String()).GetOrCreate()
 	t.Cleanup(func() {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
@@ -41,7 +40,7 @@ func (s *fbServer) events() []string {
 	return append([]string(nil), s.log...)
 }
 
-func (s *fbServer) execute(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
+func (s *fbServer) execute(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
 	cmd := req.GetPlan().GetCommand()
 	if sql := cmd.GetSqlCommand(); sql != nil {
 		s.note("sql %s", sql.GetInput().GetSql().GetQuery())
@@ -188,7 +187,7 @@ func TestInterruptStopsAServerQuery(t *testing.T) {
 	var cmds []string
 	awaiting := make(chan struct{}, 16)
 	f := &fakeServer{}
-	f.execute = func(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
+	f.execute = func(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
 		c := req.GetPlan().GetCommand()
 		if ws := c.GetWriteStreamOperationStart(); ws != nil {
 			return stream.Send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_WriteStreamOperationStartResult{

@@ -17,7 +17,6 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaslite"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspb"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
@@ -272,7 +271,7 @@ type queryServer struct {
 	once   sync.Once
 }
 
-func (s *queryServer) execute(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
+func (s *queryServer) execute(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
 	cmd := req.GetPlan().GetCommand()
 	send := func(r *pb.ExecutePlanResponse) error {
 		r.SessionId = req.GetSessionId()

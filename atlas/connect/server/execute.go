@@ -9,13 +9,12 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
 // ExecutePlan runs a relation (streaming its rows back as Arrow batches) or
 // a command, then sends ResultComplete.
-func (s *service) ExecutePlan(req *pb.ExecutePlanRequest, stream sparkgrpc.SparkConnectService_ExecutePlanServer) error {
+func (s *service) ExecutePlan(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
 	sess, err := s.session(req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
 	if err != nil {
 		return err
@@ -63,7 +62,7 @@ func (s *service) executeRelation(ctx context.Context, sess *session, out *respo
 
 // responder sends the responses of one operation, stamped with its ids.
 type responder struct {
-	stream sparkgrpc.SparkConnectService_ExecutePlanServer
+	stream pb.SparkConnectService_ExecutePlanServer
 	sess   *session
 	opID   string
 }

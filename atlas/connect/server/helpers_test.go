@@ -15,7 +15,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
@@ -93,7 +92,7 @@ func startKafkaServer(t *testing.T, partitions int, home string) (*Server, *stac
 // client is a raw Spark Connect client of one session.
 type client struct {
 	t       *testing.T
-	rpc     sparkgrpc.SparkConnectServiceClient
+	rpc     pb.SparkConnectServiceClient
 	session string
 }
 
@@ -104,7 +103,7 @@ func dial(t *testing.T, addr string) *client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return &client{t: t, rpc: sparkgrpc.NewSparkConnectServiceClient(conn), session: uuid.NewString()}
+	return &client{t: t, rpc: pb.NewSparkConnectServiceClient(conn), session: uuid.NewString()}
 }
 
 // execute runs a plan and returns every response.

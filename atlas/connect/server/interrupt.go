@@ -7,7 +7,6 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
@@ -51,7 +50,7 @@ func (s *service) ReleaseExecute(_ context.Context, req *pb.ReleaseExecuteReques
 
 // ReattachExecute is refused: Atlas does not buffer results for
 // reattachment, and every ExecutePlan stream ends with ResultComplete.
-func (s *service) ReattachExecute(req *pb.ReattachExecuteRequest, _ sparkgrpc.SparkConnectService_ReattachExecuteServer) error {
+func (s *service) ReattachExecute(req *pb.ReattachExecuteRequest, _ pb.SparkConnectService_ReattachExecuteServer) error {
 	return withInfo(codes.NotFound, "INVALID_HANDLE.OPERATION_NOT_FOUND", "HY000", classSpark,
 		fmt.Sprintf("[INVALID_HANDLE.OPERATION_NOT_FOUND] operation %s: Atlas Connect does not keep results for reattachment; run the plan again", req.GetOperationId()))
 }

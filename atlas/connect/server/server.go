@@ -21,7 +21,7 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
@@ -142,7 +142,7 @@ func Start(cfg Config) (*Server, error) {
 			}
 			return handler(srv, ss)
 		}))
-	sparkgrpc.RegisterSparkConnectServiceServer(g, svc)
+	sparkpb.RegisterSparkConnectServiceServer(g, svc)
 	s := &Server{grpc: g, ln: ln, svc: svc, done: make(chan error, 1)}
 	go func() {
 		s.report = svc.resume(cfg.stateDir(), noResume)

@@ -9,7 +9,6 @@ import (
 
 	"google.golang.org/grpc/status"
 
-	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkgrpc"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 )
 
@@ -19,7 +18,7 @@ const SparkVersion = "4.0.0"
 
 // service implements spark.connect.SparkConnectService.
 type service struct {
-	sparkgrpc.UnimplementedSparkConnectServiceServer
+	pb.UnimplementedSparkConnectServiceServer
 	sessions *sessions
 	log      io.Writer
 	stop     chan struct{}

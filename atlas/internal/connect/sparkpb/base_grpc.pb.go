@@ -33,11 +33,10 @@
 // - protoc             v3.21.12
 // source: spark/connect/base.proto
 
-package sparkgrpc
+package sparkpb
 
 import (
 	context "context"
-	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	grpc "google.golang.org/grpc"
 	codes "google.golang.org/grpc/codes"
 	status "google.golang.org/grpc/status"
@@ -62,13 +61,13 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type SparkConnectServiceClient interface {
-	ExecutePlan(ctx context.Context, in *pb.ExecutePlanRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ExecutePlanResponse], error)
-	AnalyzePlan(ctx context.Context, in *pb.AnalyzePlanRequest, opts ...grpc.CallOption) (*pb.AnalyzePlanResponse, error)
-	Config(ctx context.Context, in *pb.ConfigRequest, opts ...grpc.CallOption) (*pb.ConfigResponse, error)
-	Interrupt(ctx context.Context, in *pb.InterruptRequest, opts ...grpc.CallOption) (*pb.InterruptResponse, error)
-	ReattachExecute(ctx context.Context, in *pb.ReattachExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ExecutePlanResponse], error)
-	ReleaseExecute(ctx context.Context, in *pb.ReleaseExecuteRequest, opts ...grpc.CallOption) (*pb.ReleaseExecuteResponse, error)
-	ReleaseSession(ctx context.Context, in *pb.ReleaseSessionRequest, opts ...grpc.CallOption) (*pb.ReleaseSessionResponse, error)
+	ExecutePlan(ctx context.Context, in *ExecutePlanRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecutePlanResponse], error)
+	AnalyzePlan(ctx context.Context, in *AnalyzePlanRequest, opts ...grpc.CallOption) (*AnalyzePlanResponse, error)
+	Config(ctx context.Context, in *ConfigRequest, opts ...grpc.CallOption) (*ConfigResponse, error)
+	Interrupt(ctx context.Context, in *InterruptRequest, opts ...grpc.CallOption) (*InterruptResponse, error)
+	ReattachExecute(ctx context.Context, in *ReattachExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecutePlanResponse], error)
+	ReleaseExecute(ctx context.Context, in *ReleaseExecuteRequest, opts ...grpc.CallOption) (*ReleaseExecuteResponse, error)
+	ReleaseSession(ctx context.Context, in *ReleaseSessionRequest, opts ...grpc.CallOption) (*ReleaseSessionResponse, error)
 }
 
 type sparkConnectServiceClient struct {
@@ -79,13 +78,13 @@ func NewSparkConnectServiceClient(cc grpc.ClientConnInterface) SparkConnectServi
 	return &sparkConnectServiceClient{cc}
 }
 
-func (c *sparkConnectServiceClient) ExecutePlan(ctx context.Context, in *pb.ExecutePlanRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ExecutePlanResponse], error) {
+func (c *sparkConnectServiceClient) ExecutePlan(ctx context.Context, in *ExecutePlanRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecutePlanResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &SparkConnectService_ServiceDesc.Streams[0], SparkConnectService_ExecutePlan_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[pb.ExecutePlanRequest, pb.ExecutePlanResponse]{ClientStream: stream}
+	x := &grpc.GenericClientStream[ExecutePlanRequest, ExecutePlanResponse]{ClientStream: stream}
 	if err := x.ClientStream.SendMsg(in); err != nil {
 		return nil, err
 	}
@@ -96,11 +95,11 @@ func (c *sparkConnectServiceClient) ExecutePlan(ctx context.Context, in *pb.Exec
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type SparkConnectService_ExecutePlanClient = grpc.ServerStreamingClient[pb.ExecutePlanResponse]
+type SparkConnectService_ExecutePlanClient = grpc.ServerStreamingClient[ExecutePlanResponse]
 
-func (c *sparkConnectServiceClient) AnalyzePlan(ctx context.Context, in *pb.AnalyzePlanRequest, opts ...grpc.CallOption) (*pb.AnalyzePlanResponse, error) {
+func (c *sparkConnectServiceClient) AnalyzePlan(ctx context.Context, in *AnalyzePlanRequest, opts ...grpc.CallOption) (*AnalyzePlanResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(pb.AnalyzePlanResponse)
+	out := new(AnalyzePlanResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_AnalyzePlan_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -108,9 +107,9 @@ func (c *sparkConnectServiceClient) AnalyzePlan(ctx context.Context, in *pb.Anal
 	return out, nil
 }
 
-func (c *sparkConnectServiceClient) Config(ctx context.Context, in *pb.ConfigRequest, opts ...grpc.CallOption) (*pb.ConfigResponse, error) {
+func (c *sparkConnectServiceClient) Config(ctx context.Context, in *ConfigRequest, opts ...grpc.CallOption) (*ConfigResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(pb.ConfigResponse)
+	out := new(ConfigResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_Config_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -118,9 +117,9 @@ func (c *sparkConnectServiceClient) Config(ctx context.Context, in *pb.ConfigReq
 	return out, nil
 }
 
-func (c *sparkConnectServiceClient) Interrupt(ctx context.Context, in *pb.InterruptRequest, opts ...grpc.CallOption) (*pb.InterruptResponse, error) {
+func (c *sparkConnectServiceClient) Interrupt(ctx context.Context, in *InterruptRequest, opts ...grpc.CallOption) (*InterruptResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(pb.InterruptResponse)
+	out := new(InterruptResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_Interrupt_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -128,13 +127,13 @@ func (c *sparkConnectServiceClient) Interrupt(ctx context.Context, in *pb.Interr
 	return out, nil
 }
 
-func (c *sparkConnectServiceClient) ReattachExecute(ctx context.Context, in *pb.ReattachExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[pb.ExecutePlanResponse], error) {
+func (c *sparkConnectServiceClient) ReattachExecute(ctx context.Context, in *ReattachExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecutePlanResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &SparkConnectService_ServiceDesc.Streams[1], SparkConnectService_ReattachExecute_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[pb.ReattachExecuteRequest, pb.ExecutePlanResponse]{ClientStream: stream}
+	x := &grpc.GenericClientStream[ReattachExecuteRequest, ExecutePlanResponse]{ClientStream: stream}
 	if err := x.ClientStream.SendMsg(in); err != nil {
 		return nil, err
 	}
@@ -145,11 +144,11 @@ func (c *sparkConnectServiceClient) ReattachExecute(ctx context.Context, in *pb.
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type SparkConnectService_ReattachExecuteClient = grpc.ServerStreamingClient[pb.ExecutePlanResponse]
+type SparkConnectService_ReattachExecuteClient = grpc.ServerStreamingClient[ExecutePlanResponse]
 
-func (c *sparkConnectServiceClient) ReleaseExecute(ctx context.Context, in *pb.ReleaseExecuteRequest, opts ...grpc.CallOption) (*pb.ReleaseExecuteResponse, error) {
+func (c *sparkConnectServiceClient) ReleaseExecute(ctx context.Context, in *ReleaseExecuteRequest, opts ...grpc.CallOption) (*ReleaseExecuteResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(pb.ReleaseExecuteResponse)
+	out := new(ReleaseExecuteResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_ReleaseExecute_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -157,9 +156,9 @@ func (c *sparkConnectServiceClient) ReleaseExecute(ctx context.Context, in *pb.R
 	return out, nil
 }
 
-func (c *sparkConnectServiceClient) ReleaseSession(ctx context.Context, in *pb.ReleaseSessionRequest, opts ...grpc.CallOption) (*pb.ReleaseSessionResponse, error) {
+func (c *sparkConnectServiceClient) ReleaseSession(ctx context.Context, in *ReleaseSessionRequest, opts ...grpc.CallOption) (*ReleaseSessionResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(pb.ReleaseSessionResponse)
+	out := new(ReleaseSessionResponse)
 	err := c.cc.Invoke(ctx, SparkConnectService_ReleaseSession_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -171,13 +170,13 @@ func (c *sparkConnectServiceClient) ReleaseSession(ctx context.Context, in *pb.R
 // All implementations must embed UnimplementedSparkConnectServiceServer
 // for forward compatibility.
 type SparkConnectServiceServer interface {
-	ExecutePlan(*pb.ExecutePlanRequest, grpc.ServerStreamingServer[pb.ExecutePlanResponse]) error
-	AnalyzePlan(context.Context, *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error)
-	Config(context.Context, *pb.ConfigRequest) (*pb.ConfigResponse, error)
-	Interrupt(context.Context, *pb.InterruptRequest) (*pb.InterruptResponse, error)
-	ReattachExecute(*pb.ReattachExecuteRequest, grpc.ServerStreamingServer[pb.ExecutePlanResponse]) error
-	ReleaseExecute(context.Context, *pb.ReleaseExecuteRequest) (*pb.ReleaseExecuteResponse, error)
-	ReleaseSession(context.Context, *pb.ReleaseSessionRequest) (*pb.ReleaseSessionResponse, error)
+	ExecutePlan(*ExecutePlanRequest, grpc.ServerStreamingServer[ExecutePlanResponse]) error
+	AnalyzePlan(context.Context, *AnalyzePlanRequest) (*AnalyzePlanResponse, error)
+	Config(context.Context, *ConfigRequest) (*ConfigResponse, error)
+	Interrupt(context.Context, *InterruptRequest) (*InterruptResponse, error)
+	ReattachExecute(*ReattachExecuteRequest, grpc.ServerStreamingServer[ExecutePlanResponse]) error
+	ReleaseExecute(context.Context, *ReleaseExecuteRequest) (*ReleaseExecuteResponse, error)
+	ReleaseSession(context.Context, *ReleaseSessionRequest) (*ReleaseSessionResponse, error)
 	mustEmbedUnimplementedSparkConnectServiceServer()
 }
 
@@ -188,25 +187,25 @@ type SparkConnectServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedSparkConnectServiceServer struct{}
 
-func (UnimplementedSparkConnectServiceServer) ExecutePlan(*pb.ExecutePlanRequest, grpc.ServerStreamingServer[pb.ExecutePlanResponse]) error {
+func (UnimplementedSparkConnectServiceServer) ExecutePlan(*ExecutePlanRequest, grpc.ServerStreamingServer[ExecutePlanResponse]) error {
 	return status.Error(codes.Unimplemented, "method ExecutePlan not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) AnalyzePlan(context.Context, *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error) {
+func (UnimplementedSparkConnectServiceServer) AnalyzePlan(context.Context, *AnalyzePlanRequest) (*AnalyzePlanResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AnalyzePlan not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) Config(context.Context, *pb.ConfigRequest) (*pb.ConfigResponse, error) {
+func (UnimplementedSparkConnectServiceServer) Config(context.Context, *ConfigRequest) (*ConfigResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Config not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) Interrupt(context.Context, *pb.InterruptRequest) (*pb.InterruptResponse, error) {
+func (UnimplementedSparkConnectServiceServer) Interrupt(context.Context, *InterruptRequest) (*InterruptResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Interrupt not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) ReattachExecute(*pb.ReattachExecuteRequest, grpc.ServerStreamingServer[pb.ExecutePlanResponse]) error {
+func (UnimplementedSparkConnectServiceServer) ReattachExecute(*ReattachExecuteRequest, grpc.ServerStreamingServer[ExecutePlanResponse]) error {
 	return status.Error(codes.Unimplemented, "method ReattachExecute not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) ReleaseExecute(context.Context, *pb.ReleaseExecuteRequest) (*pb.ReleaseExecuteResponse, error) {
+func (UnimplementedSparkConnectServiceServer) ReleaseExecute(context.Context, *ReleaseExecuteRequest) (*ReleaseExecuteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReleaseExecute not implemented")
 }
-func (UnimplementedSparkConnectServiceServer) ReleaseSession(context.Context, *pb.ReleaseSessionRequest) (*pb.ReleaseSessionResponse, error) {
+func (UnimplementedSparkConnectServiceServer) ReleaseSession(context.Context, *ReleaseSessionRequest) (*ReleaseSessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReleaseSession not implemented")
 }
 func (UnimplementedSparkConnectServiceServer) mustEmbedUnimplementedSparkConnectServiceServer() {}
@@ -231,18 +230,18 @@ func RegisterSparkConnectServiceServer(s grpc.ServiceRegistrar, srv SparkConnect
 }
 
 func _SparkConnectService_ExecutePlan_Handler(srv interface{}, stream grpc.ServerStream) error {
-	m := new(pb.ExecutePlanRequest)
+	m := new(ExecutePlanRequest)
 	if err := stream.RecvMsg(m); err != nil {
 		return err
 	}
-	return srv.(SparkConnectServiceServer).ExecutePlan(m, &grpc.GenericServerStream[pb.ExecutePlanRequest, pb.ExecutePlanResponse]{ServerStream: stream})
+	return srv.(SparkConnectServiceServer).ExecutePlan(m, &grpc.GenericServerStream[ExecutePlanRequest, ExecutePlanResponse]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type SparkConnectService_ExecutePlanServer = grpc.ServerStreamingServer[pb.ExecutePlanResponse]
+type SparkConnectService_ExecutePlanServer = grpc.ServerStreamingServer[ExecutePlanResponse]
 
 func _SparkConnectService_AnalyzePlan_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(pb.AnalyzePlanRequest)
+	in := new(AnalyzePlanRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -254,13 +253,13 @@ func _SparkConnectService_AnalyzePlan_Handler(srv interface{}, ctx context.Conte
 		FullMethod: SparkConnectService_AnalyzePlan_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).AnalyzePlan(ctx, req.(*pb.AnalyzePlanRequest))
+		return srv.(SparkConnectServiceServer).AnalyzePlan(ctx, req.(*AnalyzePlanRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _SparkConnectService_Config_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(pb.ConfigRequest)
+	in := new(ConfigRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -272,13 +271,13 @@ func _SparkConnectService_Config_Handler(srv interface{}, ctx context.Context, d
 		FullMethod: SparkConnectService_Config_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).Config(ctx, req.(*pb.ConfigRequest))
+		return srv.(SparkConnectServiceServer).Config(ctx, req.(*ConfigRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _SparkConnectService_Interrupt_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(pb.InterruptRequest)
+	in := new(InterruptRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -290,24 +289,24 @@ func _SparkConnectService_Interrupt_Handler(srv interface{}, ctx context.Context
 		FullMethod: SparkConnectService_Interrupt_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).Interrupt(ctx, req.(*pb.InterruptRequest))
+		return srv.(SparkConnectServiceServer).Interrupt(ctx, req.(*InterruptRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _SparkConnectService_ReattachExecute_Handler(srv interface{}, stream grpc.ServerStream) error {
-	m := new(pb.ReattachExecuteRequest)
+	m := new(ReattachExecuteRequest)
 	if err := stream.RecvMsg(m); err != nil {
 		return err
 	}
-	return srv.(SparkConnectServiceServer).ReattachExecute(m, &grpc.GenericServerStream[pb.ReattachExecuteRequest, pb.ExecutePlanResponse]{ServerStream: stream})
+	return srv.(SparkConnectServiceServer).ReattachExecute(m, &grpc.GenericServerStream[ReattachExecuteRequest, ExecutePlanResponse]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type SparkConnectService_ReattachExecuteServer = grpc.ServerStreamingServer[pb.ExecutePlanResponse]
+type SparkConnectService_ReattachExecuteServer = grpc.ServerStreamingServer[ExecutePlanResponse]
 
 func _SparkConnectService_ReleaseExecute_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(pb.ReleaseExecuteRequest)
+	in := new(ReleaseExecuteRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -319,13 +318,13 @@ func _SparkConnectService_ReleaseExecute_Handler(srv interface{}, ctx context.Co
 		FullMethod: SparkConnectService_ReleaseExecute_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).ReleaseExecute(ctx, req.(*pb.ReleaseExecuteRequest))
+		return srv.(SparkConnectServiceServer).ReleaseExecute(ctx, req.(*ReleaseExecuteRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
 
 func _SparkConnectService_ReleaseSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(pb.ReleaseSessionRequest)
+	in := new(ReleaseSessionRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
@@ -337,7 +336,7 @@ func _SparkConnectService_ReleaseSession_Handler(srv interface{}, ctx context.Co
 		FullMethod: SparkConnectService_ReleaseSession_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(SparkConnectServiceServer).ReleaseSession(ctx, req.(*pb.ReleaseSessionRequest))
+		return srv.(SparkConnectServiceServer).ReleaseSession(ctx, req.(*ReleaseSessionRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
