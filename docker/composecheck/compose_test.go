@@ -82,8 +82,10 @@ func TestPortsOnLoopbackOnly(t *testing.T) {
 }
 
 // TestStateLivesInNamedVolumes: the broker's data, the objects, the REST
-// catalog's database and Atlas's checkpoints are each on a named volume
-// declared at the top level, so recreating a container loses none.
+// catalog's database, Atlas's checkpoints, its records of running queries,
+// the fraud notebook's outputs and the notebooks themselves are each on a
+// named volume declared at the top level, so recreating a container loses
+// none of them and resumes the queries that ran.
 func TestStateLivesInNamedVolumes(t *testing.T) {
 	p := load(t)
 	atlasHome := dockerfileEnv(t)["ATLAS_HOME"]
@@ -91,12 +93,17 @@ func TestStateLivesInNamedVolumes(t *testing.T) {
 		t.Fatal("the Dockerfile sets no ATLAS_HOME")
 	}
 	restDB := strings.TrimPrefix(envOf(p.Services["rest"].Environment, "CATALOG_URI"), "jdbc:sqlite:file:")
-	for service, target := range map[string]string{
-		"redpanda": "/var/lib/redpanda/data",
-		"minio":    "/data",
-		"rest":     filepath.Dir(restDB),
-		"atlas":    filepath.Join(atlasHome, "checkpoints"),
+	notebooks := dockerfileWorkdir(t)
+	for _, m := range []struct{ service, target string }{
+		{"redpanda", "/var/lib/redpanda/data"},
+		{"minio", "/data"},
+		{"rest", filepath.Dir(restDB)},
+		{"atlas", filepath.Join(atlasHome, "checkpoints")},
+		{"atlas", filepath.Join(atlasHome, "run")},
+		{"atlas", filepath.Join(atlasHome, "fraud_velocity")},
+		{"atlas", notebooks},
 	} {
+		service, target := m.service, m.target
 		found := false
 		for _, v := range p.Services[service].Volumes {
 			if v.Type == types.VolumeTypeVolume && v.Target == target {
@@ -225,4 +232,20 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// dockerfileWorkdir returns the Dockerfile's last WORKDIR: where the image
+// starts Jupyter, which is the notebooks folder.
+func dockerfileWorkdir(t *testing.T) string {
+	t.Helper()
+	dir := ""
+	for _, line := range strings.Split(read(t, "../Dockerfile"), "\n") {
+		if rest, ok := strings.CutPrefix(line, "WORKDIR "); ok {
+			dir = strings.TrimSpace(rest)
+		}
+	}
+	if dir == "" {
+		t.Fatal("the Dockerfile sets no WORKDIR")
+	}
+	return dir
 }
