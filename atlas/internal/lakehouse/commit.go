@@ -271,6 +271,7 @@ func (t *Table) commit(ctx context.Context, op string, c Commit, written []icebe
 		if cerr == nil {
 			t.adopt(ctx, next)
 			committed = true
+			t.committedStream(c)
 			return true, nil
 		}
 		if ctx.Err() != nil {
@@ -284,6 +285,7 @@ func (t *Table) commit(ctx context.Context, op string, c Commit, written []icebe
 		}
 		if hasWrite(fresh.Metadata(), writeID) {
 			committed = true
+			t.committedStream(c)
 			return true, nil
 		}
 		moved := fresh.MetadataLocation() != cur.MetadataLocation()
@@ -296,6 +298,14 @@ func (t *Table) commit(ctx context.Context, op string, c Commit, written []icebe
 		if err := sleepCtx(ctx, backoff(attempt)); err != nil {
 			return false, fmt.Errorf("lakehouse: %s %s: %w", op, t.name, err)
 		}
+	}
+}
+
+// committedStream tells the automatic maintenance (StartMaintenance) that
+// a commit of a stream landed on the table.
+func (t *Table) committedStream(c Commit) {
+	if c.QueryID != "" {
+		t.lh.streamCommitted(t.name)
 	}
 }
 

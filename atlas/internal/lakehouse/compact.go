@@ -23,6 +23,9 @@ type CompactResult struct {
 	// RowsWritten is the rows of the new files: Rows less the rows the
 	// deletes removed.
 	RowsWritten int64
+	// FilesWithDeletes counts the rewritten files that had merge-on-read
+	// deletes: their deletes are folded into the new files.
+	FilesWithDeletes int
 }
 
 // Compact rewrites the table's small data files (fewer than targetRows
@@ -68,6 +71,19 @@ func (t *Table) Compact(ctx context.Context, targetRows int64) (CompactResult, e
 		r.Abort()
 		return res, nil // nothing to bin-pack, no deletes to fold
 	}
+	res, err = t.binPack(ctx, r, small, targetRows, nil)
+	if err != nil {
+		return CompactResult{}, fmt.Errorf("lakehouse: compact %s: %w", t.name, err)
+	}
+	return res, nil
+}
+
+// binPack rewrites files (planned by r) into files of about targetRows
+// rows, their deletes applied, and commits r: the bin-pack of Compact and
+// of the maintenance's tiered compaction. On an error r is aborted and
+// nothing is committed. beforeCommit, when set, runs just before the commit.
+func (t *Table) binPack(ctx context.Context, r *Rewrite, files []DataFile, targetRows int64, beforeCommit func()) (CompactResult, error) {
+	var res CompactResult
 	// Bin-pack in file order: read files until a bin holds targetRows rows,
 	// write it as one file, go on. Only one bin is in memory at a time.
 	var bin []DataFile
@@ -100,17 +116,18 @@ func (t *Table) Compact(ctx context.Context, targetRows int64) (CompactResult, e
 		res.Rows += binRows
 		for _, f := range bin {
 			res.Bytes += f.SizeBytes
+			res.FilesWithDeletes += min(1, f.DeleteFiles())
 		}
 		bin, binRows = nil, 0
 		return nil
 	}
-	for _, f := range small {
+	for _, f := range files {
 		bin = append(bin, f)
 		binRows += f.RecordCount
 		if binRows >= targetRows {
 			if err := flush(); err != nil {
 				r.Abort()
-				return CompactResult{}, fmt.Errorf("lakehouse: compact %s: %w", t.name, err)
+				return CompactResult{}, err
 			}
 		}
 	}
@@ -119,11 +136,14 @@ func (t *Table) Compact(ctx context.Context, targetRows int64) (CompactResult, e
 	}
 	if err := flush(); err != nil {
 		r.Abort()
-		return CompactResult{}, fmt.Errorf("lakehouse: compact %s: %w", t.name, err)
+		return CompactResult{}, err
 	}
 	res.FilesAdded = r.FilesAdded()
+	if beforeCommit != nil {
+		beforeCommit()
+	}
 	if _, err := r.Commit(ctx, Commit{Extra: map[string]string{"atlas.operation": "compact"}}); err != nil {
-		return CompactResult{}, fmt.Errorf("lakehouse: compact %s: %w", t.name, err)
+		return CompactResult{}, err
 	}
 	return res, nil
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -181,6 +182,8 @@ type Lakehouse struct {
 	cat catalog.Catalog
 	// deletes caches decoded merge-on-read delete files.
 	deletes *deleteCache
+	// auto is the automatic maintenance, nil until StartMaintenance.
+	auto atomic.Pointer[autoMaintenance]
 }
 
 // Config returns the configuration the catalog was opened with.
@@ -189,8 +192,13 @@ func (l *Lakehouse) Config() Config { return l.cfg }
 // Catalog returns the underlying iceberg-go catalog.
 func (l *Lakehouse) Catalog() catalog.Catalog { return l.cat }
 
-// Close releases the catalog's resources (the sqlite handle).
+// Close stops the automatic maintenance (see StartMaintenance), waiting
+// for a run in progress to give up, and releases the catalog's resources
+// (the sqlite handle).
 func (l *Lakehouse) Close() error {
+	if m := l.auto.Load(); m != nil {
+		m.stop()
+	}
 	if c, ok := l.cat.(catalog.Closer); ok {
 		return c.Close()
 	}

@@ -14,7 +14,9 @@ const maxExpireAttempts = 5
 // ExpireSnapshots removes snapshots older than olderThan from the table's
 // metadata, keeping at least the retainLast newest (at least 1), and
 // deletes the data and manifest files only they referenced: Iceberg's
-// expire_snapshots. A stream commits a snapshot per micro-batch and a MERGE
+// expire_snapshots. It keeps the newest snapshot carrying the streams'
+// exactly-once marks (PropWriters) and those after it, whatever retainLast
+// says. A stream commits a snapshot per micro-batch and a MERGE
 // leaves the files it replaced behind; without expiry the metadata and the
 // warehouse only grow. Time travel to an expired snapshot is no longer
 // possible.
@@ -38,8 +40,10 @@ func (t *Table) ExpireSnapshots(ctx context.Context, olderThan time.Duration, re
 			return 0, err
 		}
 		before := len(cur.Metadata().Snapshots())
+		// Never past the snapshot holding the streams' exactly-once marks.
+		keep := max(retainLast, exactlyOnceDepth(ancestry(cur.Metadata()))+1)
 		tx := cur.NewTransaction()
-		if err := tx.ExpireSnapshots(table.WithOlderThan(olderThan), table.WithRetainLast(retainLast)); err != nil {
+		if err := tx.ExpireSnapshots(table.WithOlderThan(olderThan), table.WithRetainLast(keep)); err != nil {
 			return 0, fmt.Errorf("lakehouse: expire snapshots of %s: %w", t.name, err)
 		}
 		next, err := tx.Commit(ctx)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,13 +28,24 @@ var ErrTableExists = catalog.ErrTableAlreadyExists
 // DefaultTableProperties returns the properties set on every table
 // CreateTable makes, before CreateOptions.Properties (which may override
 // them): format version 2, manifest merging so that a stream of small
-// appends does not pile up manifests, and no built-in commit retries (Table
-// does its own retry with an exactly-once re-check; see AppendBatch).
+// appends does not pile up manifests, no built-in commit retries (Table
+// does its own retry with an exactly-once re-check; see AppendBatch), and
+// bounded metadata: write.metadata.delete-after-commit.enabled=true with
+// write.metadata.previous-versions-max=100 (Iceberg 1.x's default count), so
+// each commit deletes the metadata.json files that fall off the metadata
+// log. iceberg-go v0.7.0 does that deletion itself after every successful
+// commit (Table.doCommit's deleteOldMetadata), and trims the log to
+// previous-versions-max (MetadataBuilder.Build), for any table that sets
+// the properties; every Atlas commit goes through Transaction.Commit, so it
+// applies to all of them. Without it a stream keeps every metadata.json,
+// each listing every snapshot: disk grows with the square of the batches.
 func DefaultTableProperties() map[string]string {
 	return map[string]string{
-		table.PropertyFormatVersion:   "2",
-		table.ManifestMergeEnabledKey: "true",
-		table.CommitNumRetriesKey:     "0",
+		table.PropertyFormatVersion:               "2",
+		table.ManifestMergeEnabledKey:             "true",
+		table.CommitNumRetriesKey:                 "0",
+		table.MetadataDeleteAfterCommitEnabledKey: "true",
+		table.MetadataPreviousVersionsMaxKey:      strconv.Itoa(table.MetadataPreviousVersionsMaxDefault),
 	}
 }
 
