@@ -116,10 +116,16 @@ func printInfo(w io.Writer, info stack.Info) {
 		}
 		for _, t := range ns.Tables {
 			line := fmt.Sprintf("%d snapshots", t.Snapshots)
+			if t.Health != nil {
+				line = healthLine(*t.Health)
+			}
 			if t.Error != "" {
 				line = "error: " + t.Error
 			}
 			fmt.Fprintf(tw, "  %s.%s.%s\t%s\n", c.Name, ns.Name, t.Name, line)
+			if t.LastMaintenance != "" {
+				fmt.Fprintf(tw, "    maintained\t%s\n", t.LastMaintenance)
+			}
 		}
 	}
 }

@@ -141,6 +141,10 @@ func (s *Session) Lakehouse(ctx context.Context) (*lakehouse.Lakehouse, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The tables the session's streams write are kept bounded in the
+	// background (snapshot expiry, manifest merging, compaction); table
+	// properties turn it off (see lakehouse.Table.Maintain).
+	lh.StartMaintenance(lakehouse.MaintenanceOptions{})
 	s.lh = lh
 	return lh, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/iceberg-go/catalog"
 
@@ -88,6 +89,12 @@ func catalogStatusSecret(ctx context.Context, cfg lakehouse.Config) CatalogInfo 
 				ti.Snapshots = len(tbl.Snapshots())
 				if s, ok := tbl.CurrentSnapshot(); ok {
 					ti.CurrentSnapshotID = s.ID
+				}
+				if h, err := tbl.Health(ctx); err == nil {
+					ti.Health = &h
+				}
+				if at, what, ok := tbl.LastMaintenance(); ok {
+					ti.LastMaintenance = at.Format(time.RFC3339) + " " + what
 				}
 			}
 			ni.Tables = append(ni.Tables, ti)

@@ -1,6 +1,10 @@
 package stack
 
-import "time"
+import (
+	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
+)
 
 // Info describes the stack of one home directory: the broker and the
 // catalog. [Status] fills it; [Up] and [EnsureUp] return it after starting.
@@ -104,6 +108,13 @@ type TableInfo struct {
 	// CurrentSnapshotID is the current snapshot's id, 0 when the table
 	// is empty.
 	CurrentSnapshotID int64 `json:"current_snapshot_id,omitempty"`
+	// Health is what the table's state costs readers and writers (files,
+	// manifests), the numbers maintenance keeps bounded.
+	Health *lakehouse.Health `json:"health,omitempty"`
+	// LastMaintenance is the table's atlas.maintenance.last record: when
+	// the server's (or `atlas maintain`'s) last run that changed something
+	// ran, and what it did; "" when none did.
+	LastMaintenance string `json:"last_maintenance,omitempty"`
 	// Error says why the table could not be loaded, if it could not.
 	Error string `json:"error,omitempty"`
 }

@@ -8,6 +8,7 @@ package iceberg
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -52,8 +53,15 @@ func CheckMode(m sink.OutputMode) error {
 	return nil
 }
 
-// AddBatch implements sink.Sink.
+// AddBatch implements sink.Sink. An append-mode batch without rows commits
+// no snapshot: the query's commit log records the batch, and a replay of
+// it has no rows to write either, so the table's history (and its
+// metadata) grows only with batches that wrote something. A complete-mode
+// batch always commits, since its zero rows replace the table's.
 func (s *Sink) AddBatch(ctx context.Context, b *sink.Batch) error {
+	if b.Mode != sink.Complete && b.NumRows() == 0 {
+		return nil
+	}
 	c := lakehouse.Commit{QueryID: b.QueryID, BatchID: b.BatchID}
 	var (
 		committed bool
@@ -71,4 +79,41 @@ func (s *Sink) AddBatch(ctx context.Context, b *sink.Batch) error {
 		s.Skipped++
 	}
 	return nil
+}
+
+// Keys of the Iceberg sink's SinkProgress.metrics (Spark's custom sink
+// metrics, as strings): what the server's automatic table maintenance
+// (lakehouse.StartMaintenance) has done to the table since the server
+// started. Absent until maintenance first ran on the table.
+const (
+	MetricMaintenanceRuns       = "maintenanceRuns"
+	MetricMaintenanceErrors     = "maintenanceErrors"
+	MetricSnapshotsExpired      = "snapshotsExpired"
+	MetricManifestsRewritten    = "manifestsRewritten"
+	MetricDataFilesCompacted    = "dataFilesCompacted"
+	MetricDeleteFilesFolded     = "dataFilesWithDeletesFolded"
+	MetricCompactionConflicts   = "compactionConflicts"
+	MetricOrphanFilesRemoved    = "orphanFilesRemoved"
+	MetricLastMaintenanceMillis = "lastMaintenanceDurationMs"
+)
+
+// BatchMetrics implements sink.MetricsReporter: the table's maintenance
+// totals (see MetricMaintenanceRuns), nil before maintenance ran on it.
+func (s *Sink) BatchMetrics(int64) map[string]string {
+	st, ok := s.table.MaintenanceStats()
+	if !ok {
+		return nil
+	}
+	i := func(n int64) string { return strconv.FormatInt(n, 10) }
+	return map[string]string{
+		MetricMaintenanceRuns:       i(st.Runs),
+		MetricMaintenanceErrors:     i(st.Errors),
+		MetricSnapshotsExpired:      i(st.SnapshotsExpired),
+		MetricManifestsRewritten:    i(st.ManifestsReplaced),
+		MetricDataFilesCompacted:    i(st.FilesCompacted),
+		MetricDeleteFilesFolded:     i(st.FilesWithDeletesFolded),
+		MetricCompactionConflicts:   i(st.CompactConflicts),
+		MetricOrphanFilesRemoved:    i(st.OrphansRemoved),
+		MetricLastMaintenanceMillis: i(st.Last.Duration.Milliseconds()),
+	}
 }
