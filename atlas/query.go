@@ -24,6 +24,13 @@ type StreamingQueryStatus = progress.QueryStatus
 // Kernel > Interrupt) or SIGTERM stopped the query.
 var ErrInterrupted = errors.New("query stopped by interrupt")
 
+// ErrNilQuery is what every method of a nil *StreamingQuery returns (or
+// says, for those without an error). A handle is a value, and values do not
+// survive between notebook cells: GoNB keeps a package variable's
+// declaration, not its value, so a handle stored by one cell is nil in the
+// next. The query itself keeps running on the server.
+var ErrNilQuery = errors.New("atlas: this StreamingQuery handle is nil (values do not survive between notebook cells; the query keeps running on the server): get it back with spark.Streams().Get(name), or list them with spark.Streams().Active()")
+
 // pollInterval is how long one await_termination call waits on the server
 // before the client refreshes the live view.
 const pollInterval = 500 * time.Millisecond
@@ -50,13 +57,28 @@ func (s *Session) query(id *pb.StreamingQueryInstanceId, name string) *Streaming
 }
 
 // ID is the query's id: the same across restarts from one checkpoint.
-func (q *StreamingQuery) ID() string { return q.id.GetId() }
+func (q *StreamingQuery) ID() string {
+	if q == nil {
+		return ""
+	}
+	return q.id.GetId()
+}
 
 // RunID is unique to this run of the query.
-func (q *StreamingQuery) RunID() string { return q.id.GetRunId() }
+func (q *StreamingQuery) RunID() string {
+	if q == nil {
+		return ""
+	}
+	return q.id.GetRunId()
+}
 
 // Name is the query name, or "".
-func (q *StreamingQuery) Name() string { return q.name }
+func (q *StreamingQuery) Name() string {
+	if q == nil {
+		return ""
+	}
+	return q.name
+}
 
 // command runs one StreamingQueryCommand and returns its result.
 func (q *StreamingQuery) command(ctx context.Context, c *pb.StreamingQueryCommand) (*pb.StreamingQueryCommandResult, error) {
@@ -89,6 +111,9 @@ func (q *StreamingQuery) status(ctx context.Context) (*pb.StreamingQueryCommandR
 // IsActive reports whether the query is running (false when the server
 // cannot be asked).
 func (q *StreamingQuery) IsActive() bool {
+	if q == nil {
+		return false
+	}
 	if q.fb != nil {
 		select {
 		case <-q.fb.done:
@@ -105,6 +130,9 @@ func (q *StreamingQuery) IsActive() bool {
 // Status reports what the query is doing now, as status. When the server
 // cannot be asked, Message says why.
 func (q *StreamingQuery) Status() StreamingQueryStatus {
+	if q == nil {
+		return StreamingQueryStatus{Message: ErrNilQuery.Error()}
+	}
 	ctx, cancel := shortCtx()
 	defer cancel()
 	st, err := q.status(ctx)
@@ -139,6 +167,9 @@ func (q *StreamingQuery) progressList(ctx context.Context, last bool) ([]Streami
 // LastProgress is the latest micro-batch's progress, or nil before the
 // first (or when the server cannot be asked), as lastProgress.
 func (q *StreamingQuery) LastProgress() *StreamingQueryProgress {
+	if q == nil {
+		return nil
+	}
 	ctx, cancel := shortCtx()
 	defer cancel()
 	ps, err := q.progressList(ctx, true)
@@ -151,6 +182,9 @@ func (q *StreamingQuery) LastProgress() *StreamingQueryProgress {
 // RecentProgress is the progress of the latest micro-batches, oldest
 // first, as recentProgress.
 func (q *StreamingQuery) RecentProgress() []StreamingQueryProgress {
+	if q == nil {
+		return nil
+	}
 	ctx, cancel := shortCtx()
 	defer cancel()
 	ps, _ := q.progressList(ctx, false)
@@ -159,6 +193,9 @@ func (q *StreamingQuery) RecentProgress() []StreamingQueryProgress {
 
 // Exception is the error that stopped the query, or nil, as exception().
 func (q *StreamingQuery) Exception() error {
+	if q == nil {
+		return ErrNilQuery
+	}
 	if q.fb != nil {
 		select {
 		case <-q.fb.done:
@@ -180,6 +217,9 @@ func (q *StreamingQuery) Exception() error {
 
 // ExplainString returns the query's plan, as explain(extended).
 func (q *StreamingQuery) ExplainString(extended bool) (string, error) {
+	if q == nil {
+		return "", ErrNilQuery
+	}
 	ctx, cancel := shortCtx()
 	defer cancel()
 	res, err := q.command(ctx, &pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Explain{
@@ -207,6 +247,9 @@ func (q *StreamingQuery) Explain() {
 func (q *StreamingQuery) Stop() error { return q.stop(context.Background()) }
 
 func (q *StreamingQuery) stop(ctx context.Context) error {
+	if q == nil {
+		return ErrNilQuery
+	}
 	if q.fb != nil {
 		return q.fb.stop(ctx, q)
 	}
@@ -220,6 +263,9 @@ func (q *StreamingQuery) stop(ctx context.Context) error {
 // called has been processed, as processAllAvailable(); for tests and
 // notebooks.
 func (q *StreamingQuery) ProcessAllAvailable() error {
+	if q == nil {
+		return ErrNilQuery
+	}
 	_, err := q.command(context.Background(), &pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_ProcessAllAvailable{ProcessAllAvailable: true}})
 	return err
 }
@@ -249,6 +295,9 @@ func (q *StreamingQuery) AwaitTerminationTimeout(d time.Duration) (bool, error) 
 // AwaitTerminationContext waits until the query ends or ctx is done
 // (returning ctx's error; the query keeps running).
 func (q *StreamingQuery) AwaitTerminationContext(ctx context.Context) error {
+	if q == nil {
+		return ErrNilQuery
+	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
@@ -298,6 +347,9 @@ func (q *StreamingQuery) AwaitTerminationContext(ctx context.Context) error {
 // running on the server. Watch returns the query's error if it ended with
 // one while watched, else nil.
 func (q *StreamingQuery) Watch(ctx context.Context, d time.Duration) error {
+	if q == nil {
+		return ErrNilQuery
+	}
 	var timeUp <-chan time.Time
 	if d > 0 {
 		t := time.NewTimer(d)

@@ -63,6 +63,9 @@ func (l *progressLog) totals() QueryTotals {
 // the query, plus those still in the server's recent progress (the last
 // 100) now.
 func (q *StreamingQuery) Totals() QueryTotals {
+	if q == nil {
+		return QueryTotals{}
+	}
 	if t, err := q.serverTotals(context.Background()); err == nil {
 		return t
 	}
@@ -84,4 +87,9 @@ func (q *StreamingQuery) serverTotals(ctx context.Context) (QueryTotals, error) 
 // CheckpointLocation is the checkpointLocation option the query was
 // started with from this handle, or "" (a handle from Streams() or a
 // query checkpointing under its name).
-func (q *StreamingQuery) CheckpointLocation() string { return q.checkpoint }
+func (q *StreamingQuery) CheckpointLocation() string {
+	if q == nil {
+		return ""
+	}
+	return q.checkpoint
+}
