@@ -313,3 +313,19 @@ func cols(items []any) ([]Column, error) {
 	}
 	return out, nil
 }
+
+// ColumnOf wraps a scalar expression built elsewhere (the function
+// registry) as a Column.
+func ColumnOf(e expr.Expr) Column { return newCol(e) }
+
+// ScalarExpr returns the column's scalar expression, or the error the
+// column carries; an aggregate column is not a scalar expression.
+func (c Column) ScalarExpr() (expr.Expr, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	if c.agg != nil {
+		return nil, fmt.Errorf("aggregate %s cannot be an argument of a scalar function", c.agg.Name())
+	}
+	return c.e, nil
+}

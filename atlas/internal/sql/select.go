@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/functions"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
@@ -240,7 +241,7 @@ func ItemName(it *parser.SelectItem) string {
 			return n
 		}
 	}
-	return it.Expr.String()
+	return parser.NameWith(it.Expr, functions.ColumnName)
 }
 
 func named(e expr.Expr, it *parser.SelectItem) expr.Expr {

@@ -7,6 +7,7 @@ import (
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/functions"
 )
 
 // binaryOps maps Spark's operator and function names (as the clients send
@@ -59,6 +60,9 @@ func function(f *pb.Expression_UnresolvedFunction) (engine.Column, error) {
 	if fn, ok := exprFunctions[name]; ok {
 		return fn(name, args)
 	}
+	if _, ok := functions.Lookup(name); ok {
+		return registered(name, args)
+	}
 	switch name {
 	case "window":
 		return window(args)
@@ -97,7 +101,7 @@ func function(f *pb.Expression_UnresolvedFunction) (engine.Column, error) {
 	if known(name) {
 		return engine.Column{}, fmt.Errorf("%s takes a different number of arguments than %d", name, len(cols))
 	}
-	return engine.Column{}, unsupported("function "+f.GetFunctionName(), "Atlas implements "+strings.Join(Functions(), ", "))
+	return engine.Column{}, unsupported("function "+f.GetFunctionName(), (&functions.UnresolvedRoutineError{Name: f.GetFunctionName()}).Error())
 }
 
 // Functions lists the Spark function names the planner translates.
@@ -115,6 +119,7 @@ func Functions() []string {
 	for k := range exprFunctions {
 		out = append(out, k)
 	}
+	out = append(out, functions.Names()...)
 	out = append(out, "window", "from_json", "from_avro", "to_avro", "in", "negative")
 	out = append(out, statefulFunctionNames...)
 	sort.Strings(out)

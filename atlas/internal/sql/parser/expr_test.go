@@ -153,7 +153,7 @@ func TestSparkNames(t *testing.T) {
 		{"a != b", "(NOT (a = b))"},
 		{"-x", "(- x)"},
 		{"-1", "-1"},
-		{"x BETWEEN 1 AND 2", "((x >= 1) AND (x <= 2))"},
+		{"x BETWEEN 1 AND 2", "between(x, 1, 2)"},
 		{"x IN (1, 2)", "(x IN (1, 2))"},
 		{"x NOT IN (1, 2)", "(NOT (x IN (1, 2)))"},
 		{"x IS NOT NULL", "(x IS NOT NULL)"},

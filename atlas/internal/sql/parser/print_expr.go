@@ -95,12 +95,27 @@ func render(e Expr, pretty bool) string {
 	return b.String()
 }
 
+// CallNamer names a function call's result column from the call's name
+// (lower case) and its arguments' names, or returns ok=false to keep the
+// default name(arg, ...).
+type CallNamer func(name string, args []string) (string, bool)
+
+// NameWith is e.String() with namer consulted on every function call, so
+// that the planner's function registry decides the names of the calls it
+// defines (split(s, re, -1), (IF(c, a, b))) wherever they are nested.
+func NameWith(e Expr, namer CallNamer) string {
+	var b strings.Builder
+	(&printer{b: &b, pretty: true, namer: namer}).expr(e)
+	return b.String()
+}
+
 // printer writes expressions either as Spark's column names (pretty) or as
 // SQL text that parses back to the same tree. Both parenthesise every
 // operation, as Spark's names do.
 type printer struct {
 	b      *strings.Builder
 	pretty bool
+	namer  CallNamer
 }
 
 func (p *printer) w(ss ...string) {
@@ -230,18 +245,17 @@ func (p *printer) binary(e *Binary) {
 
 func (p *printer) between(e *Between) {
 	if p.pretty {
+		// Spark 4 names it after its Between expression: between(x, low, high).
 		if e.Not {
 			p.w("(NOT ")
 		}
-		p.w("((")
+		p.w("between(")
 		p.expr(e.X)
-		p.w(" >= ")
+		p.w(", ")
 		p.expr(e.Low)
-		p.w(") AND (")
-		p.expr(e.X)
-		p.w(" <= ")
+		p.w(", ")
 		p.expr(e.High)
-		p.w("))")
+		p.w(")")
 		if e.Not {
 			p.w(")")
 		}
@@ -321,6 +335,18 @@ func (p *printer) when(wh *When, operand Expr) {
 }
 
 func (p *printer) call(e *Call) {
+	if p.pretty && p.namer != nil && !e.Star && !e.Distinct {
+		args := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			var b strings.Builder
+			(&printer{b: &b, pretty: true, namer: p.namer}).expr(a)
+			args[i] = b.String()
+		}
+		if name, ok := p.namer(strings.ToLower(e.Name), args); ok {
+			p.w(name)
+			return
+		}
+	}
 	if p.pretty {
 		p.w(strings.ToLower(e.Name), "(")
 	} else {
