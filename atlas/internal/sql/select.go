@@ -175,6 +175,8 @@ func planRelation(from parser.Relation, rel Relations) (plan.Node, error) {
 		return n, nil
 	case *parser.Join:
 		return planJoin(r, rel)
+	case *parser.ValuesRef:
+		return planValues(r)
 	}
 	return nil, errAt(from, "unsupported FROM relation %T", from)
 }

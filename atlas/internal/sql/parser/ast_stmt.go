@@ -477,3 +477,19 @@ type ProcedureArg struct {
 
 // Pos returns where the statement starts.
 func (s *CallProcedure) Pos() Position { return s.At }
+
+// ValuesRef is an inline table: VALUES (1, 'a'), (2, 'b') [[AS] t(a, b)],
+// in FROM or as a query of its own. Rows all have the same number of
+// expressions; Columns is empty when no column list was written (Spark
+// names them col1, col2, ...).
+type ValuesRef struct {
+	Rows    [][]Expr
+	Alias   string
+	Columns []string
+	At      Position
+}
+
+// Pos returns where VALUES starts.
+func (r *ValuesRef) Pos() Position { return r.At }
+
+func (*ValuesRef) relationNode() {}

@@ -68,6 +68,9 @@ func (p *parser) queryTerm() *Select {
 		p.closeParen(open, "the query")
 		return q
 	}
+	if p.at("VALUES") {
+		return p.valuesQuery()
+	}
 	if !p.at("SELECT") {
 		p.expected("SELECT", "", "")
 	}
@@ -275,9 +278,12 @@ func (p *parser) joinType() (JoinType, bool) {
 // relationPrimary parses name [[AS] alias] or ( query ) [[AS] alias].
 func (p *parser) relationPrimary(after string) Relation {
 	t := p.tok()
+	if t.is("VALUES") {
+		return p.values()
+	}
 	if t.isOp("(") {
 		p.advance()
-		if !p.at("SELECT") && !p.atOp("(") {
+		if !p.at("SELECT") && !p.atOp("(") && !p.at("VALUES") && !p.at("WITH") {
 			p.expected("SELECT", "in the subquery", "")
 		}
 		q := p.query()

@@ -334,7 +334,7 @@ func (p *parser) stringLit(what, where string) string {
 func (p *parser) statement() Statement {
 	t := p.tok()
 	switch {
-	case t.is("SELECT"), t.is("WITH"):
+	case t.is("SELECT"), t.is("WITH"), t.is("VALUES"):
 		return p.query()
 	case t.isOp("("):
 		return p.query()

@@ -424,3 +424,36 @@ func (s *CallProcedure) String() string {
 	w.s(")")
 	return w.String()
 }
+
+// String renders the inline table as SQL.
+func (r *ValuesRef) String() string {
+	var w sqlWriter
+	w.s("VALUES ")
+	for i, row := range r.Rows {
+		if i > 0 {
+			w.s(", ")
+		}
+		w.s("(")
+		for j, e := range row {
+			if j > 0 {
+				w.s(", ")
+			}
+			w.s(e.SQL())
+		}
+		w.s(")")
+	}
+	if r.Alias != "" {
+		w.s(" AS ", quoteIdent(r.Alias))
+		if len(r.Columns) > 0 {
+			w.s("(")
+			for i, c := range r.Columns {
+				if i > 0 {
+					w.s(", ")
+				}
+				w.s(quoteIdent(c))
+			}
+			w.s(")")
+		}
+	}
+	return w.String()
+}
