@@ -73,7 +73,7 @@ func (b *batchRun) plan(ctx context.Context, replay *checkpoint.OffsetSeq) (bool
 	// a batch still runs when the watermark moved past the last batch's
 	// (append and update modes), to close windows and so that the next
 	// data batch judges late rows by the moved watermark.
-	noDataBatch := !b.hasData && (q.agg != nil || q.dedupEvicts() || (q.sjoin != nil && q.sjoin.evicts())) && q.cfg.Shape.Watermark != nil && q.cfg.Mode != sink.Complete && b.watermark > b.lateWatermark
+	noDataBatch := !b.hasData && q.tree.evictsWithoutData() && q.tree.hasWatermark() && q.cfg.Mode != sink.Complete && b.watermark > b.lateWatermark
 	if !b.hasData && !noDataBatch {
 		return false, nil
 	}
@@ -122,8 +122,8 @@ func (b *batchRun) readLateWatermark(ctx context.Context) error {
 	return nil
 }
 
-// execute runs the planned batch through the plan, the state and the sink,
-// then writes the state version and the commit entry.
+// execute runs the planned batch through the operators, the state and
+// the sink, then writes the state versions and the commit entry.
 func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgress, error) {
 	q := b.q
 	if b.hasData {
@@ -131,113 +131,17 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 	} else {
 		q.setStatus("No new data but cleaning up state", false, true)
 	}
-	q.stats = EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
-	if q.cfg.Shape.Watermark != nil {
-		// Rows further ahead of processing time than the bound are counted;
-		// with eventTimeMaxAheadOfProcessing they are also kept out of the
-		// watermark (here) and of the aggregation (SetEventTimeLimit).
-		bound, exclude := q.delay, q.cfg.EventTimeMaxAhead > 0
-		if exclude {
-			bound = q.cfg.EventTimeMaxAhead
-		}
-		q.stats.Limit, q.stats.Exclude = b.timestampMs*1000+bound.Microseconds(), exclude
-		if q.agg != nil && exclude {
-			q.agg.SetEventTimeLimit(q.stats.Limit)
-		}
-	}
-	q.beginDedup(b)
 	c := expr.NewCtx(ctx)
 	c.Now = time.UnixMilli(b.timestampMs).UTC() // current_timestamp() is the batch timestamp, as in Spark
-	mode := q.cfg.Mode
-	wmMicros := b.watermark * 1000
-	lateMicros := b.lateWatermark * 1000
-	var (
-		numInput int64
-		outputs  []arrow.RecordBatch
-		late     []arrow.RecordBatch // rows kept out of the aggregation, for cfg.LateSink
-		dropped  int64
-		nullTime int64
-		procTime time.Duration
-	)
-	defer func() { releaseAll(outputs); releaseAll(late) }()
+	var outputs []arrow.RecordBatch
+	releaseAll(q.late)
+	q.late = nil
+	defer func() { releaseAll(outputs); releaseAll(q.late); q.late = nil }()
+	q.beginOperators(c, b, &outputs)
 	t := time.Now()
-	read := func(yield func(arrow.RecordBatch) error) error {
-		if q.sjoin != nil {
-			return q.sjoin.batch(ctx, q, b, &numInput, yield)
-		}
-		return q.src.GetBatch(ctx, b.start, b.end, yield)
-	}
-	// handle takes what the stateless operators made of some input rows
-	// (and owns it): the aggregation folds it into the state, or the post
-	// operators make the sink's rows of it.
-	handle := func(out arrow.RecordBatch) error {
-		if q.agg != nil {
-			st, err := q.agg.Update(c, out, b.id, lateMicros, mode != sink.Complete)
-			dropped += st.Dropped
-			nullTime += st.NullTime
-			if err == nil && q.cfg.LateSink != nil {
-				for _, kept := range []struct {
-					rows   []int32
-					reason string
-				}{{st.LateRows, LateReasonLate}, {st.NullTimeRows, LateReasonNullEventTime}, {st.AheadRows, LateReasonFutureEventTime}} {
-					if len(kept.rows) == 0 || err != nil {
-						continue
-					}
-					var lr arrow.RecordBatch
-					if lr, err = lateRecord(c, q.lateSchema, out, kept.rows, b.id, lateMicros, kept.reason); err == nil {
-						late = append(late, lr)
-					}
-				}
-			}
-			out.Release()
-			return err
-		}
-		res, err := runOps(c, q.post, out)
-		out.Release()
-		if err != nil {
-			return err
-		}
-		outputs = append(outputs, res)
-		return nil
-	}
-	var err error
-	if p := q.parallelRun(); p != nil {
-		// The operators run on several goroutines, over chunks of the
-		// records; handle sees the chunks in row order.
-		p.base = EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64, Limit: q.stats.Limit, Exclude: q.stats.Exclude}
-		err = p.run(c, read, func(ch *chunk) error {
-			numInput += ch.rows
-			q.stats.Merge(ch.stats)
-			for name, n := range ch.metrics {
-				c.Add(name, n)
-			}
-			out := ch.out
-			ch.out = nil
-			return handle(out)
-		})
-		procTime = p.busy.total
-	} else {
-		err = overlap(read, func(rec arrow.RecordBatch) error {
-			pt := time.Now()
-			defer func() { procTime += time.Since(pt) }()
-			if q.sjoin == nil {
-				numInput += rec.NumRows()
-			}
-			out, err := runOps(c, q.ops, rec)
-			if err != nil {
-				return err
-			}
-			return handle(out)
-		})
-	}
+	numInput, rows, procTime, err := q.readBatch(c, b)
 	if err != nil {
 		return nil, fmt.Errorf("batch %d: %w", b.id, err)
-	}
-	if q.sjoin != nil {
-		for name, n := range q.sjoin.metrics {
-			c.Add(name, n)
-		}
-		q.stats = q.sjoin.mergedStats()
 	}
 	if r, ok := q.src.(source.DataLossReporter); ok {
 		b.loss = r.DataLoss()
@@ -251,87 +155,27 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 	// not covered by the operators' work.
 	b.durations["getBatch"] = max(0, time.Since(t)-procTime).Milliseconds()
 	t2 := time.Now()
-	var removed int64
-	if q.agg != nil {
-		var rec arrow.RecordBatch
-		switch mode {
-		case sink.Append:
-			r, n, err := q.agg.EvictExpired(c.Mem, wmMicros, true)
-			if err != nil {
-				return nil, err
-			}
-			rec, removed = r, int64(n)
-		case sink.Update:
-			r, err := q.agg.EmitUpdated(c.Mem, b.id)
-			if err != nil {
-				return nil, err
-			}
-			_, n, err := q.agg.EvictExpired(c.Mem, wmMicros, false)
-			if err != nil {
-				r.Release()
-				return nil, err
-			}
-			rec, removed = r, int64(n)
-		case sink.Complete:
-			r, err := q.agg.Emit(c.Mem, nil)
-			if err != nil {
-				return nil, err
-			}
-			rec = r
-		}
-		res, err := runOps(c, q.post, rec)
-		rec.Release()
-		if err != nil {
+	for _, n := range q.tree.post {
+		if err := n.op.Advance(c, n.emit); err != nil {
 			return nil, fmt.Errorf("batch %d: %w", b.id, err)
 		}
-		outputs = append(outputs, res)
 	}
+	q.stats = q.tree.mergedStats()
 	schema := outputSchema(q)
-	out := &sink.Batch{QueryID: q.id, BatchID: b.id, Mode: mode, Schema: schema, Records: outputs}
+	out := &sink.Batch{QueryID: q.id, BatchID: b.id, Mode: q.cfg.Mode, Schema: schema, Records: outputs}
 	if err := q.cfg.Sink.AddBatch(ctx, out); err != nil {
 		return nil, fmt.Errorf("batch %d: sink %s: %w", b.id, q.cfg.Sink.Description(), err)
 	}
-	if len(late) > 0 {
-		lb := &sink.Batch{QueryID: q.id, BatchID: b.id, Mode: sink.Append, Schema: q.lateSchema, Records: late}
+	if len(q.late) > 0 {
+		lb := &sink.Batch{QueryID: q.id, BatchID: b.id, Mode: sink.Append, Schema: q.lateSchema, Records: q.late}
 		if err := q.cfg.LateSink.AddBatch(ctx, lb); err != nil {
 			return nil, fmt.Errorf("batch %d: late rows sink %s: %w", b.id, q.cfg.LateSink.Description(), err)
 		}
 	}
 	b.durations["addBatch"] = since(t2) + procTime.Milliseconds()
-	if err := q.finishDedup(ctx, b); err != nil {
+	b.nextWatermark = q.tracker.next(b.watermark)
+	if err := q.snapshotState(ctx, b.id); err != nil {
 		return nil, err
-	}
-	var stateCommit int64
-	if q.agg != nil {
-		ts := time.Now()
-		data, err := q.agg.Save()
-		if err != nil {
-			return nil, err
-		}
-		if err := q.cfg.Checkpoint.WriteState(ctx, stateOp, b.id, data); err != nil {
-			return nil, fmt.Errorf("batch %d: %w", b.id, err)
-		}
-		stateCommit = since(ts)
-	}
-	if q.sjoin != nil {
-		b.nextWatermark = q.sjoin.nextWatermark(b.watermark, q.wmPolicy == WatermarkPolicyMax) // kept in the state
-		ts := time.Now()
-		data, err := q.sjoin.st.Save()
-		if err != nil {
-			return nil, err
-		}
-		if err := q.cfg.Checkpoint.WriteState(ctx, joinStateOp, b.id, data); err != nil {
-			return nil, fmt.Errorf("batch %d: %w", b.id, err)
-		}
-		q.sjoin.commitMs = since(ts)
-	}
-	if q.sjoin == nil {
-		b.nextWatermark = b.watermark
-	}
-	if q.sjoin == nil && q.cfg.Shape.Watermark != nil && q.stats.Count > 0 {
-		if w := q.stats.Max/1000 - q.delay.Milliseconds(); w > b.nextWatermark {
-			b.nextWatermark = w
-		}
 	}
 	b.warning = watermarkWarning(b, q.stats.Max)
 	t3 := time.Now()
@@ -345,6 +189,10 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 	b.durations["queryPlanning"] = 0
 	b.durations["triggerExecution"] = since(b.trigStart)
 	metrics := c.Metrics
+	var nullTime int64
+	for _, a := range q.tree.aggs {
+		nullTime += a.nullTime
+	}
 	for name, n := range map[string]int64{progress.MetricNullEventTime: nullTime, progress.MetricFutureEventTime: q.stats.Ahead} {
 		if n > 0 {
 			if metrics == nil {
@@ -353,7 +201,129 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 			metrics[name] = n
 		}
 	}
-	return b.progress(numInput, out.NumRows(), dropped, removed, stateCommit, metrics), nil
+	return b.progress(numInput, out.NumRows(), rows, metrics), nil
+}
+
+// beginOperators readies every operator for batch b: each its own
+// watermarks (propagateWatermarks), the watermark operators' statistics
+// and their bound on event times ahead of processing time, and where each
+// hands its rows (the root: to outputs, for the sink).
+func (q *Query) beginOperators(c *expr.Ctx, b *batchRun, outputs *[]arrow.RecordBatch) {
+	t := q.tree
+	t.propagateWatermarks(b.lateWatermark, b.watermark)
+	single := len(t.scans) == 1
+	for _, l := range t.leaves {
+		if l.stats == nil {
+			continue
+		}
+		*l.stats = EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
+		if !single {
+			continue
+		}
+		// Rows further ahead of processing time than the bound are counted;
+		// with eventTimeMaxAheadOfProcessing they are also kept out of the
+		// watermark (here) and of the aggregation (SetEventTimeLimit).
+		bound, exclude := l.delay, q.cfg.EventTimeMaxAhead > 0
+		if exclude {
+			bound = q.cfg.EventTimeMaxAhead
+		}
+		l.stats.Limit, l.stats.Exclude = b.timestampMs*1000+bound.Microseconds(), exclude
+		if exclude {
+			for _, a := range t.aggs {
+				a.st.SetEventTimeLimit(l.stats.Limit)
+			}
+		}
+	}
+	queryWM := t.hasWatermark()
+	for _, n := range t.post {
+		n.op.Begin(&opBatch{id: b.id, lateMs: n.late, evictMs: n.evict, hasWatermark: n.hasWM, queryWatermark: queryWM, noData: !b.hasData})
+		if p := n.parent; p != nil {
+			slot := n.slot
+			n.emit = func(rec arrow.RecordBatch) error { return p.op.Process(c, slot, rec, p.emit) }
+			continue
+		}
+		n.emit = func(rec arrow.RecordBatch) error {
+			rec.Retain()
+			*outputs = append(*outputs, rec)
+			return nil
+		}
+	}
+}
+
+// readBatch reads the batch's rows from the sources into the leaves of
+// the operator tree. It returns the rows read (in all and per source) and
+// the time the operators took.
+func (q *Query) readBatch(c *expr.Ctx, b *batchRun) (numInput int64, rows []int64, procTime time.Duration, err error) {
+	rows = make([]int64, len(q.tree.leaves))
+	if m, ok := q.src.(*multiSource); ok {
+		err = m.getSides(c.Context, b.start, b.end, func(side int, rec arrow.RecordBatch) error {
+			pt := time.Now()
+			defer func() { procTime += time.Since(pt) }()
+			numInput += rec.NumRows()
+			rows[side] += rec.NumRows()
+			l := q.tree.leaves[side]
+			return l.op.Process(c, 0, rec, l.emit)
+		})
+		return numInput, rows, procTime, err
+	}
+	leaf := q.tree.leaves[0]
+	read := func(yield func(arrow.RecordBatch) error) error {
+		return q.src.GetBatch(c.Context, b.start, b.end, yield)
+	}
+	if p := q.parallelRun(); p != nil {
+		// The operators run on several goroutines, over chunks of the
+		// records; the leaf's parent sees the chunks in row order.
+		base := EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
+		if leaf.stats != nil {
+			base.Limit, base.Exclude = leaf.stats.Limit, leaf.stats.Exclude
+		}
+		p.base = base
+		err = p.run(c, read, func(ch *chunk) error {
+			numInput += ch.rows
+			if leaf.stats != nil {
+				leaf.stats.Merge(ch.stats)
+			}
+			for name, n := range ch.metrics {
+				c.Add(name, n)
+			}
+			out := ch.out
+			ch.out = nil
+			defer out.Release()
+			return leaf.emit(out)
+		})
+		rows[0] = numInput
+		return numInput, rows, p.busy.total, err
+	}
+	err = overlap(read, func(rec arrow.RecordBatch) error {
+		pt := time.Now()
+		defer func() { procTime += time.Since(pt) }()
+		numInput += rec.NumRows()
+		return leaf.op.Process(c, 0, rec, leaf.emit)
+	})
+	rows[0] = numInput
+	return numInput, rows, procTime, err
+}
+
+// mergedStats are the event-time statistics of every watermark operator.
+func (t *opTree) mergedStats() EventTimeStats {
+	s := EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
+	for _, l := range t.leaves {
+		if l.stats != nil {
+			s.Merge(*l.stats)
+		}
+	}
+	return s
+}
+
+// evictsWithoutData reports whether a stateful operator would evict state
+// in a batch without new rows.
+func (t *opTree) evictsWithoutData() bool {
+	for _, n := range t.stateful {
+		if e, ok := n.op.(evicter); ok && e.evictsWithoutData() {
+			return true
+		}
+	}
+	return false
 }
 
 // watermarkWarning reports a batch that moved the watermark past its own
@@ -382,7 +352,7 @@ func outputSchema(q *Query) *arrow.Schema { return ShapeOutputSchema(q.cfg.Shape
 // OutputSchema is the schema of the rows the sink receives.
 func (q *Query) OutputSchema() *arrow.Schema { return outputSchema(q) }
 
-func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit int64, metrics map[string]int64) *progress.StreamingQueryProgress {
+func (b *batchRun) progress(numInput, numOutput int64, rows []int64, metrics map[string]int64) *progress.StreamingQueryProgress {
 	q := b.q
 	dur := b.durations["triggerExecution"]
 	p := &progress.StreamingQueryProgress{
@@ -407,7 +377,7 @@ func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit i
 	} else if numInput > 0 {
 		p.ProcessedRowsPerSecond = float64(numInput) * 1000
 	}
-	if q.cfg.Shape.Watermark != nil {
+	if q.tree.hasWatermark() {
 		p.EventTime = map[string]string{"watermark": progress.FormatTime(time.UnixMilli(b.watermark))}
 		if st := q.stats; st.Count > 0 {
 			p.EventTime["min"] = progress.FormatTime(time.UnixMicro(st.Min))
@@ -415,26 +385,12 @@ func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit i
 			p.EventTime["avg"] = progress.FormatTime(time.UnixMilli(st.MeanMillis()))
 		}
 	}
-	if q.agg != nil {
-		p.StateOperators = []progress.StateOperatorProgress{{
-			OperatorName:              "stateStoreSave",
-			NumRowsTotal:              int64(q.agg.NumGroups()),
-			NumRowsUpdated:            q.agg.NumUpdated(b.id),
-			NumRowsRemoved:            removed,
-			CommitTimeMs:              stateCommit,
-			MemoryUsedBytes:           q.agg.MemoryBytes(),
-			NumRowsDroppedByWatermark: dropped,
-			NumShufflePartitions:      1,
-			NumStateStoreInstances:    1,
-		}}
-	} else {
-		p.StateOperators = []progress.StateOperatorProgress{}
-	}
-	if q.sjoin != nil {
-		p.StateOperators = append(p.StateOperators, q.sjoin.progress())
-	}
-	if d := q.dedupProgress(); d != nil {
-		p.StateOperators = append(d, p.StateOperators...)
+	// One entry per stateful operator, from the bottom of the plan up.
+	p.StateOperators = []progress.StateOperatorProgress{}
+	for _, n := range q.tree.stateful {
+		if m := n.op.Metrics(); m != nil {
+			p.StateOperators = append(p.StateOperators, *m)
+		}
 	}
 	shown := func(o source.Offset) source.Offset { return o }
 	if po, ok := q.src.(source.ProgressOffsets); ok {
@@ -449,8 +405,8 @@ func (b *batchRun) progress(numInput, numOutput, dropped, removed, stateCommit i
 		NumInputRows: numInput, InputRowsPerSecond: p.InputRowsPerSecond, ProcessedRowsPerSecond: p.ProcessedRowsPerSecond,
 	}
 	p.Sources = []progress.SourceProgress{src}
-	if m, ok := q.src.(*multiSource); ok && q.sjoin != nil {
-		p.Sources = m.sourceProgress(b.start, b.end, b.latest, q.sjoin.rows[:])
+	if m, ok := q.src.(*multiSource); ok {
+		p.Sources = m.sourceProgress(b.start, b.end, b.latest, rows)
 		p.Sources[0].DataLoss = b.loss
 	}
 	if len(metrics) > 0 {
@@ -470,6 +426,8 @@ func jsonOrNull(o source.Offset) []byte {
 // ShapeOutputSchema is the schema of the rows a validated plan hands its sink.
 func ShapeOutputSchema(s *plan.Shape) *arrow.Schema {
 	switch {
+	case s.Root != nil:
+		return s.Root.Schema()
 	case len(s.Post) > 0:
 		return s.Post[len(s.Post)-1].Schema()
 	case s.Agg != nil:

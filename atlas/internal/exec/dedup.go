@@ -31,6 +31,7 @@ type dedupOp struct {
 	// late is the watermark for late events (µs) of the running batch, nil
 	// in batch queries and streams without a watermark.
 	late *int64
+	b    *opBatch
 	// per batch
 	stats   state.DedupStats
 	removed int64
@@ -78,108 +79,95 @@ func (d *dedupOp) apply(c *expr.Ctx, rec arrow.RecordBatch) (arrow.RecordBatch, 
 	return compute.FilterRecordBatch(c.Context, rec, m, compute.DefaultFilterOptions())
 }
 
-// findDedup returns the deduplication among ops, or nil.
-func findDedup(ops []op) *dedupOp {
-	for _, o := range ops {
-		if d, ok := o.(*dedupOp); ok {
-			return d
-		}
-	}
-	return nil
-}
+// dedupKind names a deduplication's state directory.
+const dedupKind = "dedupe"
 
 // dedupSnapshotEvery is how often (in batches) the deduplication state
 // version holds every key; the versions between hold the keys added and
 // removed, so a large state does not cost a full copy each batch.
 const dedupSnapshotEvery = 10
 
-// prepareDedup finds the query's deduplication. Full versions come every
-// dedupSnapshotEvery batches, or every batch when fewer batches are
-// retained, so the chain a restart reads is never purged.
-func (q *Query) prepareDedup() error {
-	q.dedup = findDedup(q.ops)
-	if q.dedup == nil {
-		return nil
-	}
+func (d *dedupOp) Kind() string { return dedupKind }
+
+// setRetain makes full versions come every dedupSnapshotEvery batches, or
+// every batch when fewer batches are retained, so the chain a restart
+// reads is never purged.
+func (d *dedupOp) setRetain(retain int64) {
 	every := int64(dedupSnapshotEvery)
-	if q.cfg.RetainBatches < every {
+	if retain < every {
 		every = 1
 	}
-	q.dedup.st.SetSnapshotEvery(every)
-	return nil
+	d.st.SetSnapshotEvery(every)
 }
 
-// loadDedup restores the deduplication keys as they were after batch id
-// (nothing for id < 0: the empty state).
-func (q *Query) loadDedup(ctx context.Context, id int64) error {
-	if q.dedup == nil {
-		return nil
-	}
-	read := func(v int64) ([]byte, error) {
-		d, ok, err := q.cfg.Checkpoint.ReadState(ctx, dedupStateOp, v)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("checkpoint %s: deduplication state version %d is missing; the checkpoint was written by a query without dropDuplicates: use a new checkpointLocation", q.cfg.Checkpoint.Location(), v)
-		}
-		return d, nil
-	}
-	if err := q.dedup.st.Load(id, read); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", q.cfg.Checkpoint.Location(), err)
-	}
-	return nil
-}
-
-// beginDedup readies the deduplication for batch b: late rows are judged
-// by the previous batch's watermark when the stream has one.
-func (q *Query) beginDedup(b *batchRun) {
-	d := q.dedup
-	if d == nil {
-		return
-	}
+// Begin readies the deduplication for a batch: late rows are judged by
+// its watermark for late rows when one reaches it.
+func (d *dedupOp) Begin(b *opBatch) {
+	d.b = b
 	d.stats, d.removed, d.commit = state.DedupStats{}, 0, 0
 	d.late = nil
-	if q.cfg.Shape.Watermark != nil && d.node.EventTime >= 0 {
-		late := b.lateWatermark * 1000
+	if b.hasWatermark && d.node.EventTime >= 0 {
+		late := b.lateMs * 1000
 		d.late = &late
 	}
 }
 
-// finishDedup evicts keys the batch's watermark passed and writes the
-// state version of batch b.
-func (q *Query) finishDedup(ctx context.Context, b *batchRun) error {
-	d := q.dedup
-	if d == nil {
-		return nil
-	}
-	if q.cfg.Shape.Watermark != nil {
-		d.removed = d.st.Evict(b.watermark * 1000)
-	}
-	t := time.Now()
-	data, err := d.st.Save(b.id)
+func (d *dedupOp) Process(c *expr.Ctx, _ int, rec arrow.RecordBatch, emit emitFunc) error {
+	out, err := d.apply(c, rec)
 	if err != nil {
 		return err
 	}
-	if err := q.cfg.Checkpoint.WriteState(ctx, dedupStateOp, b.id, data); err != nil {
-		return fmt.Errorf("batch %d: %w", b.id, err)
+	defer out.Release()
+	return emit(out)
+}
+
+// Advance evicts the keys the eviction watermark passed.
+func (d *dedupOp) Advance(*expr.Ctx, emitFunc) error {
+	if d.b.queryWatermark {
+		d.removed = d.st.Evict(d.b.evictMs * 1000)
+	}
+	return nil
+}
+
+func (d *dedupOp) OutputWatermark(in int64) int64 { return in }
+
+func (d *dedupOp) evictsWithoutData() bool { return d.st.Evicts() }
+
+func (d *dedupOp) Snapshot(ctx context.Context, s opState) error {
+	t := time.Now()
+	data, err := d.st.Save(s.version)
+	if err != nil {
+		return err
+	}
+	if err := s.write(ctx, data); err != nil {
+		return err
 	}
 	d.commit = since(t)
 	return nil
 }
 
-// dedupEvicts reports whether a batch without data would evict keys.
-func (q *Query) dedupEvicts() bool {
-	return q.dedup != nil && q.cfg.Shape.Watermark != nil && q.dedup.st.Evicts()
+// Restore loads the keys as they were after batch s.version (nothing for
+// -1: the empty state).
+func (d *dedupOp) Restore(ctx context.Context, s opState) error {
+	read := func(v int64) ([]byte, error) {
+		data, ok, err := s.read(ctx, v)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("checkpoint %s: deduplication state version %d is missing; the checkpoint was written by a query without dropDuplicates: use a new checkpointLocation", s.ck.Location(), v)
+		}
+		return data, nil
+	}
+	if err := d.st.Load(s.version, read); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", s.ck.Location(), err)
+	}
+	return nil
 }
 
-// dedupProgress is the deduplication's state operator report.
-func (q *Query) dedupProgress() []progress.StateOperatorProgress {
-	d := q.dedup
-	if d == nil {
-		return nil
-	}
-	return []progress.StateOperatorProgress{{
+// Metrics is the deduplication's state operator report.
+func (d *dedupOp) Metrics() *progress.StateOperatorProgress {
+	return &progress.StateOperatorProgress{
 		OperatorName:              d.node.OperatorName(),
 		NumRowsTotal:              d.st.NumKeys(),
 		NumRowsUpdated:            d.st.TakeUpdated(),
@@ -190,5 +178,5 @@ func (q *Query) dedupProgress() []progress.StateOperatorProgress {
 		NumShufflePartitions:      1,
 		NumStateStoreInstances:    1,
 		CustomMetrics:             map[string]int64{MetricDroppedDuplicates: d.stats.Duplicates},
-	}}
+	}
 }

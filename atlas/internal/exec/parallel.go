@@ -222,21 +222,27 @@ func (b *busyClock) stop() {
 	b.mu.Unlock()
 }
 
-// parallelRun returns how this query runs its operators on several
-// goroutines, or nil when they run on one: one core, Parallelism 1, or an
-// operator that keeps state across rows (parallelSafe), or a
-// stream-stream join (which reads its sides itself).
+// parallelRun returns how this query runs the operators over its source's
+// rows on several goroutines, or nil when they run on one: one core,
+// Parallelism 1, several sources, an operator among them that keeps state
+// across rows (parallelSafe), or a deduplication in the query.
 func (q *Query) parallelRun() *parallelRun {
 	w := workerCount(q.cfg.Parallelism)
-	if w < 2 || q.sjoin != nil || q.dedup != nil || !parallelSafe(q.ops) {
+	t := q.tree
+	if w < 2 || len(t.leaves) != 1 || !parallelSafe(t.leaves[0].chain.ops) {
 		return nil
+	}
+	for _, n := range t.stateful {
+		if _, ok := n.op.(*dedupOp); ok {
+			return nil
+		}
 	}
 	rows := int64(q.cfg.ChunkRows)
 	switch {
-	case q.agg == nil:
+	case len(t.aggs) == 0:
 		rows = 0 // each record reaches the sink as it was read
 	case rows <= 0:
 		rows = DefaultChunkRows
 	}
-	return &parallelRun{workers: w, chunkRows: rows, ops: q.ops}
+	return &parallelRun{workers: w, chunkRows: rows, ops: t.leaves[0].chain.ops}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/state"
 )
 
 // slowOp passes records through after a random pause of up to 2 ms, so
@@ -214,24 +213,29 @@ func TestParallelRunChoice(t *testing.T) {
 		name        string
 		parallelism int
 		ops         []op
-		agg         bool
+		agg, dedup  bool
+		sources     int
 		want        bool
 		chunkRows   int64
 	}{
-		{"one goroutine", 1, []op{proj}, true, false, 0},
-		{"aggregation", 2, []op{proj, &watermarkOp{}}, true, true, DefaultChunkRows},
-		{"no aggregation: records whole", 3, []op{proj, &filterOp{}}, false, true, 0},
-		{"deduplication", 2, []op{proj, &dedupOp{}}, true, false, 0},
-		{"stream-static join", 2, []op{&streamStaticOp{}}, false, false, 0},
+		{"one goroutine", 1, []op{proj}, true, false, 1, false, 0},
+		{"aggregation", 2, []op{proj, &watermarkOp{}}, true, false, 1, true, DefaultChunkRows},
+		{"no aggregation: records whole", 3, []op{proj, &filterOp{}}, false, false, 1, true, 0},
+		{"deduplication", 2, []op{proj}, true, true, 1, false, 0},
+		{"stream-static join", 2, []op{&streamStaticOp{}}, false, false, 1, false, 0},
+		{"two sources", 2, []op{proj}, false, false, 2, false, 0},
 	} {
-		q := &Query{cfg: Config{Parallelism: tc.parallelism}, ops: tc.ops}
-		if tc.agg {
-			a, err := state.NewAggregator(state.Config{EvictKey: -1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			q.agg = a
+		tree := &opTree{}
+		for range tc.sources {
+			tree.leaves = append(tree.leaves, &opNode{id: -1, chain: &chainOp{ops: tc.ops}})
 		}
+		if tc.agg {
+			tree.aggs = []*aggregateOp{{}}
+		}
+		if tc.dedup {
+			tree.stateful = []*opNode{{op: &dedupOp{}}}
+		}
+		q := &Query{cfg: Config{Parallelism: tc.parallelism}, tree: tree}
 		p := q.parallelRun()
 		if (p != nil) != tc.want {
 			t.Errorf("%s: parallel %v, want %v", tc.name, p != nil, tc.want)

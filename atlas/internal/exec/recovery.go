@@ -21,26 +21,19 @@ import (
 // stateful operations of a streaming query are not allowed between
 // restarts"). Operators the query has check their own state when they load it.
 func (q *Query) checkNoOrphanState(ctx context.Context, version int64) error {
-	ops := []struct {
-		dir, name string
-		used      bool
-	}{
-		{stateOp, "stateStoreSave", q.agg != nil},
-		{dedupStateOp, "dedupe", q.dedup != nil},
-		{joinStateOp, "symmetricHashJoin", q.sjoin != nil},
+	dirs, err := q.cfg.Checkpoint.StateDirs(ctx, version)
+	if err != nil {
+		return err
 	}
-	var orphans, current []string
-	for _, op := range ops {
-		if op.used {
-			current = append(current, op.name)
-			continue
-		}
-		_, ok, err := q.cfg.Checkpoint.ReadState(ctx, op.dir, version)
-		if err != nil {
-			return err
-		}
-		if ok {
-			orphans = append(orphans, op.name)
+	used := map[string]bool{}
+	var current, orphans []string
+	for _, n := range q.tree.stateful {
+		used[n.dir] = true
+		current = append(current, operatorName(n.dir))
+	}
+	for _, d := range dirs {
+		if !used[d] {
+			orphans = append(orphans, operatorName(d))
 		}
 	}
 	if len(orphans) == 0 {
@@ -52,6 +45,22 @@ func (q *Query) checkNoOrphanState(ctx context.Context, version int64) error {
 	}
 	return fmt.Errorf("[STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA] checkpoint %s holds the state of stateful operators this query does not have: %s (this query: %s); stateful operators cannot be added, removed or changed between restarts from one checkpoint: run the query as it was, or give it a new checkpointLocation",
 		q.cfg.Checkpoint.Location(), strings.Join(orphans, ", "), now)
+}
+
+// operatorName is the progress name of the operator whose state lives in
+// dir ("0/aggregate" is stateStoreSave), with its id.
+func operatorName(dir string) string {
+	id, kind, _ := strings.Cut(dir, "/")
+	name := kind
+	switch kind {
+	case aggregateKind:
+		name = "stateStoreSave"
+	case joinKind:
+		name = "symmetricHashJoin"
+	case limitKind:
+		name = "globalLimit"
+	}
+	return name + " (operator " + id + ")"
 }
 
 // initialOffset is where the query's sources start, recorded before batch

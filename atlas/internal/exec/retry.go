@@ -71,32 +71,3 @@ func (q *Query) retrySource(ctx context.Context, bounded bool, fn func(attempt i
 func (t Trigger) mustEnd() bool {
 	return t.Kind == TriggerAvailableNow || t.Kind == TriggerOnce
 }
-
-// rewindState restores the aggregation state as it was before batch id, so
-// that a batch whose read failed half-way runs again from a clean state:
-// the version id-1 from the checkpoint, or the empty state for batch 0.
-func (q *Query) rewindState(ctx context.Context, id int64) error {
-	if err := q.loadDedup(ctx, id-1); err != nil {
-		return err
-	}
-	if q.sjoin != nil {
-		if err := q.sjoin.load(ctx, q, id-1); err != nil {
-			return err
-		}
-	}
-	if q.agg == nil {
-		return nil
-	}
-	data := q.emptyState
-	if id > 0 {
-		d, ok, err := q.cfg.Checkpoint.ReadState(ctx, stateOp, id-1)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return fmt.Errorf("checkpoint %s: state version %d is missing", q.cfg.Checkpoint.Location(), id-1)
-		}
-		data = d
-	}
-	return q.agg.Load(data)
-}

@@ -16,7 +16,6 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/state"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -110,20 +109,17 @@ type Query struct {
 	id       string
 	runID    string
 	src      source.Source
-	ops      []op
-	post     []op
-	stats    EventTimeStats
-	agg      state.GroupState
-	// sjoin is the stream-stream join, or nil.
-	sjoin *streamJoin
-	// dedup is the deduplication among ops, or nil (dedup.go).
-	dedup *dedupOp
-	// emptyState is the aggregation state before any batch, for rewinding
-	// batch 0 when its read fails half-way.
-	emptyState []byte
-	delay      time.Duration
-	// lateSchema is the late-rows schema when cfg.LateSink is set.
+	// tree is the query's operators; tracker derives the query's
+	// watermark from its watermark operators.
+	tree    *opTree
+	tracker *watermarkTracker
+	// stats are the event-time statistics of the last batch over every
+	// watermark operator.
+	stats EventTimeStats
+	// lateSchema is the late-rows schema when cfg.LateSink is set; late
+	// collects the batch's late rows (aggregateOp.late points here).
 	lateSchema *arrow.Schema
+	late       []arrow.RecordBatch
 	// lateWM caches the watermark for late events of batch lateWM.id, read
 	// from the offsets log (see batchRun.readLateWatermark).
 	lateWM struct {
@@ -164,57 +160,29 @@ type Totals struct {
 	WatermarkWarnings int64
 }
 
-const stateOp = "0/aggregate"
-
 // Start prepares the query from its checkpoint and starts the micro-batch
 // loop on its own goroutine. Errors about the checkpoint or the source
 // (unreachable broker, corrupt log) are returned here. The query binds its
 // own expressions and opens its own source instance: the plan is shared
 // with every other query and batch action built on the same DataFrame.
 func Start(ctx context.Context, cfg Config) (q *Query, err error) {
-	scan, ok := cfg.Shape.Leaf.(*plan.StreamScan)
-	if !ok && cfg.Shape.StreamJoin == nil {
+	if cfg.Shape.Root == nil || !cfg.Shape.Root.IsStreaming() {
 		return nil, fmt.Errorf("a streaming query needs a streaming source")
 	}
 	if cfg.RetainBatches <= 0 {
 		cfg.RetainBatches = 100
 	}
 	q = &Query{cfg: cfg, runID: uuid.NewString(), done: make(chan struct{}), caughtUp: make(chan struct{})}
-	if q.ops, err = compileOps(cfg.Shape.Pre, &q.stats); err != nil {
+	if q.tree, err = buildTree(cfg.Shape.Root, cfg.Mode); err != nil {
 		return nil, err
 	}
-	if q.post, err = compileOps(cfg.Shape.Post, &q.stats); err != nil {
-		return nil, err
-	}
-	if err := q.prepareDedup(); err != nil {
-		return nil, err
-	}
-	if sj := cfg.Shape.StreamJoin; sj != nil {
-		if q.sjoin, err = newStreamJoin(sj); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Shape.Watermark != nil {
-		q.delay = cfg.Shape.Watermark.Delay
-	}
-	if a := cfg.Shape.Agg; a != nil {
-		evict := a.EvictKey
-		if cfg.Mode == sink.Complete {
-			evict = -1 // complete mode keeps every group, as Spark does
-		}
-		keys, aggs, err := a.Bind()
-		if err != nil {
-			return nil, err
-		}
-		if q.agg, err = state.NewGroupState(state.Config{Keys: keys, KeyNames: a.KeyNames, Aggs: aggs, EvictKey: evict}); err != nil {
-			return nil, err
-		}
-		if q.emptyState, err = q.agg.Save(); err != nil {
-			return nil, err
+	for _, n := range q.tree.stateful {
+		if d, ok := n.op.(*dedupOp); ok {
+			d.setRetain(cfg.RetainBatches)
 		}
 	}
 	if cfg.LateSink != nil {
-		if q.lateSchema = LateRowsSchema(cfg.Shape); q.lateSchema == nil || cfg.Mode == sink.Complete {
+		if q.lateSchema = LateRowsSchema(cfg.Shape); q.lateSchema == nil || cfg.Mode == sink.Complete || len(q.tree.aggs) != 1 {
 			return nil, fmt.Errorf("late rows can be kept only by an aggregation with a watermark in append or update mode: add WithWatermark(...) before GroupBy, or drop the lateRowsTable option")
 		}
 		if ls := cfg.LateRowsSchema; ls != nil {
@@ -223,22 +191,19 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 			}
 			q.lateSchema = ls
 		}
-		q.agg.CollectLateRows()
+		a := q.tree.aggs[0]
+		a.st.CollectLateRows()
+		a.late, a.lateSchema = &q.late, q.lateSchema
 	}
-	if cfg.EventTimeMaxAhead < 0 || (cfg.EventTimeMaxAhead > 0 && cfg.Shape.Watermark == nil) {
+	if cfg.EventTimeMaxAhead < 0 || (cfg.EventTimeMaxAhead > 0 && !q.tree.hasWatermark()) {
 		return nil, fmt.Errorf("eventTimeMaxAheadOfProcessing %s: needs a positive duration and a query with WithWatermark(...); drop the option otherwise", cfg.EventTimeMaxAhead)
 	}
-	var src source.Source
-	if q.sjoin != nil {
-		src, err = q.sjoin.open()
-	} else if src, err = scan.Open(); err != nil {
-		err = fmt.Errorf("open %s: %w", scan.Source, err)
-	}
+	src, err := q.tree.open()
 	if err != nil {
 		return nil, err
 	}
 	q.src = src
-	if p, ok := src.(source.ColumnPruner); ok && q.sjoin == nil {
+	if p, ok := src.(source.ColumnPruner); ok && len(q.tree.scans) == 1 {
 		if read := readColumns(cfg.Shape); read != nil {
 			p.PruneColumns(read)
 		}
@@ -261,7 +226,7 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 	q.id = meta.ID
 	if ls, ok := q.src.(source.LoggingSource); ok {
 		if err := ls.UseMetadataLog(ctx, cfg.Checkpoint.SourceLog(0)); err != nil {
-			return nil, fmt.Errorf("open %s: %w", scan.Source, err)
+			return nil, fmt.Errorf("open %s: %w", q.tree.scans[0].Source, err)
 		}
 	}
 	if m, ok := q.src.(*multiSource); ok {
@@ -290,6 +255,28 @@ func Start(ctx context.Context, cfg Config) (q *Query, err error) {
 	q.status = progress.QueryStatus{Message: "Initializing sources"}
 	go q.run(runCtx, resume)
 	return q, nil
+}
+
+// open opens the query's sources: the one source, or all of them read as
+// one (a stream-stream join, a union).
+func (t *opTree) open() (source.Source, error) {
+	if len(t.scans) == 1 {
+		src, err := t.scans[0].Open()
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", t.scans[0].Source, err)
+		}
+		return src, nil
+	}
+	m := &multiSource{}
+	for _, scan := range t.scans {
+		src, err := scan.Open()
+		if err != nil {
+			m.Close()
+			return nil, fmt.Errorf("open %s: %w", scan.Source, err)
+		}
+		m.srcs = append(m.srcs, src)
+	}
+	return m, nil
 }
 
 // resumePoint is where the loop starts.
@@ -322,6 +309,7 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 	if q.wmPolicy == "" {
 		q.wmPolicy = WatermarkPolicyMin
 	}
+	q.tracker = newWatermarkTracker(q.tree, q.wmPolicy == WatermarkPolicyMax)
 	if last == nil {
 		init, err := q.initialOffset(ctx, true)
 		if err != nil {
@@ -365,26 +353,9 @@ func (q *Query) recover(ctx context.Context) (resumePoint, error) {
 			return rp, err
 		}
 	}
-	if q.agg != nil && rp.batchID > 0 {
-		data, ok, err := ck.ReadState(ctx, stateOp, rp.batchID-1)
-		if err != nil {
-			return rp, err
-		}
-		if !ok {
-			return rp, fmt.Errorf("checkpoint %s: state version %d is missing; the checkpoint was written by a query without this aggregation: use a new checkpointLocation", ck.Location(), rp.batchID-1)
-		}
-		if err := q.agg.Load(data); err != nil {
-			return rp, fmt.Errorf("checkpoint %s: %w", ck.Location(), err)
-		}
-	}
 	if rp.batchID > 0 {
-		if err := q.loadDedup(ctx, rp.batchID-1); err != nil {
+		if err := q.restoreState(ctx, rp.batchID-1); err != nil {
 			return rp, err
-		}
-		if q.sjoin != nil {
-			if err := q.sjoin.load(ctx, q, rp.batchID-1); err != nil {
-				return rp, err
-			}
 		}
 	}
 	return rp, nil

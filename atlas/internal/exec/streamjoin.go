@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/state"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
@@ -26,12 +24,10 @@ const joinStateOp = "0/join"
 // is dropped, or, on the outer side of an outer join and never matched,
 // emitted with nulls for the other side.
 type streamJoin struct {
-	node    *plan.StreamStreamJoin
-	spec    *joinSpec
-	sideOps [2][]op
-	stats   [2]EventTimeStats
-	hasWM   [2]bool
-	delay   [2]time.Duration
+	node  *plan.StreamStreamJoin
+	spec  *joinSpec
+	hasWM [2]bool
+	b     *opBatch
 	// evictCol is the column (event time, or the event-time join key) whose
 	// value the state watermark is compared with; evictKey is set when it
 	// is the join key (Spark's state key watermark).
@@ -42,14 +38,10 @@ type streamJoin struct {
 	input    [2][]arrow.RecordBatch
 
 	// this batch's figures
-	rows                      [2]int64
 	dropped, updated, removed int64
 	commitMs                  int64
 	stateWatermark            [2]int64
 	hasStateWatermark         [2]bool
-	// metrics are the counters the sides' expressions added (from_json's
-	// numMalformedRows), merged into the batch's once read is over.
-	metrics map[string]int64
 }
 
 func newStreamJoin(sj *plan.StreamStreamJoin) (*streamJoin, error) {
@@ -60,12 +52,7 @@ func newStreamJoin(sj *plan.StreamStreamJoin) (*streamJoin, error) {
 	}
 	r := &streamJoin{node: sj, spec: spec, st: state.NewJoinState(j.Left.Schema(), j.Right.Schema())}
 	for i, side := range sj.Sides {
-		if r.sideOps[i], err = compileOps(side.Pre, &r.stats[i]); err != nil {
-			return nil, err
-		}
-		if side.Watermark != nil {
-			r.hasWM[i], r.delay[i] = true, side.Watermark.Delay
-		}
+		r.hasWM[i] = side.Watermark != nil
 		r.evictCol[i] = j.WatermarkColumn(i)
 	}
 	if ord, ok := j.KeyWatermarkOrdinal(); ok {
@@ -81,98 +68,6 @@ func newStreamJoin(sj *plan.StreamStreamJoin) (*streamJoin, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// open opens both sides' sources as one.
-func (r *streamJoin) open() (*multiSource, error) {
-	m := &multiSource{}
-	for _, side := range r.node.Sides {
-		scan := side.Leaf.(*plan.StreamScan)
-		src, err := scan.Open()
-		if err != nil {
-			m.Close()
-			return nil, fmt.Errorf("open %s: %w", scan.Source, err)
-		}
-		m.srcs = append(m.srcs, src)
-	}
-	return m, nil
-}
-
-// load restores the state as it was after batch id (-1: empty).
-func (r *streamJoin) load(ctx context.Context, q *Query, id int64) error {
-	data := r.empty
-	if id >= 0 {
-		d, ok, err := q.cfg.Checkpoint.ReadState(ctx, joinStateOp, id)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return fmt.Errorf("checkpoint %s: join state version %d is missing; the checkpoint was written by a query without this join: use a new checkpointLocation", q.cfg.Checkpoint.Location(), id)
-		}
-		data = d
-	}
-	if err := r.st.Load(data); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", q.cfg.Checkpoint.Location(), err)
-	}
-	return nil
-}
-
-// read runs the batch's input of both sides through their operators
-// (projections, filters, watermarks) and keeps it for process.
-func (r *streamJoin) read(ctx context.Context, c *expr.Ctx, m *multiSource, start, end source.Offset) (int64, error) {
-	for i := range r.stats {
-		r.stats[i] = EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
-		r.rows[i] = 0
-	}
-	releaseAll(r.input[0])
-	releaseAll(r.input[1])
-	r.input = [2][]arrow.RecordBatch{}
-	var n int64
-	err := m.getSides(ctx, start, end, func(side int, rec arrow.RecordBatch) error {
-		n += rec.NumRows()
-		r.rows[side] += rec.NumRows()
-		out, err := runOps(c, r.sideOps[side], rec)
-		if err != nil {
-			return err
-		}
-		r.input[side] = append(r.input[side], out)
-		return nil
-	})
-	return n, err
-}
-
-// batch reads the batch, joins it and yields the joined rows (read
-// side of overlap). It counts its own metrics: the operators after the
-// join run on another goroutine.
-func (r *streamJoin) batch(ctx context.Context, q *Query, b *batchRun, numInput *int64, yield func(arrow.RecordBatch) error) error {
-	c := expr.NewCtx(ctx)
-	c.Now = time.UnixMilli(b.timestampMs).UTC()
-	r.metrics = c.Metrics
-	n, err := r.read(ctx, c, q.src.(*multiSource), b.start, b.end)
-	*numInput = n
-	if err != nil {
-		return err
-	}
-	out, err := r.process(c, b.lateWatermark, b.watermark)
-	if err != nil {
-		return err
-	}
-	defer releaseAll(out)
-	for _, rec := range out {
-		if err := yield(rec); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// mergedStats are both sides' event-time statistics, for progress.
-func (r *streamJoin) mergedStats() EventTimeStats {
-	s := EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
-	for _, x := range r.stats {
-		s.Merge(x)
-	}
-	return s
 }
 
 // evicts reports whether a batch without data would evict state.
@@ -200,43 +95,6 @@ func (r *streamJoin) stateWatermarkFor(side int, wm int64) (int64, bool) {
 		return wm, true
 	}
 	return r.node.Join.StateValueWatermark(side, wm)
-}
-
-// nextWatermark is the global watermark after this batch: each side's own
-// watermark (its largest event time minus its delay, never going back; 0
-// before it has seen a row), the minimum over the sides with a watermark
-// (Spark's default spark.sql.streaming.multipleWatermarkPolicy "min"), or
-// the maximum with useMax ("max"), never below the current one.
-func (r *streamJoin) nextWatermark(current int64, useMax bool) int64 {
-	global := int64(math.MaxInt64)
-	if useMax {
-		global = math.MinInt64
-	}
-	any := false
-	for i := range r.hasWM {
-		if !r.hasWM[i] {
-			continue
-		}
-		if st := r.stats[i]; st.Count > 0 {
-			if w := st.Max/1000 - r.delay[i].Milliseconds(); !r.st.Seen[i] || w > r.st.Watermarks[i] {
-				r.st.Watermarks[i], r.st.Seen[i] = w, true
-			}
-		}
-		w := int64(0)
-		if r.st.Seen[i] {
-			w = r.st.Watermarks[i]
-		}
-		if useMax {
-			global = max(global, w)
-		} else {
-			global = min(global, w)
-		}
-		any = true
-	}
-	if !any || global < current {
-		return current
-	}
-	return global
 }
 
 // process joins the batch's input with the state, updates and evicts the
@@ -571,9 +429,9 @@ func appendRows(c *expr.Ctx, st arrow.RecordBatch, stMatched []bool, in arrow.Re
 	return out, flags, nil
 }
 
-// progress is the join's state operator report.
-func (r *streamJoin) progress() progress.StateOperatorProgress {
-	return progress.StateOperatorProgress{
+// Metrics is the join's state operator report.
+func (r *streamJoin) Metrics() *progress.StateOperatorProgress {
+	return &progress.StateOperatorProgress{
 		OperatorName:              "symmetricHashJoin",
 		NumRowsTotal:              r.st.NumRows(),
 		NumRowsUpdated:            r.updated,
@@ -584,4 +442,89 @@ func (r *streamJoin) progress() progress.StateOperatorProgress {
 		NumShufflePartitions:      1,
 		NumStateStoreInstances:    2,
 	}
+}
+
+// joinKind names the stream-stream join's state directory.
+const joinKind = "join"
+
+func (r *streamJoin) Kind() string { return joinKind }
+
+func (r *streamJoin) Begin(b *opBatch) {
+	r.b = b
+	r.dropped, r.updated, r.removed, r.commitMs = 0, 0, 0, 0
+}
+
+// Process keeps a side's rows until the batch's input is exhausted: the
+// join runs in Advance, over all of it.
+func (r *streamJoin) Process(_ *expr.Ctx, child int, rec arrow.RecordBatch, _ emitFunc) error {
+	rec.Retain()
+	r.input[child] = append(r.input[child], rec)
+	return nil
+}
+
+// Advance joins the batch's rows with the state, evicts what the state
+// watermarks passed and emits the joined rows.
+func (r *streamJoin) Advance(c *expr.Ctx, emit emitFunc) error {
+	out, err := r.process(c, r.b.lateMs, r.b.evictMs)
+	if err != nil {
+		return err
+	}
+	defer releaseAll(out)
+	for _, rec := range out {
+		if err := emit(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OutputWatermark is the smallest of the sides' state watermarks (the
+// event time below which no joined row can come any more), or the input
+// watermark when neither side has one, as Spark's
+// StreamingSymmetricHashJoinExec.produceOutputWatermark.
+func (r *streamJoin) OutputWatermark(in int64) int64 {
+	out, found := int64(0), false
+	for side := range r.hasWM {
+		if w, ok := r.stateWatermarkFor(side, in); ok && (!found || w < out) {
+			out, found = w, true
+		}
+	}
+	if !found {
+		return in
+	}
+	return out
+}
+
+func (r *streamJoin) evictsWithoutData() bool { return r.evicts() }
+
+func (r *streamJoin) Snapshot(ctx context.Context, s opState) error {
+	t := time.Now()
+	data, err := r.st.Save()
+	if err != nil {
+		return err
+	}
+	if err := s.write(ctx, data); err != nil {
+		return err
+	}
+	r.commitMs = since(t)
+	return nil
+}
+
+// Restore loads the state as it was after batch s.version (-1: empty).
+func (r *streamJoin) Restore(ctx context.Context, s opState) error {
+	data := r.empty
+	if s.version >= 0 {
+		d, ok, err := s.read(ctx, s.version)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("checkpoint %s: join state version %d is missing; the checkpoint was written by a query without this join: use a new checkpointLocation", s.ck.Location(), s.version)
+		}
+		data = d
+	}
+	if err := r.st.Load(data); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", s.ck.Location(), err)
+	}
+	return nil
 }

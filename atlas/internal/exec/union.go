@@ -55,3 +55,23 @@ func conformTo(c *expr.Ctx, r arrow.RecordBatch, schema *arrow.Schema) (arrow.Re
 	}
 	return array.NewRecordBatch(schema, cols, r.NumRows()), nil
 }
+
+// unionOp is a streaming Union: each input's rows pass on as they come,
+// with the union's column names and types.
+type unionOp struct {
+	stateless
+	out *arrow.Schema
+}
+
+func newUnionOp(u *plan.Union) *unionOp { return &unionOp{out: u.Out} }
+
+func (o *unionOp) Kind() string { return "union" }
+
+func (o *unionOp) Process(c *expr.Ctx, child int, rec arrow.RecordBatch, emit emitFunc) error {
+	conv, err := conformTo(c, rec, o.out)
+	if err != nil {
+		return fmt.Errorf("union input %d: %w", child+1, err)
+	}
+	defer conv.Release()
+	return emit(conv)
+}

@@ -9,6 +9,10 @@ import (
 // Shape summarises a linear plan for execution: the part before the
 // aggregation, the aggregation, and what follows it.
 type Shape struct {
+	// Root is the plan's root: a streaming query runs it as a tree of
+	// operators (the fields below summarise the linear plans of batch
+	// execution and of queries with one stateful operator of each kind).
+	Root Node
 	// Leaf is the scan.
 	Leaf Node
 	// Pre are Project/Filter/Watermark nodes before the aggregation, leaf first.
@@ -41,7 +45,7 @@ func Analyze(root Node) (*Shape, error) {
 			break // a join is the leaf of the part above it
 		}
 	}
-	s := &Shape{Leaf: chain[0]}
+	s := &Shape{Root: root, Leaf: chain[0]}
 	for _, n := range chain[1:] {
 		switch x := n.(type) {
 		case *Aggregate:
