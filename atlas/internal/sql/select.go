@@ -243,7 +243,20 @@ func ItemName(it *parser.SelectItem) string {
 			return n
 		}
 	}
-	return parser.NameWith(it.Expr, functions.ColumnName)
+	return parser.NameWith(it.Expr, callName)
+}
+
+// callName names function calls inside a select item: the registry's
+// functions by their definition; first, last, first_value, last_value and
+// any_value without their ignoreNulls flag, as Spark names them.
+func callName(name string, args []string) (string, bool) {
+	switch name {
+	case "first", "last", "first_value", "last_value", "any_value":
+		if len(args) == 2 {
+			return name + "(" + args[0] + ")", true
+		}
+	}
+	return functions.ColumnName(name, args)
 }
 
 func named(e expr.Expr, it *parser.SelectItem) expr.Expr {

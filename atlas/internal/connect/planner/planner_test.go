@@ -126,7 +126,7 @@ func TestUnsupportedNamesTheMessage(t *testing.T) {
 		want string
 	}{
 		{&pb.Relation{RelType: &pb.Relation_Range{Range: &pb.Range{End: 3}}}, "relation range"},
-		{&pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: in, Expressions: []*pb.Expression{call("soundex", attr("user"))}}}}, "function soundex"},
+		{&pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: in, Expressions: []*pb.Expression{call("xpath_string", attr("user"))}}}}, "function xpath_string"},
 		{&pb.Relation{RelType: &pb.Relation_Aggregate{Aggregate: &pb.Aggregate{Input: in, GroupType: pb.Aggregate_GROUP_TYPE_CUBE}}}, "GROUP_TYPE_CUBE"},
 	} {
 		_, err := p.Relation(context.Background(), tc.rel)
