@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/google/uuid"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/ckpath"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/home"
 )
 
 // DefaultRemote is the Spark Connect endpoint a session connects to when
@@ -206,23 +205,20 @@ func (s *Session) Close() {
 	}
 }
 
-// CheckpointDir returns a checkpoint directory for a query name: under
-// spark.sql.streaming.checkpointLocation when the server sets it, else
-// under the Atlas home ($ATLAS_HOME, default ~/.atlas) in "checkpoints".
+// CheckpointDir returns the checkpoint location of a query name, as the
+// server names it: under the server's spark.sql.streaming.checkpointLocation
+// (which the server sets to its checkpoint root, $ATLAS_CHECKPOINT_ROOT or
+// its $ATLAS_HOME/checkpoints, unless this session set it), so that the
+// notebooks and `atlas run` use one checkpoint for one query name. A URL
+// root (s3://bucket/prefix) gives a URL. When the server cannot be asked it
+// returns "": a query with a QueryName and an empty checkpointLocation
+// still gets the server's location for its name.
 func (s *Session) CheckpointDir(name string) string {
-	if root, err := s.Conf().Get("spark.sql.streaming.checkpointLocation", ""); err == nil && root != "" {
-		return filepath.Join(root, sanitize(name))
+	root, err := s.Conf().Get("spark.sql.streaming.checkpointLocation", "")
+	if err != nil || root == "" {
+		return ""
 	}
-	return filepath.Join(home.Dir(), "checkpoints", sanitize(name))
-}
-
-func sanitize(name string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ' ' || r == ':' {
-			return '_'
-		}
-		return r
-	}, name)
+	return ckpath.QueryDir(root, name)
 }
 
 func (s *Session) userContext() *pb.UserContext {

@@ -31,6 +31,23 @@ var confDefaults = map[string]string{
 	"spark.sql.execution.pythonUDF.arrow.enabled":                     "false",
 }
 
+// confCheckpointLocation is Spark's root of the checkpoints of named
+// queries. The server owns it: unless the session sets it, its value is
+// the engine's checkpoint root ($ATLAS_CHECKPOINT_ROOT, else
+// $ATLAS_HOME/checkpoints of the server), so that a client's CheckpointDir
+// and the CLI name one location for one query name.
+const confCheckpointLocation = "spark.sql.streaming.checkpointLocation"
+
+// serverValue is the server's value of a setting the session did not set:
+// the checkpoint root, or a default of confDefaults.
+func serverValue(sess *session, k string) (string, bool) {
+	if k == confCheckpointLocation {
+		return absLocation(sess.engine.CheckpointRoot()), true
+	}
+	v, ok := confDefaults[k]
+	return v, ok
+}
+
 // fixedConf are settings Atlas does not honour another value of: a query
 // would silently run with the default.
 var fixedConf = map[string]bool{"spark.sql.session.timeZone": true}
@@ -59,8 +76,7 @@ func (s *service) Config(_ context.Context, req *pb.ConfigRequest) (*pb.ConfigRe
 		if v, ok := sess.conf[k]; ok {
 			return v, true
 		}
-		v, ok := confDefaults[k]
-		return v, ok
+		return serverValue(sess, k)
 	}
 	switch op := req.GetOperation().GetOpType().(type) {
 	case *pb.ConfigRequest_Operation_Set:
@@ -86,6 +102,9 @@ func (s *service) Config(_ context.Context, req *pb.ConfigRequest) (*pb.ConfigRe
 	case *pb.ConfigRequest_Operation_GetWithDefault:
 		for _, kv := range op.GetWithDefault.GetPairs() {
 			v, ok := sess.conf[kv.GetKey()]
+			if !ok && kv.GetKey() == confCheckpointLocation {
+				v, ok = serverValue(sess, kv.GetKey())
+			}
 			if !ok {
 				resp.Pairs = append(resp.Pairs, &pb.KeyValue{Key: kv.GetKey(), Value: kv.Value})
 				continue

@@ -261,3 +261,23 @@ func writeReport(stateDir string, r ResumeReport) error {
 	}
 	return writeAtomic(filepath.Join(stateDir, reportFile), append(data, '\n'))
 }
+
+// RecordedCheckpoints returns the checkpoint locations named by the
+// resume records of the server serving home (location -> record file),
+// read from disk whether or not the server runs: checkpoint retention
+// keeps them, since the server resumes their queries at its next start.
+// A record it cannot read is an error, since it may name any checkpoint.
+func RecordedCheckpoints(home string) (map[string]string, error) {
+	st := newQueryStore(StateDir(home))
+	recs, bad := st.list()
+	for p, err := range bad {
+		return nil, fmt.Errorf("resume record %s: %w", p, err)
+	}
+	out := map[string]string{}
+	for _, rec := range recs {
+		if rec.Checkpoint != "" {
+			out[rec.Checkpoint] = st.path(rec.QueryID)
+		}
+	}
+	return out, nil
+}

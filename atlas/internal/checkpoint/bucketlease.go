@@ -47,8 +47,19 @@ type leaseRecord struct {
 	Token string `json:"token"`
 	// TTLMillis is how long the lease lasts after its last renewal.
 	TTLMillis int64 `json:"ttl_ms"`
-	// Released is set by Close: the lease is free.
+	// PID is the holder's process id (local leases).
+	PID int `json:"pid,omitempty"`
+	// Released is set by Close: the lease is free. A released record is
+	// the terminal record of a clean stop.
 	Released bool `json:"released,omitempty"`
+	// StoppedAt is when Close released it.
+	StoppedAt time.Time `json:"stopped_at,omitzero"`
+	// Retention is the id of the retention preparation that staged the
+	// checkpoint for deletion (see retention.go).
+	Retention string `json:"retention,omitempty"`
+	// Deleting is set by a retention apply before it deletes anything: no
+	// query may take the lease any more.
+	Deleting bool `json:"deleting,omitempty"`
 }
 
 // bucketLease is a held lease on a bucket checkpoint.
@@ -58,13 +69,17 @@ type bucketLease struct {
 	gen      int64
 	rec      leaseRecord
 	ttl      time.Duration
+	etag     string // of this generation as last written by this holder
+	logf     func(string, ...any)
+	now      func() time.Time
 
 	stop     chan struct{}
 	stopOnce sync.Once
 	done     chan struct{}
 
-	mu   sync.Mutex
-	lost error // set once another holder took the lease over
+	mu      sync.Mutex
+	lost    error     // set once another holder took the lease over
+	renewed time.Time // when this holder last renewed (local clock)
 }
 
 // leaseKey is the object name of generation gen (zero-padded, so that
@@ -81,7 +96,8 @@ func holderDescription(token string) string {
 // with ErrInUse naming the holder while its lease is live. ttl <= 0 means
 // DefaultLeaseTTL.
 // now is the clock the expiry is judged by (time.Now but in tests).
-func acquireBucketLease(ctx context.Context, bucket *blob.Bucket, location string, ttl time.Duration, now func() time.Time) (*bucketLease, error) {
+// logf reports a lost or stalled lease (nil: log.Printf).
+func acquireBucketLease(ctx context.Context, bucket *blob.Bucket, location string, ttl time.Duration, now func() time.Time, logf ...func(string, ...any)) (*bucketLease, error) {
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
@@ -91,6 +107,9 @@ func acquireBucketLease(ctx context.Context, bucket *blob.Bucket, location strin
 		gen, cur, mod, ok, err := newestLease(ctx, bucket)
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint %s: lease: %w", location, err)
+		}
+		if ok && (cur.Deleting || cur.Retention != "") {
+			return nil, fmt.Errorf("%w: checkpoint %s is staged for deletion by retention preparation %s; it is retired and must not be used again", ErrInUse, location, cur.Retention)
 		}
 		if ok && !cur.Released {
 			expires := mod.Add(time.Duration(cur.TTLMillis) * time.Millisecond)
@@ -108,7 +127,12 @@ func acquireBucketLease(ctx context.Context, bucket *blob.Bucket, location strin
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint %s: lease: create %s: %w", location, leaseKey(next), err)
 		}
-		l := &bucketLease{bucket: bucket, location: location, gen: next, rec: rec, ttl: ttl, stop: make(chan struct{}), done: make(chan struct{})}
+		var lf func(string, ...any)
+		if len(logf) > 0 {
+			lf = logf[0]
+		}
+		l := &bucketLease{bucket: bucket, location: location, gen: next, rec: rec, ttl: ttl, logf: orLog(lf), now: now, renewed: now(), stop: make(chan struct{}), done: make(chan struct{})}
+		l.etag, _ = etagOf(ctx, bucket, leaseKey(next))
 		// A generation pruned by a newer holder can be created again by a
 		// slow taker: only the newest generation holds the lease.
 		if err := l.check(ctx); err != nil {
@@ -189,14 +213,22 @@ func (l *bucketLease) check(ctx context.Context) error {
 		if _, rec, _, ok, err := newestLease(ctx, l.bucket); err == nil && ok {
 			holder = rec.Holder
 		}
-		err := fmt.Errorf("%w: checkpoint %s was taken over by %s after this query's lease expired (not renewed within %s); this query stops without writing",
-			ErrLeaseLost, l.location, holder, l.ttl)
-		l.mu.Lock()
-		l.lost = err
-		l.mu.Unlock()
-		return err
+		return l.markLost(fmt.Errorf("%w: checkpoint %s was taken over by %s after this query's lease expired (not renewed within %s); this query stops without writing",
+			ErrLeaseLost, l.location, holder, l.ttl))
 	}
 	return nil
+}
+
+// markLost records and logs (once) that the lease is lost.
+func (l *bucketLease) markLost(err error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lost != nil {
+		return l.lost
+	}
+	l.lost = err
+	l.logf("checkpoint: %v", err)
+	return err
 }
 
 // ErrLeaseLost is returned by the writes of a bucket checkpoint whose lease
@@ -215,12 +247,41 @@ func (l *bucketLease) renew() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
-		if err := l.check(ctx); err == nil {
-			data, _ := json.Marshal(l.rec)
-			l.bucket.WriteAll(ctx, leaseKey(l.gen), data, &blob.WriterOptions{ContentType: "application/json"})
-		}
+		l.renewOnce(ctx)
 		cancel()
 	}
+}
+
+// renewOnce rewrites this generation, conditionally on its ETag being the
+// one this holder wrote last, after logging a stall (the process was
+// paused, by SIGSTOP or a frozen VM, past its lease). A changed generation
+// or a newer one means the lease is lost.
+func (l *bucketLease) renewOnce(ctx context.Context) {
+	l.mu.Lock()
+	since := l.now().Sub(l.renewed)
+	l.mu.Unlock()
+	if since > l.ttl {
+		l.logf("checkpoint %s: this query did not renew its lease for %s (the process was stalled?), over its TTL %s: another query may have taken the checkpoint over; checking", l.location, since.Round(time.Millisecond), l.ttl)
+	}
+	if l.check(ctx) != nil {
+		return
+	}
+	data, _ := json.Marshal(l.rec)
+	err := replaceIfMatch(ctx, l.bucket, leaseKey(l.gen), data, l.etag)
+	if errors.Is(err, errChanged) {
+		l.markLost(fmt.Errorf("%w: the lease of checkpoint %s was changed by another process while this query held it; this query stops without writing", ErrLeaseLost, l.location))
+		return
+	}
+	if err != nil {
+		return // a transient error: the next tick tries again, the TTL decides
+	}
+	etag, err := etagOf(ctx, l.bucket, leaseKey(l.gen))
+	l.mu.Lock()
+	if err == nil {
+		l.etag = etag
+	}
+	l.renewed = l.now()
+	l.mu.Unlock()
 }
 
 // prune deletes the generations older than the one before this lease's
@@ -255,9 +316,12 @@ func (l *bucketLease) release() error {
 		return nil // another query holds it now: leave its lease alone
 	}
 	rec := l.rec
-	rec.Released = true
+	rec.Released, rec.StoppedAt = true, time.Now().UTC()
 	data, _ := json.Marshal(rec)
-	if err := l.bucket.WriteAll(ctx, leaseKey(l.gen), data, &blob.WriterOptions{ContentType: "application/json"}); err != nil {
+	l.mu.Lock()
+	etag := l.etag
+	l.mu.Unlock()
+	if err := replaceIfMatch(ctx, l.bucket, leaseKey(l.gen), data, etag); err != nil {
 		return fmt.Errorf("checkpoint %s: release lease: %w", l.location, err)
 	}
 	return nil

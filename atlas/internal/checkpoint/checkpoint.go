@@ -51,6 +51,9 @@ type Options struct {
 	// parameters is reached (endpoint, addressing, credentials); see
 	// RegisterS3Opener. A URL with parameters is opened by gocloud as is.
 	S3 *S3Settings
+	// Logf reports what the caller cannot see in an error: a lease lost
+	// or a holder stalled past its lease. Nil means log.Printf.
+	Logf func(format string, args ...any)
 }
 
 // Open opens (creating when needed) a checkpoint location: a local path,
@@ -72,19 +75,34 @@ func OpenWith(ctx context.Context, location string, opts Options) (*Checkpoint, 
 	if location == "" {
 		return nil, errors.New("checkpoint: empty location")
 	}
+	var c *Checkpoint
 	if isLocal(location) {
-		return openDir(strings.TrimPrefix(location, "file://"))
+		var err error
+		if c, err = openDir(ctx, strings.TrimPrefix(location, "file://"), opts.Logf); err != nil {
+			return nil, err
+		}
+	} else {
+		b, err := openBucket(ctx, location, opts)
+		if err != nil {
+			return nil, err
+		}
+		if err := refuseRetired(ctx, b, location); err != nil {
+			b.Close()
+			return nil, err
+		}
+		bl, err := acquireBucketLease(ctx, b, location, opts.LeaseTTL, time.Now, opts.Logf)
+		if err != nil {
+			b.Close()
+			return nil, err
+		}
+		c = &Checkpoint{bucket: b, location: location, blease: bl}
 	}
-	b, err := openBucket(ctx, location, opts)
-	if err != nil {
+	// A retirement recorded while the lease was being taken: give it back.
+	if err := refuseRetired(ctx, c.bucket, c.location); err != nil {
+		c.Close()
 		return nil, err
 	}
-	bl, err := acquireBucketLease(ctx, b, location, opts.LeaseTTL, time.Now)
-	if err != nil {
-		b.Close()
-		return nil, err
-	}
-	return &Checkpoint{bucket: b, location: location, blease: bl}, nil
+	return c, nil
 }
 
 // openBucket opens the bucket of a blob URL (s3://, s3a://, any linked
@@ -120,8 +138,9 @@ func isLocal(location string) bool {
 	return !strings.Contains(location, "://") || strings.HasPrefix(location, "file://")
 }
 
-// openDir opens a local checkpoint directory and takes its lease.
-func openDir(dir string) (*Checkpoint, error) {
+// openDir opens a local checkpoint directory and takes its lease; a
+// retired one is refused before its lease file is touched.
+func openDir(ctx context.Context, dir string, logf func(string, ...any)) (*Checkpoint, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", dir, err)
@@ -129,16 +148,29 @@ func openDir(dir string) (*Checkpoint, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", abs, err)
 	}
-	l, err := acquireLease(abs)
-	if err != nil {
-		return nil, err
-	}
 	b, err := fileblob.OpenBucket(abs, &fileblob.Options{CreateDir: true, NoTempDir: true, Metadata: fileblob.MetadataDontWrite})
 	if err != nil {
-		l.release()
 		return nil, fmt.Errorf("checkpoint %s: open: %w", abs, err)
 	}
+	if err := refuseRetired(ctx, b, abs); err != nil {
+		b.Close()
+		return nil, err
+	}
+	l, err := acquireLease(abs, logf)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
 	return &Checkpoint{bucket: b, location: abs, lease: l}, nil
+}
+
+// checkLease returns an error wrapping ErrLeaseLost when this query no
+// longer holds its checkpoint: every write checks it first.
+func (c *Checkpoint) checkLease(ctx context.Context) error {
+	if c.blease != nil {
+		return c.blease.check(ctx)
+	}
+	return c.lease.check()
 }
 
 // Location is where the checkpoint lives.
@@ -316,10 +348,8 @@ func (c *Checkpoint) ReadState(ctx context.Context, op string, version int64) ([
 // Purge deletes log entries and state versions below keepFrom, keeping the
 // checkpoint small (Spark's minBatchesToRetain).
 func (c *Checkpoint) Purge(ctx context.Context, keepFrom int64) error {
-	if c.blease != nil {
-		if err := c.blease.check(ctx); err != nil {
-			return err
-		}
+	if err := c.checkLease(ctx); err != nil {
+		return err
 	}
 	for _, prefix := range []string{"offsets/", "commits/", "state/"} {
 		it := c.bucket.List(&blob.ListOptions{Prefix: prefix})
@@ -376,10 +406,8 @@ func (c *Checkpoint) read(ctx context.Context, key string) ([]byte, bool, error)
 }
 
 func (c *Checkpoint) write(ctx context.Context, key string, data []byte) error {
-	if c.blease != nil {
-		if err := c.blease.check(ctx); err != nil {
-			return err
-		}
+	if err := c.checkLease(ctx); err != nil {
+		return err
 	}
 	if err := c.bucket.WriteAll(ctx, key, data, nil); err != nil {
 		return fmt.Errorf("checkpoint %s: write %s: %w", c.location, key, err)
@@ -453,10 +481,8 @@ func (l *sourceLog) List(ctx context.Context) ([]string, error) {
 }
 
 func (l *sourceLog) Delete(ctx context.Context, name string) error {
-	if l.c.blease != nil {
-		if err := l.c.blease.check(ctx); err != nil {
-			return err
-		}
+	if err := l.c.checkLease(ctx); err != nil {
+		return err
 	}
 	if err := l.c.bucket.Delete(ctx, l.prefix+name); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return fmt.Errorf("checkpoint %s: delete %s%s: %w", l.c.location, l.prefix, name, err)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/ckpath"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/merge"
 	mem "github.com/atlas-lakehouse/atlas/atlas/internal/source/memory"
@@ -165,9 +166,13 @@ func (s *Session) ReadStream() *DataStreamReader {
 }
 
 // CheckpointRoot returns where queries named with QueryName keep their
-// checkpoints: ConfCheckpointRoot, else $ATLAS_CHECKPOINT_ROOT, else
-// $ATLAS_HOME/checkpoints.
+// checkpoints: Spark's spark.sql.streaming.checkpointLocation when set on
+// the session, else ConfCheckpointRoot, else $ATLAS_CHECKPOINT_ROOT, else
+// $ATLAS_HOME/checkpoints. A URL (s3://bucket/prefix) stays a URL.
 func (s *Session) CheckpointRoot() string {
+	if root := s.confValue(ConfSparkCheckpointLocation); root != "" {
+		return root
+	}
 	if root := s.conf[ConfCheckpointRoot]; root != "" {
 		return root
 	}
@@ -177,14 +182,15 @@ func (s *Session) CheckpointRoot() string {
 	return filepath.Join(s.Home(), "checkpoints")
 }
 
+// ConfSparkCheckpointLocation is Spark's setting of the root under which
+// a query named with QueryName checkpoints (at <root>/<query name>).
+const ConfSparkCheckpointLocation = "spark.sql.streaming.checkpointLocation"
+
 // CheckpointDir returns the default checkpoint location for a query name,
-// under CheckpointRoot.
+// under CheckpointRoot (ckpath.QueryDir: the rule the client, the server
+// and the CLI share).
 func (s *Session) CheckpointDir(name string) string {
-	root := s.CheckpointRoot()
-	if strings.Contains(root, "://") && !strings.HasPrefix(root, "file://") {
-		return strings.TrimSuffix(root, "/") + "/" + sanitize(name)
-	}
-	return filepath.Join(strings.TrimPrefix(root, "file://"), sanitize(name))
+	return ckpath.QueryDir(s.CheckpointRoot(), name)
 }
 
 // checkpointOptions are the options the session's queries open their
@@ -197,15 +203,6 @@ func (s *Session) checkpointOptions() checkpoint.Options {
 // which an s3:// checkpoint location without URL parameters is reached.
 func (s *Session) checkpointS3() *checkpoint.S3Settings {
 	return checkpoint.S3SettingsFromProps(s.LakehouseConfig().Properties)
-}
-
-func sanitize(name string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ' ' || r == ':' {
-			return '_'
-		}
-		return r
-	}, name)
 }
 
 // registerView names a DataFrame for SQL (CreateOrReplaceTempView).

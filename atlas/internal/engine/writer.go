@@ -262,6 +262,12 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 		}
 		return nil, err
 	}
+	if sp.identity != nil {
+		if err := ck.EnsureIdentity(ctx, *sp.identity); err != nil {
+			ck.Close()
+			return nil, err
+		}
+	}
 	if fs, ok := snk.(*filesink.Sink); ok {
 		if err := fs.CheckCheckpoint(ctx, ck); err != nil {
 			ck.Close()

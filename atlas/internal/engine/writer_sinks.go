@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
@@ -24,7 +25,8 @@ import (
 const availableSinks = `Format("iceberg") or ToTable(name), Format("kafka"), Format("parquet"), Format("json"), Format("csv"), Format("console"), Format("memory"), Foreach(writer), ForeachBatch(fn)`
 
 // commonWriterOptions are the options every sink takes.
-var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsTable", "eventTimeMaxAheadOfProcessing"}
+var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsTable", "eventTimeMaxAheadOfProcessing",
+	checkpoint.OptionID, checkpoint.OptionOwner, checkpoint.OptionClassification}
 
 // sinkOptions are the options of each Atlas sink, beyond the common ones.
 var sinkOptions = map[string][]string{
@@ -68,7 +70,8 @@ type sinkPlan struct {
 	console    *console.Sink
 	kafka      kafkasink.Options
 	file       filesink.Options
-	maxAhead   time.Duration // eventTimeMaxAheadOfProcessing, 0 for none
+	maxAhead   time.Duration        // eventTimeMaxAheadOfProcessing, 0 for none
+	identity   *checkpoint.Identity // the checkpointId/Owner/Classification options, nil for none
 }
 
 // planSink validates the sink, its options, the output mode, lateRowsTable
@@ -146,6 +149,17 @@ func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, nam
 			return nil, fmt.Errorf("checkpointLocation must be specified: add Option(\"checkpointLocation\", dir) or QueryName(\"...\") (which checkpoints under %s)", w.df.s.CheckpointDir("<name>"))
 		}
 		p.checkpoint = w.df.s.CheckpointDir(name)
+	}
+	id, ok, err := checkpoint.IdentityFromOptions(w.opts)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if p.checkpoint == "" {
+			return nil, fmt.Errorf("the options %s, %s and %s name a durable checkpoint, but this %s query has a temporary one: add Option(\"checkpointLocation\", dir) or drop them",
+				checkpoint.OptionID, checkpoint.OptionOwner, checkpoint.OptionClassification, p.kind)
+		}
+		p.identity = &id
 	}
 	return p, nil
 }
