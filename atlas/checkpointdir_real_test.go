@@ -105,6 +105,15 @@ func TestCheckpointDirKeepsAnS3URL(t *testing.T) {
 	if want := strings.Replace(s3b.BlobURL("ck"), "/ck?", "/ck/s3_query?", 1); loc != want {
 		t.Fatalf("CheckpointDir = %q, want %q", loc, want)
 	}
+	// A session's own spark.sql.streaming.checkpointLocation wins, and
+	// stays a URL too.
+	other := connect(t, addr)
+	if err := other.Conf().Set("spark.sql.streaming.checkpointLocation", "s3://atlas/ck"); err != nil {
+		t.Fatal(err)
+	}
+	if got := other.CheckpointDir("x"); got != "s3://atlas/ck/x" {
+		t.Fatalf("CheckpointDir under the session's s3://atlas/ck = %q, want s3://atlas/ck/x", got)
+	}
 	in := t.TempDir()
 	writeEvents(t, in, "1.json", 0, 2)
 	q, err := spark.ReadStream().Schema("id bigint, event string").JSON(in).WriteStream().

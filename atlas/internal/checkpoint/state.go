@@ -129,7 +129,7 @@ func survey(ctx context.Context, root string, opts InspectOptions, deep bool) ([
 			}
 		}
 		in.Files, in.Newest, in.ContentHash = contentOf(files, rel)
-		inspectLease(ctx, st, rel, &in)
+		inspectLease(ctx, st, loc, rel, opts.Options, &in)
 		inspectRecords(ctx, st, rel, &in)
 		switch {
 		case recErr != nil:
@@ -143,14 +143,21 @@ func survey(ctx context.Context, root string, opts InspectOptions, deep bool) ([
 }
 
 // inspectLease sets in.State from the lease of the checkpoint at rel.
-func inspectLease(ctx context.Context, st store, rel string, in *Info) {
+func inspectLease(ctx context.Context, st store, loc, rel string, opts Options, in *Info) {
 	if st.dir != "" {
 		inspectLocalLease(filepath.Join(st.dir, filepath.FromSlash(rel)), in)
 		return
 	}
 	b := st.b
 	if rel != "" {
-		b = blob.PrefixedBucket(st.b, rel+"/")
+		// Its own bucket: blob.PrefixedBucket would close the root's.
+		sub, err := openBucket(ctx, loc, opts)
+		if err != nil {
+			in.State, in.Reason = Uncertain, fmt.Sprintf("its lease cannot be read: %v", err)
+			return
+		}
+		defer sub.Close()
+		b = sub
 	}
 	gen, rec, mod, ok, err := newestLease(ctx, b)
 	switch {
