@@ -80,8 +80,14 @@ func (b *Binary) Bind(s *arrow.Schema) (Bound, error) {
 				return nil, fmt.Errorf("%s: operands of %s must be boolean, got %s", b, b.Op, x.Type())
 			}
 		}
-		out.l, out.r, out.typ = l, r, arrow.FixedWidthTypes.Boolean
+		// An untyped NULL is a boolean NULL here, as Spark's coercion.
+		bt := arrow.FixedWidthTypes.Boolean
+		out.l, out.r, out.typ = castTo(l, bt), castTo(r, bt), bt
 		return out, nil
+	}
+	if l.Type().ID() == arrow.NULL && r.Type().ID() == arrow.NULL && isComparison(b.Op) {
+		bt := arrow.FixedWidthTypes.Boolean
+		l, r = castTo(l, bt), castTo(r, bt)
 	}
 	if ib, ok, err := bindInterval(b.Op, b.String(), l, r); ok || err != nil {
 		return ib, err
@@ -184,6 +190,9 @@ func (n *Not) Bind(s *arrow.Schema) (Bound, error) {
 	x, err := n.X.Bind(s)
 	if err != nil {
 		return nil, err
+	}
+	if x.Type().ID() == arrow.NULL {
+		x = castTo(x, arrow.FixedWidthTypes.Boolean)
 	}
 	if x.Type().ID() != arrow.BOOL {
 		return nil, fmt.Errorf("%s: NOT needs a boolean, got %s", n, x.Type())

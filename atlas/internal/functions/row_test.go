@@ -107,6 +107,8 @@ func TestRowFunctionEdgeCases(t *testing.T) {
 		"sqrt(array(1))":          "DATATYPE_MISMATCH",
 		"no_such_fn(1)":           "UNRESOLVED_ROUTINE",
 		"lpad('a')":               "WRONG_NUM_ARGS",
+		"to_date('2009-13-01')":   "CAST_INVALID_INPUT",
+		"bit_get(1, 64)":          "BIT_POSITION_RANGE",
 	} {
 		if _, err := one(t, e); err == nil || !strings.Contains(err.Error(), class) {
 			t.Errorf("%s: %v, want %s", e, err, class)

@@ -23,6 +23,8 @@ import (
 type rowImpl struct {
 	resolve func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error)
 	eval    func(v []any) (any, error)
+	// evalTyped, when set instead of eval, also gets the result type.
+	evalTyped func(out arrow.DataType, v []any) (any, error)
 	// nullSafe passes NULL arguments (as nil) to eval.
 	nullSafe bool
 	// mayBeNull: the result can be NULL for non-NULL arguments.
@@ -114,7 +116,13 @@ func (b *rowBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Array, error)
 			bld.AppendNull()
 			continue
 		}
-		v, err := b.call.impl.eval(vals)
+		var v any
+		var err error
+		if b.call.impl.evalTyped != nil {
+			v, err = b.call.impl.evalTyped(b.typ, vals)
+		} else {
+			v, err = b.call.impl.eval(vals)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.call, err)
 		}
@@ -175,10 +183,14 @@ func appendValue(b array.Builder, v any) error {
 	switch b := b.(type) {
 	case *array.BooleanBuilder:
 		b.Append(v.(bool))
+	case *array.Int8Builder:
+		b.Append(int8(toInt64(v)))
+	case *array.Int16Builder:
+		b.Append(int16(toInt64(v)))
 	case *array.Int32Builder:
-		b.Append(v.(int32))
+		b.Append(int32(toInt64(v)))
 	case *array.Int64Builder:
-		b.Append(v.(int64))
+		b.Append(toInt64(v))
 	case *array.Float64Builder:
 		b.Append(v.(float64))
 	case *array.StringBuilder:
@@ -200,6 +212,23 @@ func appendValue(b array.Builder, v any) error {
 		return fmt.Errorf("cannot build a %s result", b.Type())
 	}
 	return nil
+}
+
+// toInt64 widens any Go integer; narrowing it again wraps as Java's casts.
+func toInt64(v any) int64 {
+	switch x := v.(type) {
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case int64:
+		return x
+	case int:
+		return int64(x)
+	}
+	panic(fmt.Sprintf("functions: %T is not an integer", v))
 }
 
 // row defines a function evaluated by impl.

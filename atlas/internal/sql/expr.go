@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/functions"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
@@ -62,6 +63,12 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		switch op {
 		case "=", "==", "!=", "<>", "<", "<=", ">", ">=", "AND", "OR", "+", "-", "*", "/", "%":
 			return expr.Bin(op, l, r), nil
+		case "<=>", "&", "|", "^":
+			out, err := functions.Call(op, []expr.Expr{l, r})
+			if err != nil {
+				return nil, errAt(e, "%v", err)
+			}
+			return out, nil
 		}
 		return nil, errAt(e, "operator %s is not supported yet", x.Op)
 	case *parser.Unary:
@@ -78,6 +85,12 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 			return neg, nil
 		case "+":
 			return inner, nil
+		case "~":
+			out, err := functions.Call("~", []expr.Expr{inner})
+			if err != nil {
+				return nil, errAt(e, "%v", err)
+			}
+			return out, nil
 		}
 		return nil, errAt(e, "unary %s is not supported", x.Op)
 	case *parser.IsNull:

@@ -154,6 +154,12 @@ func (p *printer) expr(e Expr) {
 		case "NOT":
 			p.w("(NOT ")
 		case "~":
+			if p.pretty {
+				// Spark names BitwiseNot without parentheses: ~0.
+				p.w("~")
+				p.expr(e.X)
+				return
+			}
 			p.w("(~")
 		default:
 			// A space keeps "- -5" from reading as a comment; parentheses
