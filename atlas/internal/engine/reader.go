@@ -24,7 +24,7 @@ type DataStreamReader struct {
 	schema string
 }
 
-// Format picks the source: "kafka", "rate", "memory", or a file format
+// Format picks the source: "kafka", "rate", "rate-micro-batch", "memory", or a file format
 // ("json", "csv", "parquet") over a directory.
 func (r *DataStreamReader) Format(name string) *DataStreamReader {
 	r.format = strings.ToLower(name)
@@ -126,6 +126,11 @@ func (s *Session) openSource(format string, ropts map[string]string, schema stri
 			return nil, fmt.Errorf("the rate source has a fixed schema (timestamp, value) and cannot take a user schema")
 		}
 		return rate.New(ropts)
+	case "rate-micro-batch":
+		if schema != "" {
+			return nil, fmt.Errorf("the rate-micro-batch source has a fixed schema (timestamp, value) and cannot take a user schema")
+		}
+		return rate.NewMicroBatch(ropts)
 	case "json", "csv", "parquet":
 		var sch *arrow.Schema
 		if schema != "" {
@@ -154,7 +159,7 @@ func (s *Session) openSource(format string, ropts map[string]string, schema stri
 	case "":
 		return nil, fmt.Errorf("no format: call Format(\"kafka\"), Format(\"rate\"), Format(\"memory\") or a file format (\"json\", \"csv\", \"parquet\")")
 	}
-	valid := []string{"kafka", "rate", "memory", "json", "csv", "parquet"}
+	valid := []string{"kafka", "rate", "rate-micro-batch", "memory", "json", "csv", "parquet"}
 	sort.Strings(valid)
 	return nil, fmt.Errorf("unknown format %q; valid formats: %s", format, strings.Join(valid, ", "))
 }

@@ -298,6 +298,14 @@ func (t *Table) commit(ctx context.Context, op string, c Commit, written []icebe
 		if err := sleepCtx(ctx, backoff(attempt)); err != nil {
 			return false, fmt.Errorf("lakehouse: %s %s: %w", op, t.name, err)
 		}
+		// Start the next attempt from the state after the wait: beside a
+		// writer committing more often than the backoff, the state read
+		// before it is always stale, and every attempt would lose
+		// (apache/iceberg#1286: compaction starved by streaming appends).
+		if _, err := t.refreshLocked(ctx); err != nil {
+			unknown = true
+			return false, fmt.Errorf("lakehouse: %s %s: %w", op, t.name, err)
+		}
 	}
 }
 
@@ -305,7 +313,7 @@ func (t *Table) commit(ctx context.Context, op string, c Commit, written []icebe
 // a commit of a stream landed on the table.
 func (t *Table) committedStream(c Commit) {
 	if c.QueryID != "" {
-		t.lh.streamCommitted(t.name)
+		t.lh.streamCommitted(t)
 	}
 }
 

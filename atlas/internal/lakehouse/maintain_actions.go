@@ -110,8 +110,7 @@ func (t *Table) rewriteManifests(ctx context.Context, minCount int, hook func(st
 		}
 		next, cerr := tx.Commit(ctx)
 		if cerr == nil {
-			t.cur.Store(next)
-			t.chained = 0
+			t.adopt(ctx, next)
 			return len(res.RewrittenManifests), len(res.AddedManifests), nil
 		}
 		if ctx.Err() != nil || attempt >= maxExpireAttempts {
@@ -188,8 +187,7 @@ func (t *Table) expireBounded(ctx context.Context, maxSnapshots int, force bool,
 		}
 		next, cerr := tx.Commit(ctx)
 		if cerr == nil {
-			t.cur.Store(next)
-			t.chained = 0
+			t.adopt(ctx, next)
 			return expired, nil
 		}
 		if ctx.Err() != nil || attempt >= maxExpireAttempts {

@@ -36,9 +36,15 @@ type MaintenanceStats struct {
 // the other writes of a micro-batch) to a table, a background goroutine of
 // that table runs Maintain with whatever is due (compaction and orphan
 // removal every PropCompactEveryCommits commits). It runs off the stream's
-// path: the commit only counts and signals, and maintenance commits with
-// its own Table, so it never holds a lock a stream waits for. Close stops
-// it. Calling it again changes nothing.
+// path: the commit only counts and signals; planning, reading and writing
+// files happen in the background. Maintenance commits through the Table
+// the stream last committed with, so in this process its commits and the
+// stream's take turns (a stream commit waits at most for one maintenance
+// commit, never for a compaction's reading and writing) instead of racing:
+// a compaction of minutes beside a stream committing every second would
+// otherwise lose every race (apache/iceberg#1286). Against writers in other
+// processes every commit is optimistic, retried on the new state. Close
+// stops it. Calling it again changes nothing.
 func (l *Lakehouse) StartMaintenance(o MaintenanceOptions) {
 	if o.CheckEvery <= 0 {
 		o.CheckEvery = 10
@@ -90,6 +96,8 @@ type maintWorker struct {
 	kick    chan struct{}
 	commits atomic.Int64
 	busy    atomic.Bool
+	// table is the Table the last stream commit went through.
+	table atomic.Pointer[Table]
 
 	mu    sync.Mutex
 	stats MaintenanceStats
@@ -97,7 +105,8 @@ type maintWorker struct {
 
 // streamCommitted is called by every successful commit carrying a query
 // id: it counts the commit and wakes the table's worker, never blocking.
-func (l *Lakehouse) streamCommitted(name string) {
+func (l *Lakehouse) streamCommitted(t *Table) {
+	name := t.name
 	m := l.auto.Load()
 	if m == nil {
 		return
@@ -115,6 +124,7 @@ func (l *Lakehouse) streamCommitted(name string) {
 		go m.run(w)
 	}
 	m.mu.Unlock()
+	w.table.Store(t)
 	w.commits.Add(1)
 	select {
 	case w.kick <- struct{}{}:
@@ -150,13 +160,7 @@ func (m *autoMaintenance) run(w *maintWorker) {
 		}
 		lastCheck = n
 		w.busy.Store(true)
-		if tb == nil {
-			t, err := m.lh.LoadTable(m.ctx, w.name)
-			if err != nil {
-				w.record(MaintainResult{}, err)
-				w.busy.Store(false)
-				continue
-			}
+		if t := w.table.Load(); t != nil {
 			tb = t
 		}
 		o := MaintainOptions{hook: m.opts.hook}

@@ -44,11 +44,11 @@ func (t *Table) RemoveOrphanFiles(ctx context.Context, olderThan time.Time, dryR
 		return OrphanFilesResult{}, fmt.Errorf("lakehouse: remove orphan files of %s: older than %s is in the future; "+
 			"files being written now would be deleted (use a bound in the past, such as 3 days ago)", t.name, olderThan.Format(time.RFC3339))
 	}
-	t.writeMu.Lock()
-	defer t.writeMu.Unlock()
-	cur, err := t.refreshLocked(ctx) // every snapshot committed so far
+	// Every snapshot committed so far, read without holding writeMu: the
+	// listing may take long, and writers of this Table must not wait for it.
+	cur, err := t.lh.cat.LoadTable(ctx, t.ident)
 	if err != nil {
-		return OrphanFilesResult{}, err
+		return OrphanFilesResult{}, fmt.Errorf("lakehouse: remove orphan files of %s: %w", t.name, t.lh.explainLoadError(ctx, t.ident, err))
 	}
 	res, err := cur.DeleteOrphanFiles(ctx, table.WithFilesOlderThan(age), table.WithDryRun(dryRun))
 	if err != nil {
