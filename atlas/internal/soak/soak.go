@@ -204,7 +204,9 @@ type meter struct {
 func newMeter(s *engine.Session, lh *lakehouse.Lakehouse, name, ck string, o Options) *meter {
 	m := &meter{s: s, lh: lh, name: name, ck: ck, o: o, sql: make([][]time.Duration, 10), done: make(chan struct{})}
 	m.l = &engine.StreamingQueryListenerFuncs{
-		Progress: func(e *engine.QueryProgressEvent) { m.batch(e.Progress.BatchID, time.Duration(e.Progress.BatchDuration)*time.Millisecond) },
+		Progress: func(e *engine.QueryProgressEvent) {
+			m.batch(e.Progress.BatchID, time.Duration(e.Progress.BatchDuration)*time.Millisecond)
+		},
 		Terminated: func(e *engine.QueryTerminatedEvent) {
 			if e.Exception != nil {
 				m.finish(errors.New(*e.Exception))
