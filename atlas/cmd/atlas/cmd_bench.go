@@ -25,7 +25,7 @@ import (
 func init() {
 	register(command{
 		Name:    "bench",
-		Summary: "measure a path: `bench windows` (raw Kafka consume vs parse+watermark+window count+Iceberg commits), `bench cdc` (MERGE of change batches into a 1M-row Iceberg table)",
+		Summary: "measure a path: `bench windows` (raw Kafka consume vs parse+watermark+window count+Iceberg commits), `bench cdc` (MERGE of change batches into a 1M-row Iceberg table), `bench soak` (N micro-batches per variant with table maintenance: batch time, metadata, files, manifests, checkpoint, RSS and SQL latency per decile)",
 		Run:     runBench,
 	})
 }

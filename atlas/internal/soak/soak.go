@@ -116,13 +116,15 @@ func Run(ctx context.Context, s *engine.Session, o Options) (Report, error) {
 	ck := filepath.Join(o.Dir, "checkpoint-"+o.Variant)
 	_ = os.RemoveAll(ck)
 	start := time.Now()
+	// The listener is in place before the query starts: its first batch
+	// may end before Start returns.
+	m := newMeter(s, lh, name, ck, o)
+	s.Streams().AddListener(m.listener())
+	defer s.Streams().RemoveListener(m.listener())
 	q, err := startQuery(ctx, s, lh, name, ck, o)
 	if err != nil {
 		return rep, err
 	}
-	m := newMeter(s, lh, name, ck, o)
-	s.Streams().AddListener(m.listener())
-	defer s.Streams().RemoveListener(m.listener())
 	stopSQL := m.probeSQL(ctx)
 	runErr := m.wait(ctx, q)
 	stopSQL()
@@ -154,6 +156,9 @@ func startQuery(ctx context.Context, s *engine.Session, lh *lakehouse.Lakehouse,
 		}
 		return src.WriteStream().OutputMode("append").Option("checkpointLocation", ck).Progress(false).ToTable(name)
 	case Windows:
+		if _, err := lh.CreateTable(ctx, name, windowsSchema(), lakehouse.CreateOptions{Properties: props}); err != nil {
+			return nil, err
+		}
 		agg := src.WithWatermark("timestamp", "10 seconds").
 			GroupBy(engine.Window(engine.Col("timestamp"), "10 seconds")).Count().
 			Select(engine.Col("window.start").Alias("window_start"), engine.Col("count"))
