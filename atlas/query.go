@@ -11,6 +11,7 @@ import (
 	"time"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/view"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -50,6 +51,8 @@ type StreamingQuery struct {
 	checkpoint string
 	fb         *foreachBatchRun // set when fn runs in this process
 	log        progressLog
+	out        view.Surface // the cell's output; nil: view.DetectSurface()
+	console    bool         // started here with Format("console")
 }
 
 func (s *Session) query(id *pb.StreamingQueryInstanceId, name string) *StreamingQuery {
@@ -305,12 +308,14 @@ func (q *StreamingQuery) AwaitTerminationContext(ctx context.Context) error {
 	if q.progress {
 		view = newLiveView(q)
 	}
+	tail := newConsoleTail(ctx, q, q.surface())
 	waitCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- q.wait(waitCtx, view) }()
+	go func() { done <- q.wait(waitCtx, view, tail) }()
 	select {
 	case err := <-done:
+		tail.finish(context.Background())
 		if view != nil {
 			view.close(err)
 		}
@@ -327,6 +332,7 @@ func (q *StreamingQuery) AwaitTerminationContext(ctx context.Context) error {
 		if ps, perr := q.progressList(stopCtx, true); perr == nil && len(ps) > 0 {
 			last = ps[len(ps)-1].BatchID
 		}
+		tail.finish(stopCtx)
 		if view != nil {
 			view.refresh(stopCtx)
 			view.closeStatus("stopped by interrupt")
@@ -360,10 +366,11 @@ func (q *StreamingQuery) Watch(ctx context.Context, d time.Duration) error {
 	signal.Notify(sig, os.Interrupt)
 	defer signal.Stop(sig)
 	view := newLiveView(q)
+	tail := newConsoleTail(ctx, q, q.surface())
 	waitCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- q.wait(waitCtx, view) }()
+	go func() { done <- q.wait(waitCtx, view, tail) }()
 	var err error
 	stopped := false // stopped watching, the query runs on
 	select {
@@ -377,16 +384,19 @@ func (q *StreamingQuery) Watch(ctx context.Context, d time.Duration) error {
 	if stopped {
 		cancel()
 		<-done
+		tail.finish(context.Background())
 		view.refresh(context.Background())
 		view.closeStatus("still running (this cell stopped watching; the query goes on)")
 		return nil
 	}
+	tail.finish(context.Background())
 	view.close(err)
 	return err
 }
 
-// wait polls until the query terminates, refreshing view.
-func (q *StreamingQuery) wait(ctx context.Context, view *liveView) error {
+// wait polls until the query terminates, showing the console batches of
+// tail and then refreshing view (so the batches come before the frame).
+func (q *StreamingQuery) wait(ctx context.Context, view *liveView, tail *consoleTail) error {
 	for {
 		var terminated bool
 		if q.fb != nil {
@@ -409,6 +419,7 @@ func (q *StreamingQuery) wait(ctx context.Context, view *liveView) error {
 			}
 			terminated = res.GetAwaitTermination().GetTerminated()
 		}
+		tail.poll(ctx)
 		if view != nil {
 			view.refresh(ctx)
 		}

@@ -46,6 +46,8 @@ func TestWireTypeURLsAreGooglesAnyTypeURLs(t *testing.T) {
 		{atlaslite.TypeURLProgressChartsResult, &atlaspb.ProgressChartsResult{}},
 		{atlaslite.TypeURLQueryTotals, &atlaspb.QueryTotals{}},
 		{atlaslite.TypeURLQueryTotalsResult, &atlaspb.QueryTotalsResult{}},
+		{atlaslite.TypeURLConsoleOutput, &atlaspb.ConsoleOutput{}},
+		{atlaslite.TypeURLConsoleOutputResult, &atlaspb.ConsoleOutputResult{}},
 	} {
 		a, err := anypb.New(c.msg)
 		if err != nil {
@@ -474,6 +476,11 @@ func TestWireStreamingCommandsAsTheServerDecodes(t *testing.T) {
 		return &pb.Command{CommandType: &pb.Command_StreamingQueryListenerBusCommand{StreamingQueryListenerBusCommand: c}}
 	}
 	statusCmd := qc(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Status{Status: true}})
+	consoleExt, err := anypb.New(&atlaspb.ConsoleOutput{QueryId: id, AfterBatchId: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	consoleCmd := &pb.Command{CommandType: &pb.Command_Extension{Extension: consoleExt}}
 	want := []*pb.Command{
 		{CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: &pb.WriteStreamOperationStart{
 			Input:           pysparkWindowCounts(),
@@ -495,6 +502,9 @@ func TestWireStreamingCommandsAsTheServerDecodes(t *testing.T) {
 		qc(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Exception{Exception: true}}),
 		qc(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Explain{Explain: &pb.StreamingQueryCommand_ExplainCommand{Extended: true}}}),
 		qc(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_ProcessAllAvailable{ProcessAllAvailable: true}}),
+		// AwaitTermination asks once for the console batches (an Atlas
+		// extension); this Spark-like server refuses it, so it asks no more.
+		consoleCmd,
 		qc(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_AwaitTermination{AwaitTermination: &pb.StreamingQueryCommand_AwaitTerminationCommand{TimeoutMs: proto.Int64(500)}}}),
 		qc(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Exception{Exception: true}}),
 		qc(&pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Stop{Stop: true}}),

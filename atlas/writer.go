@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
 )
@@ -168,6 +169,7 @@ func (w *DataStreamWriter) start(ctx context.Context, table string) (*StreamingQ
 			q := w.df.s.query(res.GetQueryId(), res.GetName())
 			q.progress = w.progress
 			q.checkpoint = w.opts["checkpointLocation"]
+			q.console = strings.EqualFold(w.format, "console")
 			w.df.s.postStarted(q)
 			return q, nil
 		}

@@ -110,8 +110,15 @@ func (s *service) commandExtension(ctx context.Context, sess *session, out *resp
 		}
 		return s.queryTotals(sess, out, totals)
 	}
+	console := &atlaspb.ConsoleOutput{}
+	if ext.MessageIs(console) {
+		if err := ext.UnmarshalTo(console); err != nil {
+			return invalidArgument(fmt.Errorf("console output: %w", err))
+		}
+		return s.consoleOutput(sess, out, console)
+	}
 	return &planner.UnsupportedError{What: "command extension " + ext.GetTypeUrl(),
-		Hint: "Atlas's command extensions are atlas.connect.ForeachBatchStart, ForeachBatchDone, ProgressCharts and QueryTotals"}
+		Hint: "Atlas's command extensions are atlas.connect.ForeachBatchStart, ForeachBatchDone, ProgressCharts, QueryTotals and ConsoleOutput"}
 }
 
 // foreachBatchWriter builds the engine writer for ws.

@@ -242,10 +242,7 @@ func checkLab01(t *testing.T, _ *privateStack, cells []executedCell) {
 	for _, tag := range []string{"console", "memory", "modes"} {
 		checkLiveView(t, cells, tag)
 	}
-	console := taggedCell(t, cells, "console").stdout()
-	if !strings.Contains(console, "Batch: 0") || !strings.Contains(console, "|timestamp") {
-		t.Errorf("the console cell shows no console sink output:\n%s", console)
-	}
+	checkLab01Console(t, taggedCell(t, cells, "console"), taggedCell(t, cells, "console-later"))
 	// Memory sink: every value once, 0..n-1, as many as the query read.
 	mem := taggedCell(t, cells, "memory").stdout()
 	rows, minV, maxV, distinct := intAfter(t, mem, "rows"), intAfter(t, mem, "min_value"), intAfter(t, mem, "max_value"), intAfter(t, mem, "distinct_values")
@@ -270,6 +267,56 @@ func checkLab01(t *testing.T, _ *privateStack, cells []executedCell) {
 	}
 	if strings.Contains(inv, "started?!") {
 		t.Errorf("an invalid query started:\n%s", inv)
+	}
+}
+
+// consoleBatch is one micro-batch as Spark's console sink prints it with
+// numRows 8 and truncate false: the header between 43 dashes, show()'s
+// table of the rate source with its district column (every timestamp in
+// full), the footer when rows were left out, and println's empty line.
+var consoleBatch = regexp.MustCompile(`-{43}\nBatch: (\d+)\n-{43}\n` +
+	`(\+-+\+-+\+-+\+)\n\|\s*timestamp\s*\|\s*value\s*\|\s*district\s*\|\n\+-+\+-+\+-+\+\n` +
+	`((?:\|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s*\|\s*\d+\s*\|\s*(?:Gasabo|Huye|Musanze|Rubavu)\s*\|\n)*)` +
+	`\+-+\+-+\+-+\+\n(only showing top 8 rows\n)?\n`)
+
+// checkLab01Console checks the console cell: its console block holds every
+// batch the query printed, from batch 0 on, each whole and in Spark's
+// format (a batch of more than 8 rows shows 8 and says so); the later cell
+// shows the last two batches again with ConsoleOutput(2).
+func checkLab01Console(t *testing.T, cell, later executedCell) {
+	t.Helper()
+	var block string
+	for _, h := range cell.html() {
+		if strings.Contains(h, `class="atlas-console"`) {
+			block = h
+		}
+	}
+	text := html.UnescapeString(strings.TrimSuffix(strings.TrimPrefix(block, `<pre class="atlas-console" style="margin:0">`), `</pre>`))
+	if block == "" || !strings.HasPrefix(text, "----") {
+		t.Fatalf("the console cell shows no console block:\n%v\nstdout:\n%s", cell.html(), cell.stdout())
+	}
+	rest, next := text, 0
+	for rest != "" {
+		m := consoleBatch.FindStringSubmatch(rest)
+		if m == nil || !strings.HasPrefix(rest, m[0]) {
+			t.Fatalf("console block: batch %d is not printed as Spark's console sink prints it:\n%s", next, rest)
+		}
+		if id, _ := strconv.Atoi(m[1]); id != next {
+			t.Errorf("console block: batch %d after batch %d", id, next-1)
+		}
+		rows := strings.Count(m[3], "\n")
+		if rows > 8 || (m[4] != "" && rows != 8) {
+			t.Errorf("console block: batch %d shows %d rows (footer %q): numRows is 8", next, rows, m[4])
+		}
+		rest = rest[len(m[0]):]
+		next++
+	}
+	if next < 2 {
+		t.Errorf("console block: %d batches in 3 s at a 1 s trigger, want at least 2", next)
+	}
+	out := later.stdout()
+	if n := len(consoleBatch.FindAllString(out, -1)); n != 2 || !strings.Contains(out, "console query: ") {
+		t.Errorf("the later cell shows %d console batches, want the last 2:\n%s", n, out)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink/console"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -40,6 +41,8 @@ type StreamingQuery struct {
 	tempCheckpoint bool
 	tap            *tapSink
 	view           *progressView
+	// console keeps the last printed batches of a console sink query.
+	console *console.Ring
 	// mgr is the session's query manager; seq orders its Active list.
 	mgr *StreamingQueryManager
 	seq int64

@@ -12,6 +12,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink/console"
 	filesink "github.com/atlas-lakehouse/atlas/atlas/internal/sink/file"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sink/iceberg"
 	kafkasink "github.com/atlas-lakehouse/atlas/atlas/internal/sink/kafka"
@@ -194,6 +195,15 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	if err != nil {
 		return nil, err
 	}
+	var ring *console.Ring
+	if sp.kind == "console" {
+		keep, err := df.s.consoleRetainedBatches()
+		if err != nil {
+			return nil, err
+		}
+		ring = console.NewRing(keep)
+		sp.console.Ring = ring
+	}
 	// Validated: from here on, side effects.
 	schema := exec.ShapeOutputSchema(shape)
 	var snk sink.Sink
@@ -277,7 +287,7 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 			return nil, err
 		}
 	}
-	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck, mgr: mgr, started: make(chan struct{}), ended: make(chan struct{})}
+	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck, mgr: mgr, started: make(chan struct{}), ended: make(chan struct{}), console: ring}
 	sq.explain = queryExplain{plan: df.ExplainString(), sink: snk.Description(), mode: mode, trigger: w.trigger.t}
 	tap := &tapSink{inner: snk}
 	sq.tap = tap

@@ -26,4 +26,8 @@ const (
 	TypeURLQueryTotals = "type.googleapis.com/atlas.connect.QueryTotals"
 	// TypeURLQueryTotalsResult is the type URL of QueryTotalsResult.
 	TypeURLQueryTotalsResult = "type.googleapis.com/atlas.connect.QueryTotalsResult"
+	// TypeURLConsoleOutput is the type URL of ConsoleOutput.
+	TypeURLConsoleOutput = "type.googleapis.com/atlas.connect.ConsoleOutput"
+	// TypeURLConsoleOutputResult is the type URL of ConsoleOutputResult.
+	TypeURLConsoleOutputResult = "type.googleapis.com/atlas.connect.ConsoleOutputResult"
 )

@@ -604,6 +604,208 @@ func (x *QueryTotalsResult) GetMalformed() int64 {
 	return 0
 }
 
+// ConsoleOutput (Command.extension) asks for the micro-batches a console
+// sink query printed, as Spark's ConsoleSink prints them (the header
+// "Batch: N" between dashed lines, show()'s table honouring the sink's
+// numRows and truncate options, an empty line). Spark prints them to the
+// driver's stdout only; the Atlas server also keeps the last
+// atlas.console.retainedBatches (default 20) of each query in memory, so
+// the notebook cell waiting on the query shows them. The answer is one
+// ExecutePlanResponse whose extension is a ConsoleOutputResult. A client
+// talking to a server without this extension leaves the output in the
+// server's log.
+type ConsoleOutput struct {
+	state   protoimpl.MessageState            `protogen:"open.v1"`
+	QueryId *sparkpb.StreamingQueryInstanceId `protobuf:"bytes,1,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	// after_batch_id asks for the batches whose id is greater (-1: all kept).
+	AfterBatchId int64 `protobuf:"varint,2,opt,name=after_batch_id,json=afterBatchId,proto3" json:"after_batch_id,omitempty"`
+	// limit keeps the newest limit of them (0: all kept).
+	Limit         int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConsoleOutput) Reset() {
+	*x = ConsoleOutput{}
+	mi := &file_atlas_connect_extensions_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConsoleOutput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConsoleOutput) ProtoMessage() {}
+
+func (x *ConsoleOutput) ProtoReflect() protoreflect.Message {
+	mi := &file_atlas_connect_extensions_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConsoleOutput.ProtoReflect.Descriptor instead.
+func (*ConsoleOutput) Descriptor() ([]byte, []int) {
+	return file_atlas_connect_extensions_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ConsoleOutput) GetQueryId() *sparkpb.StreamingQueryInstanceId {
+	if x != nil {
+		return x.QueryId
+	}
+	return nil
+}
+
+func (x *ConsoleOutput) GetAfterBatchId() int64 {
+	if x != nil {
+		return x.AfterBatchId
+	}
+	return 0
+}
+
+func (x *ConsoleOutput) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ConsoleOutputResult (ExecutePlanResponse.extension) answers
+// ConsoleOutput.
+type ConsoleOutputResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// batches are the printed batches, oldest first.
+	Batches []*ConsoleBatch `protobuf:"bytes,1,rep,name=batches,proto3" json:"batches,omitempty"`
+	// missed is true when batches after after_batch_id were printed but are
+	// no longer kept (the server keeps the last retained_batches).
+	Missed bool `protobuf:"varint,2,opt,name=missed,proto3" json:"missed,omitempty"`
+	// retained_batches is the server's bound on the batches it keeps.
+	RetainedBatches int32 `protobuf:"varint,3,opt,name=retained_batches,json=retainedBatches,proto3" json:"retained_batches,omitempty"`
+	// console is false when the query's sink is not the console: there is
+	// nothing to show.
+	Console       bool `protobuf:"varint,4,opt,name=console,proto3" json:"console,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConsoleOutputResult) Reset() {
+	*x = ConsoleOutputResult{}
+	mi := &file_atlas_connect_extensions_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConsoleOutputResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConsoleOutputResult) ProtoMessage() {}
+
+func (x *ConsoleOutputResult) ProtoReflect() protoreflect.Message {
+	mi := &file_atlas_connect_extensions_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConsoleOutputResult.ProtoReflect.Descriptor instead.
+func (*ConsoleOutputResult) Descriptor() ([]byte, []int) {
+	return file_atlas_connect_extensions_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ConsoleOutputResult) GetBatches() []*ConsoleBatch {
+	if x != nil {
+		return x.Batches
+	}
+	return nil
+}
+
+func (x *ConsoleOutputResult) GetMissed() bool {
+	if x != nil {
+		return x.Missed
+	}
+	return false
+}
+
+func (x *ConsoleOutputResult) GetRetainedBatches() int32 {
+	if x != nil {
+		return x.RetainedBatches
+	}
+	return 0
+}
+
+func (x *ConsoleOutputResult) GetConsole() bool {
+	if x != nil {
+		return x.Console
+	}
+	return false
+}
+
+// ConsoleBatch is one micro-batch as the console sink printed it.
+type ConsoleBatch struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	BatchId int64                  `protobuf:"varint,1,opt,name=batch_id,json=batchId,proto3" json:"batch_id,omitempty"`
+	// text is the printed batch, ending with the empty line after the table.
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConsoleBatch) Reset() {
+	*x = ConsoleBatch{}
+	mi := &file_atlas_connect_extensions_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConsoleBatch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConsoleBatch) ProtoMessage() {}
+
+func (x *ConsoleBatch) ProtoReflect() protoreflect.Message {
+	mi := &file_atlas_connect_extensions_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConsoleBatch.ProtoReflect.Descriptor instead.
+func (*ConsoleBatch) Descriptor() ([]byte, []int) {
+	return file_atlas_connect_extensions_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ConsoleBatch) GetBatchId() int64 {
+	if x != nil {
+		return x.BatchId
+	}
+	return 0
+}
+
+func (x *ConsoleBatch) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 var File_atlas_connect_extensions_proto protoreflect.FileDescriptor
 
 const file_atlas_connect_extensions_proto_rawDesc = "" +
@@ -642,7 +844,19 @@ const file_atlas_connect_extensions_proto_rawDesc = "" +
 	"\voutput_rows\x18\x03 \x01(\x03R\n" +
 	"outputRows\x12!\n" +
 	"\fdropped_late\x18\x04 \x01(\x03R\vdroppedLate\x12\x1c\n" +
-	"\tmalformed\x18\x05 \x01(\x03R\tmalformedBAZ?github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspbb\x06proto3"
+	"\tmalformed\x18\x05 \x01(\x03R\tmalformed\"\x8f\x01\n" +
+	"\rConsoleOutput\x12B\n" +
+	"\bquery_id\x18\x01 \x01(\v2'.spark.connect.StreamingQueryInstanceIdR\aqueryId\x12$\n" +
+	"\x0eafter_batch_id\x18\x02 \x01(\x03R\fafterBatchId\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"\xa9\x01\n" +
+	"\x13ConsoleOutputResult\x125\n" +
+	"\abatches\x18\x01 \x03(\v2\x1b.atlas.connect.ConsoleBatchR\abatches\x12\x16\n" +
+	"\x06missed\x18\x02 \x01(\bR\x06missed\x12)\n" +
+	"\x10retained_batches\x18\x03 \x01(\x05R\x0fretainedBatches\x12\x18\n" +
+	"\aconsole\x18\x04 \x01(\bR\aconsole\"=\n" +
+	"\fConsoleBatch\x12\x19\n" +
+	"\bbatch_id\x18\x01 \x01(\x03R\abatchId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04textBAZ?github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspbb\x06proto3"
 
 var (
 	file_atlas_connect_extensions_proto_rawDescOnce sync.Once
@@ -656,7 +870,7 @@ func file_atlas_connect_extensions_proto_rawDescGZIP() []byte {
 	return file_atlas_connect_extensions_proto_rawDescData
 }
 
-var file_atlas_connect_extensions_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_atlas_connect_extensions_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_atlas_connect_extensions_proto_goTypes = []any{
 	(*LatestPerKey)(nil),                      // 0: atlas.connect.LatestPerKey
 	(*ForeachBatchStart)(nil),                 // 1: atlas.connect.ForeachBatchStart
@@ -667,24 +881,29 @@ var file_atlas_connect_extensions_proto_goTypes = []any{
 	(*ProgressChart)(nil),                     // 6: atlas.connect.ProgressChart
 	(*QueryTotals)(nil),                       // 7: atlas.connect.QueryTotals
 	(*QueryTotalsResult)(nil),                 // 8: atlas.connect.QueryTotalsResult
-	(*sparkpb.Relation)(nil),                  // 9: spark.connect.Relation
-	(*sparkpb.WriteStreamOperationStart)(nil), // 10: spark.connect.WriteStreamOperationStart
-	(*sparkpb.StreamingQueryInstanceId)(nil),  // 11: spark.connect.StreamingQueryInstanceId
+	(*ConsoleOutput)(nil),                     // 9: atlas.connect.ConsoleOutput
+	(*ConsoleOutputResult)(nil),               // 10: atlas.connect.ConsoleOutputResult
+	(*ConsoleBatch)(nil),                      // 11: atlas.connect.ConsoleBatch
+	(*sparkpb.Relation)(nil),                  // 12: spark.connect.Relation
+	(*sparkpb.WriteStreamOperationStart)(nil), // 13: spark.connect.WriteStreamOperationStart
+	(*sparkpb.StreamingQueryInstanceId)(nil),  // 14: spark.connect.StreamingQueryInstanceId
 }
 var file_atlas_connect_extensions_proto_depIdxs = []int32{
-	9,  // 0: atlas.connect.LatestPerKey.input:type_name -> spark.connect.Relation
-	10, // 1: atlas.connect.ForeachBatchStart.write_stream:type_name -> spark.connect.WriteStreamOperationStart
-	11, // 2: atlas.connect.ForeachBatchReady.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	9,  // 3: atlas.connect.ForeachBatchReady.batch:type_name -> spark.connect.Relation
-	11, // 4: atlas.connect.ForeachBatchDone.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	11, // 5: atlas.connect.ProgressCharts.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	12, // 0: atlas.connect.LatestPerKey.input:type_name -> spark.connect.Relation
+	13, // 1: atlas.connect.ForeachBatchStart.write_stream:type_name -> spark.connect.WriteStreamOperationStart
+	14, // 2: atlas.connect.ForeachBatchReady.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	12, // 3: atlas.connect.ForeachBatchReady.batch:type_name -> spark.connect.Relation
+	14, // 4: atlas.connect.ForeachBatchDone.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	14, // 5: atlas.connect.ProgressCharts.query_id:type_name -> spark.connect.StreamingQueryInstanceId
 	6,  // 6: atlas.connect.ProgressChartsResult.charts:type_name -> atlas.connect.ProgressChart
-	11, // 7: atlas.connect.QueryTotals.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	8,  // [8:8] is the sub-list for method output_type
-	8,  // [8:8] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	14, // 7: atlas.connect.QueryTotals.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	14, // 8: atlas.connect.ConsoleOutput.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	11, // 9: atlas.connect.ConsoleOutputResult.batches:type_name -> atlas.connect.ConsoleBatch
+	10, // [10:10] is the sub-list for method output_type
+	10, // [10:10] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_atlas_connect_extensions_proto_init() }
@@ -698,7 +917,7 @@ func file_atlas_connect_extensions_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atlas_connect_extensions_proto_rawDesc), len(file_atlas_connect_extensions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

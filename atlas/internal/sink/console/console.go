@@ -26,6 +26,9 @@ type Sink struct {
 	W        io.Writer
 	NumRows  int
 	Truncate bool
+	// Ring, when set, keeps the last printed batches for clients (the
+	// notebook cell waiting on the query shows them).
+	Ring *Ring
 }
 
 // New builds a console sink from options (numRows default 20, truncate default true).
@@ -53,9 +56,17 @@ func (s *Sink) Description() string { return "ConsoleSink" }
 
 // AddBatch implements sink.Sink (printing is not idempotent, as in Spark).
 func (s *Sink) AddBatch(_ context.Context, b *sink.Batch) error {
-	fmt.Fprintf(s.W, "-------------------------------------------\nBatch: %d\n-------------------------------------------\n", b.BatchID)
-	// Spark's ConsoleSink calls show(), println(showString): the table
-	// and an empty line before the next batch.
-	fmt.Fprintln(s.W, table.TextTable(b.Schema, b.Records, s.NumRows, s.Truncate))
+	text := Format(b.BatchID, table.TextTable(b.Schema, b.Records, s.NumRows, s.Truncate))
+	if s.Ring != nil {
+		s.Ring.add(Printed{BatchID: b.BatchID, Text: text})
+	}
+	// A log that cannot be written does not fail the query (as before).
+	_, _ = io.WriteString(s.W, text)
 	return nil
+}
+
+// Format is one batch as Spark's ConsoleSink prints it: the header, then
+// show()'s table through println(showString), so an empty line follows.
+func Format(batchID int64, table string) string {
+	return fmt.Sprintf("-------------------------------------------\nBatch: %d\n-------------------------------------------\n%s\n", batchID, table)
 }
