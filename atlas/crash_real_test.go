@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas"
+	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
 )
 
 // envCrashChild makes the test binary play a notebook cell that runs a
@@ -32,8 +33,17 @@ func TestMain(m *testing.M) {
 		serverChild(home, os.Getenv(envServerChild+"_BROKERS"))
 		return
 	}
+	// The tests' servers require testToken, which every client of the
+	// test binary (and its children) sends from the environment.
+	os.Setenv(atlas.EnvConnectToken, testToken)
 	os.Exit(m.Run())
 }
+
+// testToken is the owner's token of the tests' servers (testTokens).
+const testToken = "atlas-client-test-token-0123456789"
+
+// testTokens are the Config.Tokens of the tests' servers.
+var testTokens = map[string]string{server.OwnerPrincipal: testToken}
 
 // crashChild runs the foreachBatch query until the parent kills it inside
 // batch 2, after the batch's writes and before its answer.

@@ -53,7 +53,7 @@ func kafkaServer(t *testing.T, n int) (addr, home string, changes []change) {
 		t.Fatal(err)
 	}
 	home = t.TempDir()
-	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: brokers}})
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: brokers}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func (c *calls) Close(err error) error     { c.add(fmt.Sprintf("close %v", err))
 // progress and terminated events from the server's listener bus, in order.
 func TestListenerAndForeachThroughClient(t *testing.T) {
 	home := t.TempDir()
-	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfNoDataProgressEventInterval: "3600000"}})
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{engine.ConfHome: home, engine.ConfNoDataProgressEventInterval: "3600000"}})
 	if err != nil {
 		t.Fatal(err)
 	}

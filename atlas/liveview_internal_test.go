@@ -28,7 +28,7 @@ import (
 // returns a client session on it.
 func internalServer(t *testing.T) *Session {
 	t.Helper()
-	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir()}})
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", NoAuth: true, Conf: map[string]string{engine.ConfHome: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 func realServer(t *testing.T) (addr, home string) {
 	t.Helper()
 	home = t.TempDir()
-	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home}})
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{engine.ConfHome: home}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 const envServerChild = "ATLAS_RESUME_SERVER_CHILD"
 
 func serverChild(home, brokers string) {
-	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Log: os.Stderr,
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Tokens: testTokens, Log: os.Stderr,
 		Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: brokers}})
 	if err != nil {
 		fmt.Println("error:", err)

@@ -157,7 +157,7 @@ func (b *syncBuffer) String() string {
 // idempotent).
 func startHomeServer(t *testing.T, home, brokers string, log *syncBuffer) *server.Server {
 	t.Helper()
-	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Log: log,
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Tokens: testTokens, Log: log,
 		Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: brokers}})
 	if err != nil {
 		t.Fatal(err)

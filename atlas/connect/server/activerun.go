@@ -40,7 +40,7 @@ func (s *service) stopActiveRun(sess *session, w *pb.WriteStreamOperationStart, 
 				continue
 			}
 			s.logf("session %s: stopping streaming query %s (id %s, run %s) of session %s: a new run of it starts from its checkpoint (%s)",
-				sess.key.id, q.sq.Name(), q.sq.ID(), q.sq.RunID(), other.key.id, confStopActiveRun)
+				sess.key.tag(), q.sq.Name(), q.sq.ID(), q.sq.RunID(), other.key.tag(), confStopActiveRun)
 			if err := q.sq.Stop(); err != nil {
 				s.logf("stop query %s: %v", q.sq.ID(), err)
 			}

@@ -64,8 +64,8 @@ var confChoices = map[string][]string{"spark.sql.streaming.multipleWatermarkPoli
 // spark.conf.get/set/unset. They are kept so clients see what they set,
 // and passed to the engine session, which honours the streaming settings
 // it knows (engine.Session.SetConf) for the queries started after.
-func (s *service) Config(_ context.Context, req *pb.ConfigRequest) (*pb.ConfigResponse, error) {
-	sess, err := s.session(req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
+func (s *service) Config(ctx context.Context, req *pb.ConfigRequest) (*pb.ConfigResponse, error) {
+	sess, err := s.session(ctx, req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 // ExecutePlan runs a relation (streaming its rows back as Arrow batches) or
 // a command, then sends ResultComplete.
 func (s *service) ExecutePlan(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
-	sess, err := s.session(req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
+	sess, err := s.session(stream.Context(), req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
 	if err != nil {
 		return err
 	}

@@ -226,7 +226,7 @@ func (s *service) foreachBatchStart(ctx context.Context, sess *session, out *res
 		return err
 	}
 	close(started)
-	s.logf("query %s (%s) started with a client-side foreachBatch in session %s", q.Name(), q.ID(), sess.key.id)
+	s.logf("query %s (%s) started with a client-side foreachBatch in session %s", q.Name(), q.ID(), sess.key.tag())
 	tick := time.NewTicker(pollQuery)
 	defer tick.Stop()
 	for q.IsActive() {

@@ -64,7 +64,7 @@ func seedOrders(t *testing.T, home string) []order {
 // startServer runs a server on a free loopback port over a private home.
 func startServer(t *testing.T, home string) *Server {
 	t.Helper()
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{engine.ConfHome: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func startKafkaServer(t *testing.T, partitions int, home string) (*Server, *stac
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,9 +96,43 @@ type client struct {
 	session string
 }
 
-func dial(t *testing.T, addr string) *client {
+// testToken is the owner's token of the tests' servers (testTokens),
+// which dial sends with every call.
+const testToken = "atlas-test-token-0123456789"
+
+// testTokens are the Config.Tokens of the tests' servers.
+var testTokens = map[string]string{OwnerPrincipal: testToken}
+
+// authHeader sends an Authorization header with every call over a
+// plaintext loopback connection, as the Atlas client does.
+type authHeader string
+
+func (h authHeader) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": string(h)}, nil
+}
+
+func (authHeader) RequireTransportSecurity() bool { return false }
+
+func dial(t *testing.T, addr string) *client { return dialToken(t, addr, testToken) }
+
+// dialToken connects with another bearer token ("" sends none).
+func dialToken(t *testing.T, addr, token string) *client {
 	t.Helper()
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if token == "" {
+		return dialHeader(t, addr, "")
+	}
+	return dialHeader(t, addr, "Bearer "+token)
+}
+
+// dialHeader connects sending the Authorization header value ("" sends
+// none).
+func dialHeader(t *testing.T, addr, value string) *client {
+	t.Helper()
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	if value != "" {
+		opts = append(opts, grpc.WithPerRPCCredentials(authHeader(value)))
+	}
+	conn, err := grpc.NewClient(addr, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 
 // Interrupt cancels running operations of the session: all, those with a
 // tag, or one by id. Streaming queries are stopped with their own command.
-func (s *service) Interrupt(_ context.Context, req *pb.InterruptRequest) (*pb.InterruptResponse, error) {
-	sess, err := s.session(req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
+func (s *service) Interrupt(ctx context.Context, req *pb.InterruptRequest) (*pb.InterruptResponse, error) {
+	sess, err := s.session(ctx, req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +39,8 @@ func (s *service) Interrupt(_ context.Context, req *pb.InterruptRequest) (*pb.In
 
 // ReleaseExecute acknowledges the release of an operation's results:
 // Atlas keeps no results after an ExecutePlan stream ends.
-func (s *service) ReleaseExecute(_ context.Context, req *pb.ReleaseExecuteRequest) (*pb.ReleaseExecuteResponse, error) {
-	sess, err := s.session(req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
+func (s *service) ReleaseExecute(ctx context.Context, req *pb.ReleaseExecuteRequest) (*pb.ReleaseExecuteResponse, error) {
+	sess, err := s.session(ctx, req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
 	if err != nil {
 		return nil, err
 	}
@@ -57,15 +57,15 @@ func (s *service) ReattachExecute(req *pb.ReattachExecuteRequest, _ pb.SparkConn
 
 // ReleaseSession closes the session: its operations are interrupted, its
 // temp views and memory tables dropped and its streaming queries stopped.
-func (s *service) ReleaseSession(_ context.Context, req *pb.ReleaseSessionRequest) (*pb.ReleaseSessionResponse, error) {
+func (s *service) ReleaseSession(ctx context.Context, req *pb.ReleaseSessionRequest) (*pb.ReleaseSessionResponse, error) {
 	resp := &pb.ReleaseSessionResponse{SessionId: req.GetSessionId()}
-	if sess, ok := s.sessions.remove(req.GetUserContext().GetUserId(), req.GetSessionId()); ok {
+	if sess, ok := s.sessions.remove(sessionKey{principal(ctx), req.GetUserContext().GetUserId(), req.GetSessionId()}); ok {
 		resp.ServerSideSessionId = sess.serverSideID
 		sess.close()
 		for _, q := range sess.listQueries(false) {
 			s.forget(q.sq) // the session ended: its queries are not resumed
 		}
-		s.logf("session %s released", req.GetSessionId())
+		s.logf("session %s released", sess.key.tag())
 	}
 	return resp, nil
 }

@@ -65,7 +65,7 @@ func TestStreamStreamJoinOverConnect(t *testing.T) {
 	// Batch 2 (no data, W 12:00): impressions <= 10:59:59.999 leave: i1
 	// (matched) and i2 (never matched: emitted with nulls).
 	home := t.TempDir()
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func (s *service) listenerBusCommand(ctx context.Context, sess *session, out *re
 	case *pb.StreamingQueryListenerBusCommand_AddListenerBusListener:
 		l := newBusListener(out)
 		if !sess.setBusListener(l) {
-			s.logf("session %s: redundant server side listener added; ignored", sess.key.id)
+			s.logf("session %s: redundant server side listener added; ignored", sess.key.tag())
 			return nil
 		}
 		defer sess.clearBusListener(l)
@@ -111,7 +111,7 @@ func (s *service) listenerBusCommand(ctx context.Context, sess *session, out *re
 		if l := sess.takeBusListener(); l != nil {
 			l.stop()
 		} else {
-			s.logf("session %s: no server side listener to remove", sess.key.id)
+			s.logf("session %s: no server side listener to remove", sess.key.tag())
 		}
 		return nil
 	}

@@ -38,7 +38,7 @@ func TestListenerBusOverConnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{
 		engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr(), engine.ConfNoDataProgressEventInterval: "3600000",
 	}})
 	if err != nil {

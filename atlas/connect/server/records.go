@@ -36,12 +36,15 @@ func StateDir(home string) string { return filepath.Join(home, "run", "connect")
 // queryRecord is what a server needs to restart a streaming query.
 type queryRecord struct {
 	Version int `json:"version"`
-	// User and Session are the session key the query runs in.
-	User    string `json:"user"`
-	Session string `json:"session"`
-	QueryID string `json:"queryId"`
-	RunID   string `json:"runId"`
-	Name    string `json:"name,omitempty"`
+	// Principal, User and Session are the session key the query runs
+	// in: the authenticated principal (empty for a server without
+	// authentication), the user id and the session id.
+	Principal string `json:"principal,omitempty"`
+	User      string `json:"user"`
+	Session   string `json:"session"`
+	QueryID   string `json:"queryId"`
+	RunID     string `json:"runId"`
+	Name      string `json:"name,omitempty"`
 	// Sink and Checkpoint describe the query for people reading the file.
 	Sink       string    `json:"sink"`
 	Checkpoint string    `json:"checkpoint,omitempty"`
@@ -76,6 +79,9 @@ func (r *queryRecord) label() string {
 	}
 	return "id " + r.QueryID
 }
+
+// sessionTag names the record's session in log lines.
+func (r *queryRecord) sessionTag() string { return sessionTag(r.Principal, r.User, r.Session) }
 
 // queryStore keeps query records in dir/queries.
 type queryStore struct {

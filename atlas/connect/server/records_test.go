@@ -22,7 +22,7 @@ func TestDamagedRecordIsKeptAndReported(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"version": 1, "queryId": "0b7e9c0e`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: home}})
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{engine.ConfHome: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestDamagedRecordIsKeptAndReported(t *testing.T) {
 func TestNoResumeKeepsRecordsForALaterStart(t *testing.T) {
 	home := t.TempDir()
 	conf := map[string]string{engine.ConfHome: home}
-	srv1, err := Start(Config{Addr: "127.0.0.1:0", Conf: conf})
+	srv1, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: conf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestNoResumeKeepsRecordsForALaterStart(t *testing.T) {
 	}
 	srv1.Stop()
 
-	srv2, err := Start(Config{Addr: "127.0.0.1:0", Conf: conf, NoResume: true})
+	srv2, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: conf, NoResume: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestNoResumeKeepsRecordsForALaterStart(t *testing.T) {
 	}
 	srv2.Stop()
 
-	srv3, err := Start(Config{Addr: "127.0.0.1:0", Conf: conf})
+	srv3, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: conf})
 	if err != nil {
 		t.Fatal(err)
 	}

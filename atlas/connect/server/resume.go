@@ -82,7 +82,7 @@ func (s *service) record(sess *session, sq *engine.StreamingQuery, w *pb.WriteSt
 		return
 	}
 	rec := &queryRecord{
-		User: sess.key.user, Session: sess.key.id, QueryID: sq.ID(), RunID: sq.RunID(), Name: sq.Name(),
+		Principal: sess.key.principal, User: sess.key.user, Session: sess.key.id, QueryID: sq.ID(), RunID: sq.RunID(), Name: sq.Name(),
 		Checkpoint: sq.CheckpointLocation(), StartedAt: time.Now().UTC(), Sink: "client-side foreachBatch",
 	}
 	why := notResumable
@@ -106,13 +106,13 @@ func (s *service) record(sess *session, sq *engine.StreamingQuery, w *pb.WriteSt
 	}
 	if err == nil && why != "" {
 		rec.NotResumable = why
-		s.logf("session %s: streaming query %s will not be resumed if the server restarts: %s", sess.key.id, rec.label(), why)
+		s.logf("session %s: streaming query %s will not be resumed if the server restarts: %s", sess.key.tag(), rec.label(), why)
 	}
 	if err == nil {
 		err = s.store.put(rec)
 	}
 	if err != nil {
-		s.logf("session %s: streaming query %s will not be resumed if the server restarts: %v", sess.key.id, rec.label(), err)
+		s.logf("session %s: streaming query %s will not be resumed if the server restarts: %v", sess.key.tag(), rec.label(), err)
 		return
 	}
 	s.watch(sq)
@@ -193,14 +193,14 @@ func (s *service) resume(stateDir string, disabled bool) ResumeReport {
 			q.Reason, q.Record = "the server stopped before it resumed the query", st.path(rec.QueryID)
 		case rec.NotResumable != "":
 			q.Reason = rec.NotResumable
-			s.logf("session %s: streaming query %s not resumed: %s", rec.Session, rec.label(), q.Reason)
+			s.logf("session %s: streaming query %s not resumed: %s", rec.sessionTag(), rec.label(), q.Reason)
 			if _, err := st.forget(rec.QueryID, rec.RunID); err != nil {
 				s.logf("streaming query %s: %v", rec.QueryID, err)
 			}
 		case disabled:
 			q.Reason = fmt.Sprintf("resuming is off ($%s=%s)", EnvResume, os.Getenv(EnvResume))
 			q.Record = st.path(rec.QueryID)
-			s.logf("session %s: streaming query %s not resumed: %s; its record %s is kept for a later start", rec.Session, rec.label(), q.Reason, q.Record)
+			s.logf("session %s: streaming query %s not resumed: %s; its record %s is kept for a later start", rec.sessionTag(), rec.label(), q.Reason, q.Record)
 		default:
 			sq, err := s.resumeQuery(rec)
 			if err != nil {
@@ -209,19 +209,19 @@ func (s *service) resume(stateDir string, disabled bool) ResumeReport {
 				if err := st.put(rec); err != nil {
 					s.logf("streaming query %s: %v", rec.QueryID, err)
 				}
-				s.logf("session %s: streaming query %s not resumed: %v; its record %s is kept and the next start tries again (delete it to forget the query)", rec.Session, rec.label(), err, q.Record)
+				s.logf("session %s: streaming query %s not resumed: %v; its record %s is kept and the next start tries again (delete it to forget the query)", rec.sessionTag(), rec.label(), err, q.Record)
 				break
 			}
 			if sq.ID() != rec.QueryID {
 				// The checkpoint was replaced: the query started afresh
 				// under a new id, recorded under it.
-				s.logf("session %s: streaming query %s has the new id %s: its checkpoint %s holds another query now", rec.Session, rec.label(), sq.ID(), lakehouse.Redact(rec.Checkpoint))
+				s.logf("session %s: streaming query %s has the new id %s: its checkpoint %s holds another query now", rec.sessionTag(), rec.label(), sq.ID(), lakehouse.Redact(rec.Checkpoint))
 				if _, err := st.forget(rec.QueryID, rec.RunID); err != nil {
 					s.logf("streaming query %s: %v", rec.QueryID, err)
 				}
 			}
 			q.ID, q.RunID = sq.ID(), sq.RunID()
-			s.logf("session %s: resumed streaming query %s from checkpoint %s (run %s)", rec.Session, rec.label(), lakehouse.Redact(rec.Checkpoint), sq.RunID())
+			s.logf("session %s: resumed streaming query %s from checkpoint %s (run %s)", rec.sessionTag(), rec.label(), lakehouse.Redact(rec.Checkpoint), sq.RunID())
 			rep.Resumed = append(rep.Resumed, q)
 			continue
 		}
@@ -242,12 +242,16 @@ func (s *service) resumeQuery(rec *queryRecord) (*engine.StreamingQuery, error) 
 	if err := proto.Unmarshal(rec.Command, w); err != nil {
 		return nil, fmt.Errorf("decode the recorded command: %w", err)
 	}
-	sess, opened, err := s.sessions.get(rec.User, rec.Session)
+	key := sessionKey{rec.Principal, rec.User, rec.Session}
+	if key.principal == "" {
+		key.principal = s.owner
+	}
+	sess, opened, err := s.sessions.get(key)
 	if err != nil {
 		return nil, err
 	}
 	if opened {
-		s.logf("session %s opened (user %q) to resume its streaming queries", rec.Session, rec.User)
+		s.logf("session %s opened to resume its streaming queries", key.tag())
 	}
 	sess.restoreConf(rec.Conf)
 	for _, v := range rec.Views {

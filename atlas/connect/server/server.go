@@ -11,6 +11,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
@@ -62,6 +64,29 @@ type Config struct {
 	// server records no query and restarts none, and keeps the records an
 	// earlier run left for a later start.
 	NoResume bool
+	// Tokens maps each principal to the bearer token that authenticates
+	// it: every call must carry one (Authorization: Bearer <token>, as
+	// Spark Connect's token parameter sends it), and sessions, their
+	// views and their queries belong to the principal that opened them.
+	// Empty, and NoAuth unset, the server generates one random token for
+	// OwnerPrincipal (see Server.Token).
+	Tokens map[string]string
+	// TokenFile is where the clients find the token, named in the message
+	// a call without a valid one gets.
+	TokenFile string
+	// NoAuth serves without authentication, every caller being one
+	// anonymous principal: only for an in-process server on a loopback
+	// address (tests, a program embedding the engine); Start refuses it
+	// on any other address.
+	NoAuth bool
+	// TLS, when set, serves TLS with its certificates (clients connect
+	// with use_ssl=true, or a token); nil serves plaintext HTTP/2.
+	TLS *tls.Config
+	// AllowRemote is the opt-in to listen on an address other machines
+	// reach (not loopback), as $ATLAS_CONNECT_ALLOW_REMOTE=1 and `atlas
+	// serve --allow-remote` set it. Such an address also needs TLS and
+	// authentication; without all three Start refuses it.
+	AllowRemote bool
 }
 
 // stateDir is the directory of the server's query records.
@@ -102,12 +127,16 @@ type Server struct {
 	// before svc.resumed is closed.
 	report   ResumeReport
 	stopOnce sync.Once
+	token    string
 }
 
 // Start listens on cfg's address and serves until Stop. It returns once
 // the listener is bound, so clients can connect to Addr at once.
 func Start(cfg Config) (*Server, error) {
 	addr := cfg.ListenAddr()
+	if err := cfg.checkExposure(addr); err != nil {
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("atlas connect: listen on %s: %w (set %s to another address)", addr, err, EnvAddr)
@@ -125,25 +154,36 @@ func Start(cfg Config) (*Server, error) {
 	if !noResume {
 		store = newQueryStore(cfg.stateDir())
 	}
+	auth, token, err := cfg.authenticator()
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
 	svc := newService(cfg.Conf, timeout, log, store)
-	// Requests wait until the queries the previous run left are resumed,
-	// so a client sees them among the active ones; the daemon that runs
-	// the server is ready (and `atlas up` returns) meanwhile.
-	g := grpc.NewServer(grpc.MaxRecvMsgSize(maxInbound),
-		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	svc.owner = auth.owner()
+	// Every call is authenticated first; then requests wait until the
+	// queries the previous run left are resumed, so a client sees them
+	// among the active ones; the daemon that runs the server is ready
+	// (and `atlas up` returns) meanwhile.
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(maxInbound)}
+	if cfg.TLS != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
+	}
+	g := grpc.NewServer(append(opts,
+		grpc.ChainUnaryInterceptor(auth.unary, func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 			if err := svc.awaitResume(ctx); err != nil {
 				return nil, err
 			}
 			return handler(ctx, req)
 		}),
-		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		grpc.ChainStreamInterceptor(auth.stream, func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 			if err := svc.awaitResume(ss.Context()); err != nil {
 				return err
 			}
 			return handler(srv, ss)
-		}))
+		}))...)
 	sparkpb.RegisterSparkConnectServiceServer(g, svc)
-	s := &Server{grpc: g, ln: ln, svc: svc, done: make(chan error, 1)}
+	s := &Server{grpc: g, ln: ln, svc: svc, done: make(chan error, 1), token: token}
 	go func() {
 		s.report = svc.resume(cfg.stateDir(), noResume)
 		close(svc.resumed)
@@ -159,6 +199,11 @@ func (s *Server) Resumed() ResumeReport {
 	<-s.svc.resumed
 	return s.report
 }
+
+// Token is the token the server generated for OwnerPrincipal when
+// Config.Tokens was empty, else OwnerPrincipal's token from Config.Tokens;
+// "" with Config.NoAuth.
+func (s *Server) Token() string { return s.token }
 
 // Addr is the address the server listens on (host:port).
 func (s *Server) Addr() string { return s.ln.Addr().String() }

@@ -35,6 +35,9 @@ type service struct {
 	// resumed is closed once the recorded queries are resumed; requests
 	// wait for it.
 	resumed chan struct{}
+	// owner is the principal that resumes the recorded queries of a run
+	// that did not authenticate its callers (records without principal).
+	owner string
 }
 
 // awaitResume waits until the recorded queries are resumed, or ctx ends.
@@ -72,7 +75,7 @@ func (s *service) janitor(timeout time.Duration) {
 		case now := <-tick.C:
 			for _, sess := range s.sessions.expire(now, timeout) {
 				sess.close()
-				s.logf("session %s closed after %s idle", sess.key.id, timeout)
+				s.logf("session %s closed after %s idle", sess.key.tag(), timeout)
 			}
 		}
 	}
@@ -85,13 +88,13 @@ func (s *service) logf(format string, args ...any) {
 // session returns the caller's session, opening it on first use, and
 // checks the server-side session id the client observed (a restarted
 // server has new sessions).
-func (s *service) session(user *pb.UserContext, id string, observed *string) (*session, error) {
-	sess, opened, err := s.sessions.get(user.GetUserId(), id)
+func (s *service) session(ctx context.Context, user *pb.UserContext, id string, observed *string) (*session, error) {
+	sess, opened, err := s.sessions.get(sessionKey{principal(ctx), user.GetUserId(), id})
 	if err != nil {
 		return nil, invalidArgument(err)
 	}
 	if opened {
-		s.logf("session %s opened (user %q)", id, user.GetUserId())
+		s.logf("session %s opened", sess.key.tag())
 	}
 	if observed != nil && *observed != "" && *observed != sess.serverSideID {
 		return nil, sessionChanged(id)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/authtoken"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
@@ -39,8 +40,19 @@ type session struct {
 	busListener *busListener
 }
 
-// sessionKey identifies a session as Spark does: user id and session id.
-type sessionKey struct{ user, id string }
+// sessionKey identifies a session as Spark does, by user id and session
+// id, within the authenticated principal that opened it: another
+// principal naming the same ids reaches a session of its own.
+type sessionKey struct{ principal, user, id string }
+
+// tag names the session in log lines: a short hash of its key, never the
+// session id, which with the principal's token reaches the session.
+func (k sessionKey) tag() string { return sessionTag(k.principal, k.user, k.id) }
+
+// sessionTag is the log tag of the session (principal, user, id).
+func sessionTag(principal, user, id string) string {
+	return "s-" + authtoken.Tag(principal+"\x00"+user+"\x00"+id)
+}
 
 // operation is an ExecutePlan in flight, cancelled by Interrupt.
 type operation struct {
@@ -61,18 +73,17 @@ func newSessions(conf map[string]string) *sessions {
 }
 
 // get returns the session, opening it on first use.
-func (r *sessions) get(user, id string) (*session, bool, error) {
-	if id == "" {
+func (r *sessions) get(k sessionKey) (*session, bool, error) {
+	if k.id == "" {
 		return nil, false, fmt.Errorf("session_id is required")
 	}
-	k := sessionKey{user, id}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if s, ok := r.m[k]; ok {
 		s.lastUsed = time.Now()
 		return s, false, nil
 	}
-	b := engine.Builder().AppName("atlas-connect-" + id)
+	b := engine.Builder().AppName("atlas-connect-" + k.id)
 	for key, v := range r.conf {
 		b = b.Config(key, v)
 	}
@@ -92,18 +103,17 @@ func (r *sessions) get(user, id string) (*session, bool, error) {
 }
 
 // lookup returns an open session without opening one.
-func (r *sessions) lookup(user, id string) (*session, bool) {
+func (r *sessions) lookup(k sessionKey) (*session, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s, ok := r.m[sessionKey{user, id}]
+	s, ok := r.m[k]
 	return s, ok
 }
 
 // remove forgets the session and returns it.
-func (r *sessions) remove(user, id string) (*session, bool) {
+func (r *sessions) remove(k sessionKey) (*session, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	k := sessionKey{user, id}
 	s, ok := r.m[k]
 	delete(r.m, k)
 	return s, ok

@@ -41,7 +41,7 @@ func (s *service) startQuery(ctx context.Context, sess *session, out *responder,
 	if err != nil {
 		return err
 	}
-	s.logf("session %s started streaming query %s (id %s, run %s)", sess.key.id, sq.Name(), sq.ID(), sq.RunID())
+	s.logf("session %s started streaming query %s (id %s, run %s)", sess.key.tag(), sq.Name(), sq.ID(), sq.RunID())
 	return out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_WriteStreamOperationStartResult{
 		WriteStreamOperationStartResult: &pb.WriteStreamOperationStartResult{
 			QueryId: &pb.StreamingQueryInstanceId{Id: sq.ID(), RunId: sq.RunID()},
@@ -77,7 +77,7 @@ func (s *service) queryCommand(ctx context.Context, sess *session, c *pb.Streami
 		// Stopped by the user: not resumed by a restart, even one that
 		// comes before the record's watcher runs.
 		s.forget(sq)
-		s.logf("session %s stopped streaming query %s (id %s)", sess.key.id, sq.Name(), sq.ID())
+		s.logf("session %s stopped streaming query %s (id %s)", sess.key.tag(), sq.Name(), sq.ID())
 	case *pb.StreamingQueryCommand_ProcessAllAvailable:
 		// Bound to the request: a client that goes away stops the wait.
 		if err := sq.ProcessAllAvailableContext(ctx); err != nil {

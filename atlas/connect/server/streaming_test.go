@@ -266,7 +266,7 @@ func TestStopServerStopsQueries(t *testing.T) {
 	}}}); err != nil {
 		t.Fatal(err)
 	}
-	sess, ok := srv.svc.sessions.lookup("test", c.session)
+	sess, ok := srv.svc.sessions.lookup(sessionKey{OwnerPrincipal, "test", c.session})
 	if !ok {
 		t.Fatal("no session")
 	}
@@ -288,7 +288,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", SessionTimeout: 100 * time.Millisecond,
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, SessionTimeout: 100 * time.Millisecond,
 		Conf: map[string]string{engine.ConfHome: t.TempDir(), engine.ConfKafkaBrokers: b.Addr()}})
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +304,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, ok := srv.svc.sessions.lookup("test", idle.session); !ok {
+		if _, ok := srv.svc.sessions.lookup(sessionKey{OwnerPrincipal, "test", idle.session}); !ok {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -312,7 +312,7 @@ func TestIdleSessionsExpire(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	sess, ok := srv.svc.sessions.lookup("test", streaming.session)
+	sess, ok := srv.svc.sessions.lookup(sessionKey{OwnerPrincipal, "test", streaming.session})
 	if !ok || len(sess.listQueries(true)) != 1 {
 		t.Fatalf("the session with a running query was closed (%v)", ok)
 	}

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"strings"
+)
+
+// The settings of a server that other machines reach (read by the atlas
+// command, which fills Config from them).
+const (
+	// EnvAllowRemote=1 is the opt-in to a non-loopback listen address.
+	EnvAllowRemote = "ATLAS_CONNECT_ALLOW_REMOTE"
+	// EnvTLS=1 serves TLS with a self-signed certificate the server
+	// generates once in $ATLAS_HOME/tls, when no certificate files are set.
+	EnvTLS = "ATLAS_CONNECT_TLS"
+	// EnvTLSCert and EnvTLSKey name PEM files of the certificate (chain)
+	// and key to serve TLS with.
+	EnvTLSCert = "ATLAS_CONNECT_TLS_CERT"
+	EnvTLSKey  = "ATLAS_CONNECT_TLS_KEY"
+)
+
+// loopbackAddr reports whether a listen address (host:port) binds the
+// loopback interface only: 127.0.0.0/8, ::1 or localhost. An empty host,
+// 0.0.0.0 and :: bind every interface.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkExposure refuses configurations that would serve other machines
+// insecurely.
+func (c Config) checkExposure(addr string) error {
+	if loopbackAddr(addr) {
+		return nil
+	}
+	switch {
+	case c.NoAuth:
+		return fmt.Errorf("atlas connect: refusing to serve %s without authentication: NoAuth is for a loopback address (127.0.0.1) only", addr)
+	case !c.AllowRemote:
+		return fmt.Errorf("atlas connect: refusing to listen on %s, which other machines reach: set %s=1 (atlas serve --allow-remote) to serve them, with TLS and the token, or listen on 127.0.0.1", addr, EnvAllowRemote)
+	case c.TLS == nil:
+		return fmt.Errorf("atlas connect: refusing to serve %s without TLS: set %s and %s to certificate files, or %s=1 for a self-signed certificate", addr, EnvTLSCert, EnvTLSKey, EnvTLS)
+	}
+	return nil
+}
