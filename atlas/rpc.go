@@ -81,7 +81,7 @@ func (s *Session) startExecute(ctx context.Context, plan *pb.Plan) (*callStream,
 		UserContext: s.userContext(),
 		OperationId: ptr(uuid.NewString()),
 		Plan:        plan,
-		ClientType:  ptr(clientType),
+		ClientType:  ptr(s.agent),
 	}
 	body, err := req.MarshalVT()
 	if err != nil {
@@ -111,7 +111,7 @@ func (s *Session) analyze(ctx context.Context, req *pb.AnalyzePlanRequest) (*pb.
 	}
 	req.SessionId = s.id
 	req.UserContext = s.userContext()
-	req.ClientType = ptr(clientType)
+	req.ClientType = ptr(s.agent)
 	body, err := req.MarshalVT()
 	if err != nil {
 		return nil, fmt.Errorf("encode the AnalyzePlan request: %w", err)
@@ -129,7 +129,7 @@ func (s *Session) config(ctx context.Context, op *pb.ConfigRequest_Operation) (*
 	if s.err != nil {
 		return nil, s.err
 	}
-	req := &pb.ConfigRequest{SessionId: s.id, UserContext: s.userContext(), Operation: op, ClientType: ptr(clientType)}
+	req := &pb.ConfigRequest{SessionId: s.id, UserContext: s.userContext(), Operation: op, ClientType: ptr(s.agent)}
 	body, err := req.MarshalVT()
 	if err != nil {
 		return nil, fmt.Errorf("encode the Config request: %w", err)

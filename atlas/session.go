@@ -28,7 +28,9 @@ const EnvConnectAddr = "ATLAS_CONNECT_ADDR"
 // several processes (notebook cells) share one server session.
 const EnvSessionID = "ATLAS_SESSION_ID"
 
-// clientType is sent with every request, as PySpark sends "_SPARK_CONNECT_PYTHON".
+// clientType is sent with every request, as PySpark sends
+// "_SPARK_CONNECT_PYTHON", unless the connection string's user_agent
+// names another.
 const clientType = "atlas-go"
 
 // Session is a connection to a Spark Connect server under one session id:
@@ -38,6 +40,7 @@ type Session struct {
 	conn    *conn
 	id      string
 	user    string
+	agent   string // user_agent, sent as client_type and User-Agent
 	appName string
 	remote  string
 	err     error // the connection could not be set up
@@ -80,7 +83,13 @@ func (b *SessionBuilder) Master(string) *SessionBuilder { return b }
 
 // Remote sets the Spark Connect endpoint: "sc://host:port", optionally with
 // Spark's connection parameters ("sc://host:port/;session_id=...;user_id=..."),
-// or a bare "host:port".
+// or a bare "host:port". The parameters are Spark's: token (sent as
+// "Authorization: Bearer"; it implies TLS, as in Spark), use_ssl (TLS
+// with the system's roots, $ATLAS_CONNECT_CA and the certificate `atlas
+// up --tls` generated), user_id, user_agent and session_id; any other is
+// refused by name. Without a token parameter the client sends the Atlas
+// server's token by itself: $ATLAS_CONNECT_TOKEN, else, to a loopback
+// server, the token file in the Atlas home.
 func (b *SessionBuilder) Remote(addr string) *SessionBuilder { b.remote = addr; return b }
 
 // GetOrCreate connects the session. Connecting is lazy: an unreachable
@@ -96,24 +105,24 @@ func (b *SessionBuilder) GetOrCreate() *Session {
 	if remote == "" {
 		remote = DefaultRemote
 	}
-	s := &Session{appName: b.appName, remote: remote, conf: b.conf, user: os.Getenv("USER")}
+	s := &Session{appName: b.appName, remote: redactRemote(remote), conf: b.conf, user: os.Getenv("USER"), agent: clientType}
 	s.listeners.bus = newListenerSet()
-	target, params, err := parseRemote(remote)
+	r, err := parseConnect(remote)
 	if err != nil {
 		s.err = err
 		return s
 	}
-	s.id = params["session_id"]
+	s.id = r.sessionID
 	if s.id == "" {
 		s.id = defaultSessionID()
-	} else if _, err := uuid.Parse(s.id); err != nil {
-		s.err = fmt.Errorf("atlas connect: session_id %q in %s is not a UUID", s.id, remote)
-		return s
 	}
-	if u := params["user_id"]; u != "" {
-		s.user = u
+	if r.userID != "" {
+		s.user = r.userID
 	}
-	s.conn = newConn(target)
+	if r.userAgent != "" {
+		s.agent = r.userAgent
+	}
+	s.conn = newConn(r, s.agent)
 	return s
 }
 
@@ -129,7 +138,7 @@ func parseRemote(remote string) (string, map[string]string, error) {
 	}
 	rest, ok := strings.CutPrefix(remote, "sc://")
 	if !ok {
-		return "", nil, fmt.Errorf("atlas connect: remote %q: want sc://host:port or host:port", remote)
+		return "", nil, fmt.Errorf("atlas connect: remote %q: want sc://host:port or host:port", redactRemote(remote))
 	}
 	host, tail, _ := strings.Cut(rest, "/")
 	for _, kv := range strings.Split(strings.TrimPrefix(tail, ";"), ";") {
@@ -138,7 +147,7 @@ func parseRemote(remote string) (string, map[string]string, error) {
 		}
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return "", nil, fmt.Errorf("atlas connect: remote %q: parameter %q is not key=value", remote, kv)
+			return "", nil, fmt.Errorf("atlas connect: remote %q: parameter %q is not key=value", redactRemote(remote), kv)
 		}
 		if uv, err := url.QueryUnescape(v); err == nil {
 			v = uv
@@ -146,7 +155,7 @@ func parseRemote(remote string) (string, map[string]string, error) {
 		params[k] = v
 	}
 	if host == "" {
-		return "", nil, fmt.Errorf("atlas connect: remote %q names no host", remote)
+		return "", nil, fmt.Errorf("atlas connect: remote %q names no host", redactRemote(remote))
 	}
 	if !strings.Contains(host, ":") {
 		host += ":15002"
@@ -178,7 +187,8 @@ func (s *Session) SessionID() string { return s.id }
 // AppName returns the application name given to the builder.
 func (s *Session) AppName() string { return s.appName }
 
-// Remote returns the endpoint this session talks to.
+// Remote returns the endpoint this session talks to (a token parameter's
+// value masked).
 func (s *Session) Remote() string { return s.remote }
 
 // Stop ends the session on the server, as spark.stop() does with Spark
@@ -188,7 +198,7 @@ func (s *Session) Remote() string { return s.remote }
 func (s *Session) Stop() {
 	if s.conn != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
-		req := &pb.ReleaseSessionRequest{SessionId: s.id, UserContext: s.userContext(), ClientType: ptr(clientType)}
+		req := &pb.ReleaseSessionRequest{SessionId: s.id, UserContext: s.userContext(), ClientType: ptr(s.agent)}
 		if body, err := req.MarshalVT(); err == nil {
 			_ = s.conn.unary(ctx, "ReleaseSession", body, (&pb.ReleaseSessionResponse{}).UnmarshalVT)
 		}

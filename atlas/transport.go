@@ -48,21 +48,37 @@ const (
 // every call in flight, as a process exit would.
 type conn struct {
 	base   string
+	auth   string // the Authorization header, "" for none
+	agent  string // the User-Agent header
 	hc     *http.Client
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
-func newConn(target string) *conn {
+// newConn connects to r's target: HTTP/2 over TLS when r has a TLS
+// configuration, else h2c; r's token goes in every call's Authorization
+// header.
+func newConn(r *remote, agent string) *conn {
 	var p http.Protocols
-	p.SetUnencryptedHTTP2(true)
 	tr := &http.Transport{
 		Protocols:         &p,
 		DialContext:       (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2: true,
 	}
+	scheme := "http://"
+	if r.tls != nil {
+		p.SetHTTP2(true)
+		tr.TLSClientConfig = r.tls
+		scheme = "https://"
+	} else {
+		p.SetUnencryptedHTTP2(true)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &conn{base: "http://" + target, hc: &http.Client{Transport: tr}, ctx: ctx, cancel: cancel}
+	c := &conn{base: scheme + r.target, agent: agent + " atlas-go-client", hc: &http.Client{Transport: tr}, ctx: ctx, cancel: cancel}
+	if r.token != "" {
+		c.auth = "Bearer " + r.token
+	}
+	return c
 }
 
 func (c *conn) close() {
@@ -108,7 +124,10 @@ func (c *conn) call(ctx context.Context, method string, body []byte) (*callStrea
 	}
 	hreq.Header.Set("Content-Type", "application/grpc+proto")
 	hreq.Header.Set("Te", "trailers")
-	hreq.Header.Set("User-Agent", "atlas-go-client")
+	hreq.Header.Set("User-Agent", c.agent)
+	if c.auth != "" {
+		hreq.Header.Set("Authorization", c.auth)
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		if ms := time.Until(dl).Milliseconds(); ms > 0 {
 			hreq.Header.Set("Grpc-Timeout", strconv.FormatInt(ms, 10)+"m")
