@@ -96,11 +96,19 @@ func printInfo(w io.Writer, info stack.Info) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(info.Services)) {
 		addr := info.Services[name]
-		if name == "connect" && !strings.HasPrefix(addr, "error:") {
-			addr += ", Spark Connect clients: sc://" + addr
+		ep, ok := readEndpoint(info.Home)
+		if name != "connect" || strings.HasPrefix(addr, "error:") || !ok || ep.Addr != addr {
+			fmt.Fprintf(tw, "%s\t%s\n", name, addr)
+			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", name, addr)
-		if name == "connect" && info.Running {
+		fmt.Fprintf(tw, "%s\t%s, Spark Connect clients: %s\n", name, addr, ep.URL)
+		if ep.Fingerprint != "" {
+			fmt.Fprintf(tw, "  TLS\tSHA-256 fingerprint %s\n", ep.Fingerprint)
+		}
+		for _, n := range ep.Notes {
+			fmt.Fprintf(tw, "  token\t%s\n", n)
+		}
+		if info.Running {
 			printResume(tw, info.Home)
 		}
 	}

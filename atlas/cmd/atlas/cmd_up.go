@@ -45,7 +45,11 @@ func runUp(ctx context.Context, args []string) error {
 	}
 	if *brief {
 		if addr := info.Services["connect"]; addr != "" {
-			fmt.Fprintf(w, "Spark Connect at sc://%s\n", addr)
+			url := "sc://" + addr
+			if ep, ok := readEndpoint(info.Home); ok && ep.Addr == addr {
+				url = ep.URL
+			}
+			fmt.Fprintf(w, "Spark Connect at %s\n", url)
 		}
 		return nil
 	}

@@ -78,7 +78,7 @@ func startAtlas(t *testing.T, rows []order) *atlasServer {
 			t.Fatalf("atlas sql %.50s: %v\n%s", q, err, out)
 		}
 	}
-	cmd := exec.Command(s.bin, "serve", "--home", s.home, "--addr", "127.0.0.1:0")
+	cmd := exec.Command(s.bin, "serve", "--home", s.home, "--addr", "127.0.0.1:0", "--no-auth")
 	cmd.Env = env(s.home)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()

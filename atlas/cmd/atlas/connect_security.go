@@ -1,0 +1,97 @@
+package main
+
+import (
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/authtoken"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/tlscert"
+)
+
+// connectSecurity are the Spark Connect server's security settings:
+// flags of `atlas serve`, environment variables for the daemon `atlas up`
+// starts.
+type connectSecurity struct {
+	allowRemote bool
+	tls         bool
+	certFile    string
+	keyFile     string
+	noAuth      bool
+}
+
+// securityFromEnv reads the settings from the environment.
+func securityFromEnv() connectSecurity {
+	return connectSecurity{
+		allowRemote: envBool(server.EnvAllowRemote),
+		tls:         envBool(server.EnvTLS),
+		certFile:    os.Getenv(server.EnvTLSCert),
+		keyFile:     os.Getenv(server.EnvTLSKey),
+	}
+}
+
+// addFlags adds --allow-remote, --tls, --tls-cert, --tls-key and
+// --no-auth to fs, defaulting to the environment's settings.
+func (s *connectSecurity) addFlags(fs *flag.FlagSet) {
+	env := securityFromEnv()
+	fs.BoolVar(&s.allowRemote, "allow-remote", env.allowRemote, "listen on an address other machines reach (needs TLS and the token) ($"+server.EnvAllowRemote+"=1)")
+	fs.BoolVar(&s.tls, "tls", env.tls, "serve TLS with a self-signed certificate generated once in HOME/tls (its SHA-256 fingerprint is printed) ($"+server.EnvTLS+"=1)")
+	fs.StringVar(&s.certFile, "tls-cert", env.certFile, "serve TLS with this PEM certificate (chain) file ($"+server.EnvTLSCert+")")
+	fs.StringVar(&s.keyFile, "tls-key", env.keyFile, "the PEM key file of --tls-cert ($"+server.EnvTLSKey+")")
+	fs.BoolVar(&s.noAuth, "no-auth", false, "accept every local caller without a token (loopback addresses only; for tests)")
+}
+
+// apply fills cfg's authentication and TLS for the server of home
+// listening on addr, and returns the lines to print about them: the TLS
+// certificate's fingerprint. The token is the home's token file (created
+// mode 0600 on first start and reused after, so running kernels keep
+// working; delete it and restart to rotate it).
+func (s connectSecurity) apply(home, addr string, cfg *server.Config) ([]string, error) {
+	var notes []string
+	if s.noAuth {
+		cfg.NoAuth = true
+	} else {
+		tok, err := authtoken.LoadOrCreate(home)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Tokens = map[string]string{server.OwnerPrincipal: tok}
+		cfg.TokenFile = authtoken.Path(home)
+	}
+	cfg.AllowRemote = s.allowRemote
+	var cert tls.Certificate
+	var err error
+	switch {
+	case s.certFile != "" || s.keyFile != "":
+		if s.certFile == "" || s.keyFile == "" {
+			return nil, fmt.Errorf("atlas connect: TLS needs both a certificate (%s) and a key (%s)", server.EnvTLSCert, server.EnvTLSKey)
+		}
+		if cert, err = tlscert.Load(s.certFile, s.keyFile); err != nil {
+			return nil, err
+		}
+		notes = append(notes, fmt.Sprintf("TLS with %s, SHA-256 fingerprint %s", s.certFile, tlscert.Fingerprint(cert)))
+	case s.tls || s.allowRemote:
+		dir := filepath.Join(home, "tls")
+		host, _, _ := net.SplitHostPort(addr)
+		if cert, err = tlscert.LoadOrCreate(dir, host); err != nil {
+			return nil, err
+		}
+		notes = append(notes, fmt.Sprintf("TLS with the self-signed certificate %s, SHA-256 fingerprint %s",
+			filepath.Join(dir, tlscert.CertFile), tlscert.Fingerprint(cert)))
+	default:
+		return notes, nil
+	}
+	cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	return notes, nil
+}
+
+// envBool reads a 1/true setting.
+func envBool(name string) bool {
+	v := strings.ToLower(strings.TrimSpace(os.Getenv(name)))
+	return v == "1" || v == "true" || v == "yes"
+}
