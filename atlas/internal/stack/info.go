@@ -52,6 +52,9 @@ type Info struct {
 	// StalePID is the pid of a dead daemon whose leftover pid file
 	// Status found or Up removed, or 0.
 	StalePID int `json:"stale_pid,omitempty"`
+	// Crash is where the dead daemon's log says why it died (its panic or
+	// fatal-error line, "FILE:LINE: text"), or that it says nothing.
+	Crash string `json:"crash,omitempty"`
 	// Notes are remarks for the user (an address request that was
 	// ignored because a daemon already runs, and the like).
 	Notes []string `json:"notes,omitempty"`

@@ -66,6 +66,14 @@ func brokerStatus(ctx context.Context, o Options) (Info, error) {
 			if ok {
 				info.StalePID = st.PID
 				info.BrokerError = fmt.Sprintf("not running (stale pid file of pid %d)", st.PID)
+				logFile := st.LogFile
+				if logFile == "" {
+					logFile = p.logFile
+				}
+				if why := crashLine(logFile, st.PID); why != "" {
+					info.Crash = why
+					info.BrokerError = fmt.Sprintf("not running: pid %d died (stale pid file); %s", st.PID, why)
+				}
 			}
 			return info, nil
 		}

@@ -158,9 +158,9 @@ func spawnDaemon(ctx context.Context, o Options, p paths) error {
 			return fmt.Errorf("stack: create %s: %w", d, err)
 		}
 	}
-	logf, err := os.OpenFile(p.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := openLog(p.logFile)
 	if err != nil {
-		return fmt.Errorf("stack: open broker log %s: %w", p.logFile, err)
+		return err
 	}
 	defer logf.Close()
 	logStart, _ := logf.Seek(0, io.SeekEnd)
@@ -197,6 +197,21 @@ func spawnDaemon(ctx context.Context, o Options, p paths) error {
 		return fmt.Errorf("stack: broker daemon (pid %d, %s) failed to start: %w\n%s", cmd.Process.Pid, exe, err, tail)
 	}
 	return nil
+}
+
+// openLog opens the daemon's log for appending, readable by its owner
+// only (mode 0600, also when an older run left it wider): it names
+// queries, tables and paths.
+func openLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("stack: open broker log %s: %w", path, err)
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stack: make broker log %s private: %w", path, err)
+	}
+	return f, nil
 }
 
 // errDaemonExited reports that the daemon exited before it was ready.
