@@ -11,6 +11,8 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/authtoken"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/fsroots"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/tlscert"
 )
 
@@ -64,6 +66,7 @@ func (s connectSecurity) apply(home, addr string, cfg *server.Config) ([]string,
 		cfg.TokenFile = authtoken.Path(home)
 	}
 	cfg.AllowRemote = s.allowRemote
+	cfg.Files = s.fileAccess(home, lakehouse.ConfigFromEnv(home).Warehouse)
 	var cert tls.Certificate
 	var err error
 	switch {
@@ -88,6 +91,38 @@ func (s connectSecurity) apply(home, addr string, cfg *server.Config) ([]string,
 	}
 	cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	return notes, nil
+}
+
+// EnvFileRoots names the setting that lists the directories (':'
+// separated) sessions may read and write besides the Atlas home and the
+// warehouse.
+const EnvFileRoots = "ATLAS_FILE_ROOTS"
+
+// fileAccess is the file policy of the server of home: always the home
+// and a local warehouse, plus $ATLAS_FILE_ROOTS. Without that setting, a
+// loopback-only server (a laptop) also allows the user's home directory
+// (not its hidden entries: ~/.ssh, ~/.aws) and the temporary directory;
+// a server others reach (allowRemote) only what the setting lists. The
+// token file, the TLS directory and the server's run and state
+// directories are denied, and so are /proc, /sys and /dev.
+func (s connectSecurity) fileAccess(home, warehouse string) *server.FileAccess {
+	fa := &server.FileAccess{Roots: []string{home}}
+	if w, ok := strings.CutPrefix(warehouse, "file://"); ok {
+		fa.Roots = append(fa.Roots, w)
+	} else if !strings.Contains(warehouse, "://") && warehouse != "" {
+		fa.Roots = append(fa.Roots, warehouse)
+	}
+	extra := fsroots.SplitList(os.Getenv(EnvFileRoots))
+	fa.Roots = append(fa.Roots, extra...)
+	if len(extra) == 0 && !s.allowRemote {
+		if h, err := os.UserHomeDir(); err == nil {
+			fa.Roots = append(fa.Roots, h)
+			fa.NoHidden = append(fa.NoHidden, h)
+		}
+		fa.Roots = append(fa.Roots, os.TempDir())
+	}
+	fa.Denied = []string{authtoken.Path(home), filepath.Join(home, "tls"), filepath.Join(home, "run"), s.keyFile}
+	return fa
 }
 
 // envBool reads a 1/true setting.

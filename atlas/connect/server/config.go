@@ -81,6 +81,9 @@ func (s *service) Config(ctx context.Context, req *pb.ConfigRequest) (*pb.Config
 	switch op := req.GetOperation().GetOpType().(type) {
 	case *pb.ConfigRequest_Operation_Set:
 		for _, kv := range op.Set.GetPairs() {
+			if serverOnlyConf(kv.GetKey()) {
+				return nil, invalidArgument(fmt.Errorf("%s is a setting of the server, which sessions cannot change", kv.GetKey()))
+			}
 			if fixedConf[kv.GetKey()] && !strings.EqualFold(kv.GetValue(), confDefaults[kv.GetKey()]) {
 				return nil, invalidArgument(fmt.Errorf("%s: Atlas runs in %s only", kv.GetKey(), confDefaults[kv.GetKey()]))
 			}

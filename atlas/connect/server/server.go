@@ -87,6 +87,10 @@ type Config struct {
 	// serve --allow-remote` set it. Such an address also needs TLS and
 	// authentication; without all three Start refuses it.
 	AllowRemote bool
+	// Files limits the local files sessions read and write; nil sets no
+	// limit, for a server embedded in a program (the atlas command sets
+	// one: see the package README, "Security").
+	Files *FileAccess
 }
 
 // stateDir is the directory of the server's query records.
@@ -159,7 +163,7 @@ func Start(cfg Config) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	svc := newService(cfg.Conf, timeout, log, store)
+	svc := newService(cfg.sessionConf(), timeout, log, store)
 	svc.owner = auth.owner()
 	// Every call is authenticated first; then requests wait until the
 	// queries the previous run left are resumed, so a client sees them

@@ -85,8 +85,14 @@ func (r *DataFrameReader) load(paths []string) (*DataFrame, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no path: give the files to read, as Load(\"data/x.csv\")")
 	}
+	if err := r.s.checkPaths(paths); err != nil {
+		return nil, err
+	}
 	files, err := file.ListFiles(paths)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.s.checkPaths(files); err != nil {
 		return nil, err
 	}
 	var schema *arrow.Schema

@@ -132,6 +132,9 @@ func (s *Session) openSource(format string, ropts map[string]string, schema stri
 		}
 		return rate.NewMicroBatch(ropts)
 	case "json", "csv", "parquet":
+		if err := s.CheckPath(ropts["path"]); err != nil {
+			return nil, err
+		}
 		var sch *arrow.Schema
 		if schema != "" {
 			var err error

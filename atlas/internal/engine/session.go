@@ -10,6 +10,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/ckpath"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/fsroots"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/merge"
 	mem "github.com/atlas-lakehouse/atlas/atlas/internal/source/memory"
@@ -22,6 +23,8 @@ import (
 type Session struct {
 	appName string
 	conf    map[string]string
+	// files limits the paths the session reads and writes (files.go).
+	files *fsroots.Policy
 
 	mu sync.Mutex
 	// runtime holds what SetConf set (spark.conf.set), over conf.
@@ -91,7 +94,7 @@ func (b *SessionBuilder) GetOrCreate() *Session {
 	for k, v := range b.conf {
 		conf[k] = v
 	}
-	return &Session{appName: b.appName, conf: conf, views: map[string]*DataFrame{}}
+	return &Session{appName: b.appName, conf: conf, files: filePolicy(conf), views: map[string]*DataFrame{}}
 }
 
 // NewSession returns a session with the default configuration.

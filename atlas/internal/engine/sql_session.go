@@ -52,6 +52,9 @@ func (q sqlSession) Lakehouse(ctx context.Context) (*lakehouse.Lakehouse, error)
 	return q.s.Lakehouse(ctx)
 }
 
+// CheckPath refuses a location outside the session's file roots.
+func (q sqlSession) CheckPath(path string) error { return q.s.CheckPath(path) }
+
 // Table resolves name as Session.Table does.
 func (q sqlSession) Table(ctx context.Context, name string) (plan.Node, error) {
 	df, err := q.s.table(ctx, name)

@@ -78,6 +78,9 @@ type sinkPlan struct {
 // and the checkpoint location, with no side effect.
 func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, name string, out io.Writer) (*sinkPlan, error) {
 	p := &sinkPlan{kind: w.format}
+	if err := checkQueryName(name); err != nil {
+		return nil, err
+	}
 	var err error
 	switch {
 	case w.foreach != nil && w.writer != nil:
@@ -161,7 +164,20 @@ func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, nam
 		}
 		p.identity = &id
 	}
+	if err := w.df.s.checkPaths([]string{p.checkpoint, p.file.Path}); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// checkQueryName refuses a query name with "..": its checkpoint, under
+// the checkpoint root by name, would land in the root's parent or the
+// root itself (QueryName("..") checkpointed in the Atlas home).
+func checkQueryName(name string) error {
+	if name == "." || strings.Contains(name, "..") {
+		return fmt.Errorf("queryName %q: a query name cannot be \".\" or contain \"..\" (it names the query's checkpoint directory)", name)
+	}
+	return nil
 }
 
 // checkOptions refuses options the sink kind does not take, saying which

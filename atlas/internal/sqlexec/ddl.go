@@ -54,6 +54,9 @@ func createTable(ctx context.Context, s Session, st *parser.CreateTable) (plan.N
 	if st.Comment != "" {
 		props["comment"] = st.Comment
 	}
+	if err := s.CheckPath(st.Location); err != nil {
+		return nil, errAtNode(st.Name, "LOCATION: %v", err)
+	}
 	lh, err := s.Lakehouse(ctx)
 	if err != nil {
 		return nil, err

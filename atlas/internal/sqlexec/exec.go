@@ -45,6 +45,9 @@ type Session interface {
 	NoteInsert(table string, inserted int64, skipped bool, d time.Duration)
 	// Merge runs a MERGE INTO with the rows of source.
 	Merge(ctx context.Context, spec sql.MergeSpec, source plan.Node) (merge.Result, error)
+	// CheckPath refuses a file location outside the session's allowed
+	// file roots.
+	CheckPath(path string) error
 }
 
 // Run parses and runs one SQL statement (see Exec).

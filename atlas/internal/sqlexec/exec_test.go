@@ -49,6 +49,8 @@ func newFake(t *testing.T) *fakeSession {
 
 func (f *fakeSession) Lakehouse(context.Context) (*lakehouse.Lakehouse, error) { return f.lh, nil }
 
+func (f *fakeSession) CheckPath(string) error { return nil }
+
 func (f *fakeSession) Table(ctx context.Context, name string) (plan.Node, error) {
 	if n, ok := f.views[name]; ok {
 		return n, nil
