@@ -75,6 +75,12 @@ func TestStartRefusesInvalidSinksBeforeAnySideEffect(t *testing.T) {
 		{"eventTimeMaxAheadOfProcessing without watermark", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Option("eventTimeMaxAheadOfProcessing", "1 hour").Progress(false).ToTable(table)
 		}, []string{`eventTimeMaxAheadOfProcessing "1 hour"`, "WithWatermark"}},
+		{"query name ..", func() (*engine.StreamingQuery, error) {
+			return rows.WriteStream().Format("parquet").Option("path", filepath.Join(home, "out")).QueryName("..").Progress(false).Start()
+		}, []string{`queryName ".."`, `cannot be "." or contain ".."`}},
+		{"query name with ..", func() (*engine.StreamingQuery, error) {
+			return rows.WriteStream().QueryName("a/../../b").Progress(false).ToTable(table)
+		}, []string{`queryName "a/../../b"`}},
 		{"bad console option", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Format("console").Option("numRows", -1).Option("checkpointLocation", ck).Progress(false).Start()
 		}, []string{"numRows must be a non-negative integer"}},
