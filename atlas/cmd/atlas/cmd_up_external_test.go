@@ -86,6 +86,8 @@ func TestUpWithExternalKafkaStartsConnect(t *testing.T) {
 
 	// A Connect client, as a notebook cell: the daemon's server reads the
 	// external cluster without being told its address.
+	// It reads the daemon's token from the home, as a cell does.
+	t.Setenv("ATLAS_HOME", home)
 	spark := client.Builder().Remote("sc://" + connect).GetOrCreate()
 	defer spark.Close()
 	var rows int64
