@@ -34,7 +34,8 @@ func runServe(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	conf := map[string]string{engine.ConfHome: f.home}
+	conf := secretConf(stack.TakeSecrets())
+	conf[engine.ConfHome] = f.home
 	cfg := server.Config{Addr: *addr, Conf: conf, Log: os.Stderr, StateDir: server.StateDir(f.home), NoResume: *noResume}
 	notes, err := sec.apply(f.home, *addr, &cfg)
 	if err != nil {
@@ -59,7 +60,8 @@ func runServe(ctx context.Context, args []string) error {
 // `atlas up` starts: sessions use the daemon's home and broker.
 func connectService() stack.DaemonService {
 	return stack.DaemonService{Name: "connect", Start: func(_ context.Context, env stack.ServiceEnv) (string, func(), error) {
-		conf := map[string]string{engine.ConfHome: env.Home, engine.ConfKafkaBrokers: env.KafkaAddr}
+		conf := secretConf(env.Secrets)
+		conf[engine.ConfHome], conf[engine.ConfKafkaBrokers] = env.Home, env.KafkaAddr
 		cfg := server.Config{Conf: conf, Log: env.Log, StateDir: server.StateDir(env.Home)}
 		notes, err := securityFromEnv().apply(env.Home, cfg.ListenAddr(), &cfg)
 		if err != nil {

@@ -4,13 +4,16 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/authtoken"
+	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/fsroots"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/tlscert"
@@ -91,6 +94,32 @@ func (s connectSecurity) apply(home, addr string, cfg *server.Config) ([]string,
 	}
 	cfg.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	return notes, nil
+}
+
+// secretConf turns the secret settings taken out of the environment
+// (stack.SecretEnv) into the server sessions' configuration: the catalog
+// URI and properties, with the AWS credentials as the catalog's S3
+// properties (unless the properties set them), which Iceberg's S3 file IO
+// and the checkpoints read.
+func secretConf(secrets map[string]string) map[string]string {
+	conf := map[string]string{}
+	if v := secrets[lakehouse.EnvCatalogURI]; v != "" {
+		conf[engine.ConfCatalogURI] = v
+	}
+	props := lakehouse.ParseProps(secrets[lakehouse.EnvCatalogProps])
+	for env, prop := range map[string]string{"AWS_ACCESS_KEY_ID": "s3.access-key-id", "AWS_SECRET_ACCESS_KEY": "s3.secret-access-key", "AWS_SESSION_TOKEN": "s3.session-token"} {
+		if v := secrets[env]; v != "" && props[prop] == "" {
+			props[prop] = v
+		}
+	}
+	if len(props) > 0 {
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(props)) {
+			parts = append(parts, k+"="+props[k])
+		}
+		conf[engine.ConfCatalogProps] = strings.Join(parts, ",")
+	}
+	return conf
 }
 
 // EnvFileRoots names the setting that lists the directories (':'

@@ -56,6 +56,10 @@ const (
 	ConfCatalogType = "atlas.catalog.type"
 	// ConfWarehouse is the warehouse location.
 	ConfWarehouse = "atlas.warehouse"
+	// ConfCatalogProps are the catalog properties, "k=v,k2=v2" as
+	// $ATLAS_CATALOG_PROPS (which they replace): a server passes the
+	// secrets it took out of its environment this way.
+	ConfCatalogProps = "atlas.catalog.props"
 	// ConfCheckpointRoot is where queries named with QueryName keep their
 	// checkpoints: a directory or s3://bucket/prefix (default
 	// $ATLAS_CHECKPOINT_ROOT, else $ATLAS_HOME/checkpoints). An s3:// root
@@ -130,6 +134,9 @@ func (s *Session) LakehouseConfig() lakehouse.Config {
 	}
 	if v := s.conf[ConfWarehouse]; v != "" {
 		c.Warehouse = v
+	}
+	if v := s.conf[ConfCatalogProps]; v != "" {
+		c.Properties = lakehouse.ParseProps(v)
 	}
 	return c
 }

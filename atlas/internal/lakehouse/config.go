@@ -82,14 +82,21 @@ func ConfigFromEnv(home string) Config {
 		Warehouse: os.Getenv(EnvWarehouse),
 	}
 	if p := os.Getenv(EnvCatalogProps); p != "" {
-		c.Properties = map[string]string{}
-		for _, kv := range strings.Split(p, ",") {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				c.Properties[strings.TrimSpace(k)] = strings.TrimSpace(v)
-			}
-		}
+		c.Properties = ParseProps(p)
 	}
 	return c.withDefaults(home)
+}
+
+// ParseProps parses catalog properties written as $ATLAS_CATALOG_PROPS
+// is: "k=v,k2=v2".
+func ParseProps(p string) map[string]string {
+	props := map[string]string{}
+	for _, kv := range strings.Split(p, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			props[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return props
 }
 
 func (c Config) withDefaults(home string) Config {

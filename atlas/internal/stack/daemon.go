@@ -48,12 +48,20 @@ type DaemonConfig struct {
 	LogFile string
 	// Services run beside the broker (the atlas CLI adds Atlas Connect).
 	Services []DaemonService
+	// Secrets are the secret settings (SecretEnv) handed to the services,
+	// never kept in the daemon's environment.
+	Secrets map[string]string
 }
 
 // DaemonMain runs the broker daemon with command-line arguments (those
 // after [DaemonArg]: --home, --addr, --partitions) and the given services
 // until SIGTERM or SIGINT, logging to log. It returns the process exit code.
 func DaemonMain(args []string, log io.Writer, services ...DaemonService) int {
+	secrets, err := daemonSecrets(os.Stdin)
+	if err != nil {
+		fmt.Fprintf(log, "%s atlas broker: %v\n", stamp(), err)
+		return 1
+	}
 	fs := flag.NewFlagSet(DaemonArg, flag.ContinueOnError)
 	fs.SetOutput(log)
 	var cfg DaemonConfig
@@ -69,7 +77,7 @@ func DaemonMain(args []string, log io.Writer, services ...DaemonService) int {
 		fmt.Fprintf(log, "%s atlas broker: %v\n", stamp(), err)
 		return 1
 	}
-	cfg = DaemonConfig{Home: o.Home, Addr: o.Addr, Partitions: o.Partitions, Log: log, LogFile: cfg.LogFile, Services: services}
+	cfg = DaemonConfig{Home: o.Home, Addr: o.Addr, Partitions: o.Partitions, Log: log, LogFile: cfg.LogFile, Services: services, Secrets: secrets}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := RunDaemon(ctx, cfg); err != nil {
@@ -119,7 +127,7 @@ func RunDaemon(ctx context.Context, cfg DaemonConfig) error {
 		kafka = b.Addr()
 	}
 	pid := st.PID
-	addrs, stops := startServices(ctx, cfg.Services, ServiceEnv{Home: cfg.Home, KafkaAddr: kafka, Log: cfg.Log}, logf)
+	addrs, stops := startServices(ctx, cfg.Services, ServiceEnv{Home: cfg.Home, KafkaAddr: kafka, Log: cfg.Log, Secrets: cfg.Secrets}, logf)
 	stopServices := func() {
 		for _, stop := range stops {
 			stop()

@@ -26,6 +26,9 @@ type ServiceEnv struct {
 	KafkaAddr string
 	// Log receives the service's log lines (the daemon's log).
 	Log io.Writer
+	// Secrets are the secret settings (SecretEnv names them) the daemon
+	// was given, which are not in its environment.
+	Secrets map[string]string
 }
 
 // startServices starts each service; one that fails is logged and recorded

@@ -1,7 +1,9 @@
 package stack
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,12 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
 // Up starts the stack of opts.Home unless it already runs: the broker
@@ -174,10 +175,19 @@ func spawnDaemon(ctx context.Context, o Options, p paths) error {
 		"--home", o.Home, "--addr", o.Addr,
 		"--partitions", strconv.Itoa(o.Partitions), "--log-file", p.logFile)
 	cmd.Dir = o.Home
-	cmd.Env = daemonEnv(o.OwnDaemon)
+	env, secrets := daemonEnv(o.OwnDaemon)
+	cmd.Env = env
 	// Own session and no inherited pipes: the daemon survives the
 	// terminal, and a notebook cell that starts it can finish.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	if len(secrets) > 0 {
+		data, err := json.Marshal(secrets)
+		if err != nil {
+			return fmt.Errorf("stack: encode the daemon's secrets: %w", err)
+		}
+		cmd.Env = append(cmd.Env, envSecrets+"=stdin")
+		cmd.Stdin = bytes.NewReader(data)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("stack: start broker daemon %s: %w", exe, err)
@@ -268,25 +278,32 @@ func checkAddrFree(addr string) error {
 }
 
 // daemonEnv is the daemon's environment: the caller's, without GoNB's
-// pipe variables (the daemon must not talk to the notebook), plus the
-// marker that makes this package's init run the daemon. A broker-only
-// daemon also loses the catalog's URI and properties (it never opens the
-// catalog, so it holds none of its credentials); a daemon the executable
-// runs itself (own: the atlas CLI, whose Spark Connect server opens the
-// catalog for its sessions) keeps them and gets no marker.
-func daemonEnv(own bool) []string {
-	var env []string
+// pipe variables (the daemon must not talk to the notebook) and without
+// the secrets (SecretEnv), plus the marker that makes this package's init
+// run the daemon. A daemon the executable runs itself (own: the atlas CLI,
+// whose Spark Connect server opens the catalog for its sessions) gets no
+// marker, and the secrets it needs are returned, to be written on its
+// standard input; a broker-only daemon never opens the catalog and gets
+// none.
+func daemonEnv(own bool) (env []string, secrets map[string]string) {
+	secrets = map[string]string{}
 	for _, kv := range os.Environ() {
-		catalog := strings.HasPrefix(kv, lakehouse.EnvCatalogURI+"=") || strings.HasPrefix(kv, lakehouse.EnvCatalogProps+"=")
-		if strings.HasPrefix(kv, "GONB_") || strings.HasPrefix(kv, envDaemon+"=") || (catalog && !own) {
+		k, v, _ := strings.Cut(kv, "=")
+		if slices.Contains(SecretEnv, k) {
+			if own && v != "" {
+				secrets[k] = v
+			}
+			continue
+		}
+		if strings.HasPrefix(kv, "GONB_") || k == envDaemon || k == envSecrets {
 			continue
 		}
 		env = append(env, kv)
 	}
 	if own {
-		return env
+		return env, secrets
 	}
-	return append(env, envDaemon+"=1")
+	return append(env, envDaemon+"=1"), nil
 }
 
 // logTail returns what the log holds after offset, at most its last 2 KiB.
