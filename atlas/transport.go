@@ -42,6 +42,7 @@ const (
 	CodeUnimplemented    Code = 12
 	CodeInternal         Code = 13
 	CodeUnavailable      Code = 14
+	CodeUnauthenticated  Code = 16
 )
 
 // conn is an HTTP/2 connection pool to one server; closing it cancels
