@@ -19,3 +19,21 @@ func TestAbsPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestSinkPathAbsolute: a relative file sink path is sent absolute, as
+// the readers' paths are; the writer's own options are left as given.
+func TestSinkPathAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	opts := map[string]string{"path": "out/../escape_rel", "checkpointLocation": "/abs/ck"}
+	got := sinkOptions(opts)
+	if want := filepath.Join(filepath.Dir(dir), filepath.Base(dir), "escape_rel"); got["path"] != want || got["checkpointLocation"] != "/abs/ck" {
+		t.Fatalf("sent %v, want path %s", got, want)
+	}
+	if opts["path"] != "out/../escape_rel" {
+		t.Fatalf("the writer's options changed: %v", opts)
+	}
+	if got := sinkOptions(map[string]string{"path": "s3://b/out"}); got["path"] != "s3://b/out" {
+		t.Fatalf("a URL changed: %v", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparklite"
@@ -131,7 +132,7 @@ func (w *DataStreamWriter) operation(table string) (*pb.WriteStreamOperationStar
 	op := &pb.WriteStreamOperationStart{
 		Input:      w.df.rel,
 		Format:     w.format,
-		Options:    w.opts,
+		Options:    sinkOptions(w.opts),
 		OutputMode: w.mode,
 		QueryName:  w.name,
 	}
@@ -150,6 +151,19 @@ func (w *DataStreamWriter) operation(table string) (*pb.WriteStreamOperationStar
 		op.SinkDestination = &pb.WriteStreamOperationStart_TableName{TableName: table}
 	}
 	return op, nil
+}
+
+// sinkOptions are the options as sent: a relative file sink path made
+// absolute here, as the readers' paths are (absPaths), so it means the
+// notebook's directory, not the server's.
+func sinkOptions(opts map[string]string) map[string]string {
+	p, ok := opts["path"]
+	if !ok {
+		return opts
+	}
+	out := maps.Clone(opts)
+	out["path"] = absPaths([]string{p})[0]
+	return out
 }
 
 func (w *DataStreamWriter) start(ctx context.Context, table string) (*StreamingQuery, error) {
