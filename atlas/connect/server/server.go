@@ -33,10 +33,6 @@ const DefaultAddr = "127.0.0.1:15002"
 // EnvAddr names the environment variable that overrides DefaultAddr.
 const EnvAddr = "ATLAS_CONNECT_ADDR"
 
-// maxInbound is the largest request accepted, Spark's default
-// spark.connect.grpc.maxInboundMessageSize (128 MiB).
-const maxInbound = 128 << 20
-
 // Config configures a Server.
 type Config struct {
 	// Addr is the listen address; empty means $ATLAS_CONNECT_ADDR, else
@@ -107,6 +103,14 @@ type Server struct {
 // Start listens on cfg's address and serves until Stop. It returns once
 // the listener is bound, so clients can connect to Addr at once.
 func Start(cfg Config) (*Server, error) {
+	conf, err := withEnvConf(cfg.Conf)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := readLimits(conf)
+	if err != nil {
+		return nil, err
+	}
 	addr := cfg.ListenAddr()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -125,18 +129,19 @@ func Start(cfg Config) (*Server, error) {
 	if !noResume {
 		store = newQueryStore(cfg.stateDir())
 	}
-	svc := newService(cfg.Conf, timeout, log, store)
+	svc := newService(conf, lim, timeout, log, store)
 	// Requests wait until the queries the previous run left are resumed,
 	// so a client sees them among the active ones; the daemon that runs
 	// the server is ready (and `atlas up` returns) meanwhile.
-	g := grpc.NewServer(grpc.MaxRecvMsgSize(maxInbound),
-		grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	// A panic in any handler becomes INTERNAL_ERROR (recover.go).
+	g := grpc.NewServer(grpc.MaxRecvMsgSize(lim.maxInbound),
+		grpc.ChainUnaryInterceptor(svc.recoverUnary, func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 			if err := svc.awaitResume(ctx); err != nil {
 				return nil, err
 			}
 			return handler(ctx, req)
 		}),
-		grpc.StreamInterceptor(func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		grpc.ChainStreamInterceptor(svc.recoverStream, func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 			if err := svc.awaitResume(ss.Context()); err != nil {
 				return err
 			}
