@@ -13,9 +13,9 @@ import (
 func TestNestingBeyondTheLimitIsRefused(t *testing.T) {
 	const n = 100_000
 	cases := map[string]string{
-		"parentheses": "SELECT " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n),
+		"parentheses":  "SELECT " + strings.Repeat("(", n) + "1" + strings.Repeat(")", n),
 		"right-nested": "SELECT " + strings.Repeat("1+(", n) + "1" + strings.Repeat(")", n),
-		"unary minus": "SELECT " + strings.Repeat("- ", n) + "x FROM t",
+		"unary minus":  "SELECT " + strings.Repeat("- ", n) + "x FROM t",
 		"NOT":          "SELECT 1 FROM t WHERE " + strings.Repeat("NOT ", n) + "a",
 		"calls":        "SELECT " + strings.Repeat("abs(", n) + "1" + strings.Repeat(")", n),
 		"subqueries":   strings.Repeat("SELECT * FROM (", n) + "SELECT 1" + strings.Repeat(")", n),
