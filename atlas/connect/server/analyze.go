@@ -14,6 +14,9 @@ import (
 // isStreaming, the Spark version and DDL parsing. Persist and unpersist
 // are accepted and do nothing (Atlas does not cache DataFrames).
 func (s *service) AnalyzePlan(ctx context.Context, req *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error) {
+	if err := s.limits.checkPlan(req.ProtoReflect()); err != nil {
+		return nil, err
+	}
 	sess, err := s.session(ctx, req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
 	if err != nil {
 		return nil, err

@@ -84,6 +84,9 @@ func (s *service) Config(ctx context.Context, req *pb.ConfigRequest) (*pb.Config
 			if serverOnlyConf(kv.GetKey()) {
 				return nil, invalidArgument(fmt.Errorf("%s is a setting of the server, which sessions cannot change", kv.GetKey()))
 			}
+			if serverConf[kv.GetKey()] {
+				return nil, staticConf(kv.GetKey())
+			}
 			if fixedConf[kv.GetKey()] && !strings.EqualFold(kv.GetValue(), confDefaults[kv.GetKey()]) {
 				return nil, invalidArgument(fmt.Errorf("%s: Atlas runs in %s only", kv.GetKey(), confDefaults[kv.GetKey()]))
 			}
@@ -136,16 +139,26 @@ func (s *service) Config(ctx context.Context, req *pb.ConfigRequest) (*pb.Config
 		}
 	case *pb.ConfigRequest_Operation_Unset:
 		for _, k := range op.Unset.GetKeys() {
+			if serverConf[k] {
+				return nil, staticConf(k)
+			}
 			delete(sess.conf, k)
 			sess.engine.UnsetConf(k)
 		}
 	case *pb.ConfigRequest_Operation_IsModifiable:
 		for _, k := range op.IsModifiable.GetKeys() {
-			v := fmt.Sprint(!fixedConf[k])
+			v := fmt.Sprint(!fixedConf[k] && !serverConf[k])
 			resp.Pairs = append(resp.Pairs, &pb.KeyValue{Key: k, Value: &v})
 		}
 	default:
 		return nil, invalidArgument(fmt.Errorf("config: no operation"))
 	}
 	return resp, nil
+}
+
+// staticConf refuses to change a server setting (a limit), as Spark
+// refuses a static one: it is fixed when the server starts.
+func staticConf(key string) error {
+	return withInfo(codes.InvalidArgument, "CANNOT_MODIFY_STATIC_CONFIG", "46110", classAnalysis,
+		fmt.Sprintf("[CANNOT_MODIFY_STATIC_CONFIG] Cannot modify the value of the static Spark config: %q. SQLSTATE: 46110 (it is a setting of the Atlas server: set it in $%s when the server starts)", key, EnvConf))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/guard"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
 // Spark exception classes clients map errors to (PySpark reads the
@@ -24,6 +27,9 @@ const (
 	classSpark       = "org.apache.spark.SparkException"
 )
 
+// sparkClass finds the error class and SQLSTATE a message quotes.
+var sparkClass = regexp.MustCompile(`\[([A-Z][A-Z_]*(?:\.[A-Z_]+)*)\].*SQLSTATE: ([0-9A-Z]{5})`)
+
 // toStatus turns an engine or planner error into a gRPC status carrying
 // the message, the gRPC code that fits it, and an ErrorInfo detail in
 // Spark's shape (reason = exception class; errorClass, sqlState, classes).
@@ -33,6 +39,9 @@ func toStatus(err error) error {
 	}
 	if _, ok := status.FromError(err); ok {
 		return err
+	}
+	if pe := guard.AsPanic(err); pe != nil {
+		return panicStatus(pe)
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -47,6 +56,13 @@ func toStatus(err error) error {
 		return withInfo(codes.Internal, ce.Class, ce.SQLState, ce.JavaClass, err.Error())
 	}
 	if planner.IsSQLError(err) {
+		if pe, ok := errors.AsType[*parser.Error](err); ok && pe.Class != "" {
+			return withInfo(codes.InvalidArgument, pe.Class, pe.SQLState, classParse, err.Error())
+		}
+		// A planning error that quotes Spark's class: "[CLASS] ... SQLSTATE: 42K0E".
+		if m := sparkClass.FindStringSubmatch(err.Error()); m != nil {
+			return withInfo(codes.InvalidArgument, m[1], m[2], classAnalysis, err.Error())
+		}
 		return withInfo(codes.InvalidArgument, "", "42000", classParse, err.Error())
 	}
 	return withInfo(codes.Internal, "", "", classSpark, err.Error())

@@ -15,6 +15,9 @@ import (
 // ExecutePlan runs a relation (streaming its rows back as Arrow batches) or
 // a command, then sends ResultComplete.
 func (s *service) ExecutePlan(req *pb.ExecutePlanRequest, stream pb.SparkConnectService_ExecutePlanServer) error {
+	if err := s.limits.checkPlan(req.GetPlan().ProtoReflect()); err != nil {
+		return err
+	}
 	sess, err := s.session(stream.Context(), req.GetUserContext(), req.GetSessionId(), req.ClientObservedServerSideSessionId)
 	if err != nil {
 		return err
@@ -57,6 +60,9 @@ func (s *service) executeRelation(ctx context.Context, sess *session, out *respo
 		return err
 	}
 	defer release(recs)
+	if err := s.limits.checkResult(recs); err != nil {
+		return err
+	}
 	return out.records(schema, recs)
 }
 

@@ -217,6 +217,7 @@ func (s *service) foreachBatchStart(ctx context.Context, sess *session, out *res
 	// The session's query manager knows it too: status, progress, Active,
 	// Get and stop work on it from any client of the session.
 	sess.addQuery(q, df.ExplainString())
+	s.logQueryPanic(q)
 	s.record(sess, q, ws, "its foreachBatch function runs in the client process that started it, which a server restart cuts off; run that client again")
 	id = &pb.StreamingQueryInstanceId{Id: q.ID(), RunId: q.RunID()}
 	if err := out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_WriteStreamOperationStartResult{

@@ -40,7 +40,7 @@ func testOrders() []order {
 }
 
 // seedOrders writes testOrders into lakehouse.silver.orders under home.
-func seedOrders(t *testing.T, home string) []order {
+func seedOrders(t testing.TB, home string) []order {
 	t.Helper()
 	s := engine.Builder().Config(engine.ConfHome, home).GetOrCreate()
 	defer s.Stop()

@@ -15,6 +15,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/guard"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 )
 
@@ -48,6 +49,7 @@ func (s *service) startStream(ctx context.Context, sess *session, w *pb.WriteStr
 		return nil, err
 	}
 	sess.addQuery(sq, explain)
+	s.logQueryPanic(sq)
 	s.record(sess, sq, w, "")
 	return sq, nil
 }
@@ -235,7 +237,11 @@ func (s *service) resume(stateDir string, disabled bool) ResumeReport {
 
 // resumeQuery restarts one recorded query in its session (opened under
 // the recorded id), after the temp views its plan reads.
-func (s *service) resumeQuery(rec *queryRecord) (*engine.StreamingQuery, error) {
+func (s *service) resumeQuery(rec *queryRecord) (sq *engine.StreamingQuery, err error) {
+	// A panic fails this query's resume (its record is kept) and lets the
+	// others resume and the server serve.
+	defer func() { s.logPanic(err) }()
+	defer guard.Recover("resuming streaming query "+rec.QueryID, &err)
 	ctx, cancel := context.WithTimeout(context.Background(), resumeTimeout)
 	defer cancel()
 	w := &pb.WriteStreamOperationStart{}
@@ -246,7 +252,7 @@ func (s *service) resumeQuery(rec *queryRecord) (*engine.StreamingQuery, error) 
 	if key.principal == "" {
 		key.principal = s.owner
 	}
-	sess, opened, err := s.sessions.get(key)
+	sess, opened, err := s.sessions.get(key, false)
 	if err != nil {
 		return nil, err
 	}

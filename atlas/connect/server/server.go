@@ -35,10 +35,6 @@ const DefaultAddr = "127.0.0.1:15002"
 // EnvAddr names the environment variable that overrides DefaultAddr.
 const EnvAddr = "ATLAS_CONNECT_ADDR"
 
-// maxInbound is the largest request accepted, Spark's default
-// spark.connect.grpc.maxInboundMessageSize (128 MiB).
-const maxInbound = 128 << 20
-
 // Config configures a Server.
 type Config struct {
 	// Addr is the listen address; empty means $ATLAS_CONNECT_ADDR, else
@@ -137,6 +133,14 @@ type Server struct {
 // Start listens on cfg's address and serves until Stop. It returns once
 // the listener is bound, so clients can connect to Addr at once.
 func Start(cfg Config) (*Server, error) {
+	conf, err := withEnvConf(cfg.Conf)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := readLimits(conf)
+	if err != nil {
+		return nil, err
+	}
 	addr := cfg.ListenAddr()
 	if err := cfg.checkExposure(addr); err != nil {
 		return nil, err
@@ -163,24 +167,26 @@ func Start(cfg Config) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	svc := newService(cfg.sessionConf(), timeout, log, store)
+	cfg.Conf = conf
+	svc := newService(cfg.sessionConf(), lim, timeout, log, store)
 	svc.owner = auth.owner()
-	// Every call is authenticated first; then requests wait until the
-	// queries the previous run left are resumed, so a client sees them
-	// among the active ones; the daemon that runs the server is ready
-	// (and `atlas up` returns) meanwhile.
-	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(maxInbound)}
+	// Every call is authenticated first (a panic in any handler becomes
+	// INTERNAL_ERROR: recover.go); then requests wait until the queries
+	// the previous run left are resumed, so a client sees them among the
+	// active ones; the daemon that runs the server is ready (and `atlas
+	// up` returns) meanwhile.
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(lim.maxInbound)}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 	}
 	g := grpc.NewServer(append(opts,
-		grpc.ChainUnaryInterceptor(auth.unary, func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		grpc.ChainUnaryInterceptor(svc.recoverUnary, auth.unary, func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 			if err := svc.awaitResume(ctx); err != nil {
 				return nil, err
 			}
 			return handler(ctx, req)
 		}),
-		grpc.ChainStreamInterceptor(auth.stream, func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		grpc.ChainStreamInterceptor(svc.recoverStream, auth.stream, func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 			if err := svc.awaitResume(ss.Context()); err != nil {
 				return err
 			}

@@ -20,6 +20,7 @@ const SparkVersion = "4.0.0"
 type service struct {
 	pb.UnimplementedSparkConnectServiceServer
 	sessions *sessions
+	limits   limits
 	log      io.Writer
 	stop     chan struct{}
 	stopped  chan struct{}
@@ -53,8 +54,8 @@ func (s *service) awaitResume(ctx context.Context) error {
 // newService starts the service with its session janitor, which closes
 // sessions idle for timeout (never when timeout < 0). A nil store records
 // no streaming query.
-func newService(conf map[string]string, timeout time.Duration, log io.Writer, store *queryStore) *service {
-	s := &service{sessions: newSessions(conf), log: log, stop: make(chan struct{}), stopped: make(chan struct{}), store: store, resumed: make(chan struct{})}
+func newService(conf map[string]string, l limits, timeout time.Duration, log io.Writer, store *queryStore) *service {
+	s := &service{sessions: newSessions(conf, l), limits: l, log: log, stop: make(chan struct{}), stopped: make(chan struct{}), store: store, resumed: make(chan struct{})}
 	go s.janitor(timeout)
 	return s
 }
@@ -89,7 +90,10 @@ func (s *service) logf(format string, args ...any) {
 // checks the server-side session id the client observed (a restarted
 // server has new sessions).
 func (s *service) session(ctx context.Context, user *pb.UserContext, id string, observed *string) (*session, error) {
-	sess, opened, err := s.sessions.get(sessionKey{principal(ctx), user.GetUserId(), id})
+	sess, opened, err := s.sessions.get(sessionKey{principal(ctx), user.GetUserId(), id}, true)
+	if le, ok := err.(*limitErr); ok {
+		return nil, le.err
+	}
 	if err != nil {
 		return nil, invalidArgument(err)
 	}

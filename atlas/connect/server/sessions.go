@@ -63,17 +63,30 @@ type operation struct {
 // sessions is the server's session registry.
 type sessions struct {
 	conf map[string]string
+	// max and maxPerUser bound the sessions open at once, in all and of
+	// one user id.
+	max, maxPerUser int
 
-	mu sync.Mutex
-	m  map[sessionKey]*session
+	mu     sync.Mutex
+	m      map[sessionKey]*session
+	byUser map[string]int
 }
 
-func newSessions(conf map[string]string) *sessions {
-	return &sessions{conf: maps.Clone(conf), m: map[sessionKey]*session{}}
+func newSessions(conf map[string]string, l limits) *sessions {
+	return &sessions{conf: maps.Clone(conf), max: l.maxSessions, maxPerUser: l.maxSessionsPerUser,
+		m: map[sessionKey]*session{}, byUser: map[string]int{}}
 }
 
-// get returns the session, opening it on first use.
-func (r *sessions) get(k sessionKey) (*session, bool, error) {
+// limitErr is a session refused by a limit; err is its status.
+type limitErr struct{ err error }
+
+func (e *limitErr) Error() string { return e.err.Error() }
+func (e *limitErr) Unwrap() error { return e.err }
+
+// get returns the session, opening it on first use. A new session past
+// the limits is refused, unless limited is false (the server resuming
+// the queries of a session it had).
+func (r *sessions) get(k sessionKey, limited bool) (*session, bool, error) {
 	if k.id == "" {
 		return nil, false, fmt.Errorf("session_id is required")
 	}
@@ -82,6 +95,14 @@ func (r *sessions) get(k sessionKey) (*session, bool, error) {
 	if s, ok := r.m[k]; ok {
 		s.lastUsed = time.Now()
 		return s, false, nil
+	}
+	if limited && r.max > 0 && len(r.m) >= r.max {
+		return nil, false, &limitErr{limitError("", "54000",
+			fmt.Sprintf("the server has %d sessions open, its limit: close sessions you no longer use (spark.stop()) or wait until idle ones expire", len(r.m)), ConfMaxSessions)}
+	}
+	if limited && r.maxPerUser > 0 && r.byUser[k.user] >= r.maxPerUser {
+		return nil, false, &limitErr{limitError("", "54000",
+			fmt.Sprintf("user %q has %d sessions open, the limit per user: close sessions you no longer use (spark.stop()) or wait until idle ones expire", k.user, r.byUser[k.user]), ConfMaxSessionsPerUser)}
 	}
 	b := engine.Builder().AppName("atlas-connect-" + k.id)
 	for key, v := range r.conf {
@@ -99,6 +120,7 @@ func (r *sessions) get(k sessionKey) (*session, bool, error) {
 		lastUsed:     time.Now(),
 	}
 	r.m[k] = s
+	r.byUser[k.user]++
 	return s, true, nil
 }
 
@@ -115,7 +137,9 @@ func (r *sessions) remove(k sessionKey) (*session, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok := r.m[k]
-	delete(r.m, k)
+	if ok {
+		r.forget(k)
+	}
 	return s, ok
 }
 
@@ -129,10 +153,18 @@ func (r *sessions) expire(now time.Time, timeout time.Duration) []*session {
 		if now.Sub(s.lastUsed) < timeout || s.busy() {
 			continue
 		}
-		delete(r.m, k)
+		r.forget(k)
 		out = append(out, s)
 	}
 	return out
+}
+
+// forget removes k from the registry; r.mu is held.
+func (r *sessions) forget(k sessionKey) {
+	delete(r.m, k)
+	if r.byUser[k.user]--; r.byUser[k.user] <= 0 {
+		delete(r.byUser, k.user)
+	}
 }
 
 // busy tells whether an operation is in flight or a streaming query runs.

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
 // SetConf sets a runtime setting, as spark.conf.set. The engine honours
@@ -54,4 +56,19 @@ func (s *Session) castContext(ctx context.Context) context.Context {
 		return ctx
 	}
 	return expr.WithANSI(ctx, !strings.EqualFold(strings.TrimSpace(s.confValue(ConfANSIEnabled)), "false"))
+}
+
+// ParserOptions are the SQL parser's options under the session's
+// settings: spark.atlas.sql.parser.maxNestingDepth (parser.ConfMaxDepth)
+// bounds how deeply a statement may nest, parser.DefaultMaxDepth unless
+// set to a positive integer.
+func (s *Session) ParserOptions() parser.Options {
+	if s == nil {
+		return parser.Options{}
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s.confValue(parser.ConfMaxDepth)))
+	if err != nil || n <= 0 {
+		return parser.Options{}
+	}
+	return parser.Options{MaxDepth: n}
 }

@@ -37,7 +37,11 @@ func (s *Session) SQL(query string) (*DataFrame, error) {
 
 // SQLContext is SQL with a context bounding the statement's I/O.
 func (s *Session) SQLContext(ctx context.Context, query string) (*DataFrame, error) {
-	n, err := sqlexec.Run(s.castContext(ctx), sqlSession{s}, query)
+	stmt, err := s.ParserOptions().Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	n, err := sqlexec.Exec(s.castContext(ctx), sqlSession{s}, stmt)
 	if err != nil {
 		return nil, err
 	}

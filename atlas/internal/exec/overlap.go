@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/guard"
 )
 
 // overlapDepth is how many records may wait between the reader and the
@@ -30,7 +32,7 @@ func overlap(read func(yield func(arrow.RecordBatch) error) error, consume func(
 		defer close(done)
 		for rec := range recs {
 			if consumeErr == nil {
-				if consumeErr = consume(rec); consumeErr != nil {
+				if consumeErr = consumeRecGuarded(consume, rec); consumeErr != nil {
 					close(failed)
 				}
 			}
@@ -60,4 +62,11 @@ func overlap(read func(yield func(arrow.RecordBatch) error) error, consume func(
 		return consumeErr
 	}
 	return readErr
+}
+
+// consumeRecGuarded is consume on overlap's consuming goroutine, a panic
+// failing the run with a *guard.PanicError instead of ending the process.
+func consumeRecGuarded(consume func(arrow.RecordBatch) error, rec arrow.RecordBatch) (err error) {
+	defer guard.Recover("the consumer of an overlapped read", &err)
+	return consume(rec)
 }

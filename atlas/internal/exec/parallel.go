@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/guard"
 )
 
 // DefaultChunkRows is how many rows of a source record one worker runs the
@@ -113,7 +114,7 @@ func (p *parallelRun) run(c *expr.Ctx, read func(yield func(arrow.RecordBatch) e
 			if consumeErr == nil {
 				if consumeErr = ch.err; consumeErr == nil {
 					p.busy.start()
-					consumeErr = consume(ch)
+					consumeErr = consumeGuarded(consume, ch)
 					p.busy.stop()
 				}
 				if consumeErr != nil {
@@ -182,7 +183,7 @@ func (p *parallelRun) work(c *expr.Ctx, jobs <-chan *chunk, failed <-chan struct
 		default:
 			p.busy.start()
 			st = p.base
-			ch.out, ch.err = runOps(&wc, ops, ch.rec)
+			ch.out, ch.err = runOpsGuarded(&wc, ops, ch.rec)
 			p.busy.stop()
 			ch.stats = st
 			if len(wc.Metrics) > 0 {
@@ -245,4 +246,18 @@ func (q *Query) parallelRun() *parallelRun {
 		rows = DefaultChunkRows
 	}
 	return &parallelRun{workers: w, chunkRows: rows, ops: t.leaves[0].chain.ops}
+}
+
+// runOpsGuarded is runOps on a worker goroutine, where a panic would end
+// the process: it fails the chunk with a *guard.PanicError instead.
+func runOpsGuarded(c *expr.Ctx, ops []op, rec arrow.RecordBatch) (out arrow.RecordBatch, err error) {
+	defer guard.Recover("an operator on a worker goroutine", &err)
+	return runOps(c, ops, rec)
+}
+
+// consumeGuarded is consume on the consuming goroutine, panics failing
+// the run with a *guard.PanicError.
+func consumeGuarded(consume func(ch *chunk) error, ch *chunk) (err error) {
+	defer guard.Recover("the consumer of a parallel run", &err)
+	return consume(ch)
 }

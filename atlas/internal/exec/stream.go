@@ -13,6 +13,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/avrox"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/guard"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/source"
@@ -495,6 +496,33 @@ func (q *Query) finish(err error) {
 	close(q.done)
 }
 
+// recoverRun, deferred by run, ends the query with a *guard.PanicError
+// when the loop (an operator, a sink, a foreachBatch function) panics:
+// the query fails as with any error, the batch in flight is not committed
+// (the next run replays it from the offsets log), and the process serving
+// the other queries goes on.
+func (q *Query) recoverRun() {
+	p := recover()
+	if p == nil {
+		return
+	}
+	pe := guard.Recovered("streaming query "+q.id, p)
+	select {
+	case <-q.done:
+		return // the panic came after the query had finished
+	default:
+	}
+	q.mu.Lock()
+	q.err = pe
+	q.status = progress.QueryStatus{Message: "Terminated with exception: " + pe.Error()}
+	q.mu.Unlock()
+	func() {
+		defer func() { _ = recover() }() // the source may be what panicked
+		q.src.Close()
+	}()
+	close(q.done)
+}
+
 // run is the trigger loop. Status follows Spark's MicroBatchExecution: a
 // trigger is active from its source check to its end; a trigger that found
 // no data says "Waiting for data to arrive" while the default trigger
@@ -502,6 +530,7 @@ func (q *Query) finish(err error) {
 // for next trigger", with isDataAvailable as the last check found it.
 func (q *Query) run(ctx context.Context, rp resumePoint) {
 	defer q.cancel()
+	defer q.recoverRun()
 	batchID, start, wm := rp.batchID, rp.start, rp.watermark
 	replay := rp.replay
 	var lastTrigger time.Time

@@ -42,14 +42,41 @@ func Bin(op string, l, r Expr) *Binary {
 
 // String is Spark's name for the operation: (a + b), (a = b); a != b is
 // (NOT (a = b)), as Spark parses it to Not(EqualTo), and -x is (- x).
+//
+// The text is written into one builder through nested operators, so a
+// deep chain such as 1 + (1 + (...)) renders in time linear in its size.
 func (b *Binary) String() string {
+	var sb strings.Builder
+	b.writeTo(&sb)
+	return sb.String()
+}
+
+func (b *Binary) writeTo(sb *strings.Builder) {
+	operand := func(e Expr) {
+		if x, ok := e.(*Binary); ok {
+			x.writeTo(sb)
+			return
+		}
+		sb.WriteString(e.String())
+	}
 	switch {
 	case b.Unary:
-		return "(- " + b.R.String() + ")"
+		sb.WriteString("(- ")
+		operand(b.R)
+		sb.WriteString(")")
 	case b.Op == "!=":
-		return "(NOT (" + b.L.String() + " = " + b.R.String() + "))"
+		sb.WriteString("(NOT (")
+		operand(b.L)
+		sb.WriteString(" = ")
+		operand(b.R)
+		sb.WriteString("))")
+	default:
+		sb.WriteString("(")
+		operand(b.L)
+		sb.WriteString(" " + b.Op + " ")
+		operand(b.R)
+		sb.WriteString(")")
 	}
-	return "(" + b.L.String() + " " + b.Op + " " + b.R.String() + ")"
 }
 
 var binaryFuncs = map[string]string{
@@ -72,7 +99,10 @@ func (b *Binary) Bind(s *arrow.Schema) (Bound, error) {
 	if !ok && b.Op != "%" {
 		return nil, fmt.Errorf("unknown operator %q in %s", b.Op, b)
 	}
-	out := &binaryBound{op: b.Op, fn: fn, text: b.String()}
+	// The text names the operation in evaluation errors only: rendering
+	// it here, at every level of a nested expression, made binding
+	// quadratic in the text's length (cubic in the nesting depth).
+	out := &binaryBound{op: b.Op, fn: fn, src: b}
 	switch b.Op {
 	case "AND", "OR":
 		for _, x := range []Bound{l, r} {
@@ -89,7 +119,7 @@ func (b *Binary) Bind(s *arrow.Schema) (Bound, error) {
 		bt := arrow.FixedWidthTypes.Boolean
 		l, r = castTo(l, bt), castTo(r, bt)
 	}
-	if ib, ok, err := bindInterval(b.Op, b.String(), l, r); ok || err != nil {
+	if ib, ok, err := bindInterval(b.Op, b, l, r); ok || err != nil {
 		return ib, err
 	}
 	lt, rt, common, err := coerce(l, r)
@@ -113,9 +143,10 @@ func (b *Binary) Bind(s *arrow.Schema) (Bound, error) {
 }
 
 type binaryBound struct {
-	op, fn, text string
-	l, r         Bound
-	typ          arrow.DataType
+	op, fn string
+	src    *Binary // named in errors
+	l, r   Bound
+	typ    arrow.DataType
 }
 
 func (b *binaryBound) Type() arrow.DataType { return b.typ }
@@ -142,7 +173,7 @@ func (b *binaryBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 	}
 	res, err := compute.CallFunction(c.Context, b.fn, nil, ld, rd)
 	if err != nil {
-		return nil, fmt.Errorf("evaluate %s: %w", b.text, err)
+		return nil, fmt.Errorf("evaluate %s: %w", b.src, err)
 	}
 	return datumToArray(c, res, int(rec.NumRows()))
 }
@@ -150,6 +181,9 @@ func (b *binaryBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 // datum evaluates a bound expression as a compute Datum, keeping literals
 // scalar so kernels broadcast them without materialising a column.
 func datum(c *Ctx, b Bound, rec arrow.RecordBatch) (compute.Datum, error) {
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
 	if lb, ok := b.(*litBound); ok && lb.lit.Value != nil {
 		s, err := lb.lit.Scalar()
 		if err != nil {
@@ -253,7 +287,7 @@ func (n *IsNull) Bind(s *arrow.Schema) (Bound, error) {
 	if n.Negate {
 		fn = "is_not_null"
 	}
-	return &funcBound{fn: fn, args: []Bound{x}, typ: arrow.FixedWidthTypes.Boolean, text: n.String(), notNull: true}, nil
+	return &funcBound{fn: fn, args: []Bound{x}, typ: arrow.FixedWidthTypes.Boolean, text: n, notNull: true}, nil
 }
 
 // funcBound calls one arrow compute function on evaluated arguments.
@@ -262,7 +296,7 @@ type funcBound struct {
 	args    []Bound
 	opts    compute.FunctionOptions
 	typ     arrow.DataType
-	text    string
+	text    fmt.Stringer // named in errors
 	notNull bool
 }
 
@@ -520,7 +554,7 @@ func addSubIntegers(c *Ctx, b *binaryBound, ld, rd compute.Datum, n int) (arrow.
 			over = (x >= 0) != (y >= 0) && (v >= 0) != (x >= 0)
 		}
 		if over || v < lo || v > hi {
-			return nil, fmt.Errorf("evaluate %s: [ARITHMETIC_OVERFLOW] %s overflow (%d %s %d). Cast to a wider type or to double first", b.text, types.SQLName(b.typ), x, b.op, y)
+			return nil, fmt.Errorf("evaluate %s: [ARITHMETIC_OVERFLOW] %s overflow (%d %s %d). Cast to a wider type or to double first", b.src, types.SQLName(b.typ), x, b.op, y)
 		}
 		appendInt(out, v)
 	}

@@ -40,6 +40,17 @@ func NewCtx(ctx context.Context) *Ctx {
 	return &Ctx{Context: ctx, Mem: memory.DefaultAllocator, Metrics: map[string]int64{}, Now: time.Now().UTC().Truncate(time.Microsecond)}
 }
 
+// Err is the error of the evaluation's context once it is cancelled or its
+// deadline passed, nil otherwise (and for a Ctx without a context). The
+// operators check it before each operand, so a deep expression stops
+// soon after the client that asked for it cancels.
+func (c *Ctx) Err() error {
+	if c == nil || c.Context == nil {
+		return nil
+	}
+	return c.Context.Err()
+}
+
 // Add increments a metric.
 func (c *Ctx) Add(name string, n int64) {
 	if c != nil && c.Metrics != nil && n != 0 {

@@ -13,7 +13,7 @@ import (
 // day-time intervals: timestamp ± interval is a timestamp, timestamp -
 // timestamp an interval (Spark 3.x+), interval ± interval an interval. It
 // returns ok=false when neither side is an interval nor both timestamps.
-func bindInterval(op, text string, l, r Bound) (Bound, bool, error) {
+func bindInterval(op string, text fmt.Stringer, l, r Bound) (Bound, bool, error) {
 	lt, rt := l.Type().ID(), r.Type().ID()
 	if lt != arrow.DURATION && rt != arrow.DURATION && !(lt == arrow.TIMESTAMP && rt == arrow.TIMESTAMP) {
 		return nil, false, nil
@@ -41,7 +41,7 @@ func bindInterval(op, text string, l, r Bound) (Bound, bool, error) {
 }
 
 type intervalBound struct {
-	text string
+	text fmt.Stringer
 	l, r Bound
 	neg  bool
 	typ  arrow.DataType

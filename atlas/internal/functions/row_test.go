@@ -109,6 +109,8 @@ func TestRowFunctionEdgeCases(t *testing.T) {
 		"lpad('a')":               "WRONG_NUM_ARGS",
 		"to_date('2009-13-01')":   "CAST_INVALID_INPUT",
 		"bit_get(1, 64)":          "BIT_POSITION_RANGE",
+		"make_date(2019, 2, 30)":  "DATETIME_FIELD_OUT_OF_BOUNDS",
+		"year('2019-02-30')":      "CAST_INVALID_INPUT",
 	} {
 		if _, err := one(t, e); err == nil || !strings.Contains(err.Error(), class) {
 			t.Errorf("%s: %v, want %s", e, err, class)

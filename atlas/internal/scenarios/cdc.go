@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"sync"
 
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
@@ -144,6 +145,9 @@ func StartOnlineRetailCDC(s *engine.Session, o CDCOptions, totals *MergeTotals) 
 	}
 	w := ParseChanges(r.Load()).WriteStream().
 		QueryName("online_retail_cdc").
+		Option(checkpoint.OptionID, CDCCheckpointID).
+		Option(checkpoint.OptionOwner, CheckpointOwner).
+		Option(checkpoint.OptionClassification, DurableStream).
 		ForeachBatch(Upsert(s, totals)).
 		Trigger(o.Trigger).
 		Progress(o.Progress)

@@ -4,6 +4,7 @@
 package scenarios
 
 import (
+	ckpt "github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/produce"
 )
@@ -17,6 +18,20 @@ const EventWindowsTable = "lakehouse.gold.event_windows"
 // EventWindowsLateTable is where the CLI's scenario 1 keeps the events that
 // arrived behind the watermark (Spark drops them silently).
 const EventWindowsLateTable = "lakehouse.gold.event_windows_late"
+
+// The scenarios' checkpoint identities, from the checkpoint policy: each
+// durable checkpoint has one id, one owner and a classification (see
+// atlas/internal/checkpoint/README.md).
+const (
+	// EventWindowsCheckpointID is scenario 1's checkpoint id.
+	EventWindowsCheckpointID = "streaming-event-windows-v1"
+	// CDCCheckpointID is scenario 2's checkpoint id.
+	CDCCheckpointID = "streaming-online-retail-cdc-v1"
+	// CheckpointOwner owns both.
+	CheckpointOwner = "Streaming Data Engineering"
+	// DurableStream is their classification.
+	DurableStream = "durable stream"
+)
 
 // EventsOptions configures scenario 1.
 type EventsOptions struct {
@@ -84,6 +99,9 @@ func StartEventWindows(s *engine.Session, o EventsOptions, table, checkpoint str
 	w := EventWindows(s, o).WriteStream().
 		OutputMode("append").
 		QueryName("event_windows").
+		Option(ckpt.OptionID, EventWindowsCheckpointID).
+		Option(ckpt.OptionOwner, CheckpointOwner).
+		Option(ckpt.OptionClassification, DurableStream).
 		Trigger(trigger).
 		Progress(progress)
 	if checkpoint != "" {

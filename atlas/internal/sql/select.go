@@ -60,10 +60,9 @@ func PlanSelect(sel *parser.Select, rel Relations) (plan.Node, error) {
 		}
 	}
 	if sel.Limit != nil {
-		lit, ok := sel.Limit.(*parser.Literal)
-		n, isInt := lit.Value.(int64)
-		if !ok || !isInt || n < 0 {
-			return nil, errAt(sel.Limit, "LIMIT takes a non-negative integer literal, got %s", sel.Limit.SQL())
+		n, err := limitValue(sel.Limit)
+		if err != nil {
+			return nil, err
 		}
 		out = &plan.Limit{In: out, N: n}
 	}

@@ -14,7 +14,7 @@ import (
 // INSERT, MERGE, SHOW, DESCRIBE, CALL) runs now and comes back as a local
 // relation holding its result rows.
 func (p *Planner) SQLCommand(ctx context.Context, query string) (*pb.Relation, error) {
-	stmt, err := parser.Parse(query)
+	stmt, err := p.Session.ParserOptions().Parse(query)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,10 @@ type Error struct {
 	// Snippet is the source line holding the error followed by a second
 	// line with a caret under Col.
 	Snippet string
+	// Class and SQLState are Spark's error class and SQLSTATE when the
+	// error has one of its own (FAILED_TO_PARSE_TOO_COMPLEX, 54001), empty
+	// for a plain syntax error (PARSE_SYNTAX_ERROR, 42601).
+	Class, SQLState string
 }
 
 // Error renders the message, the snippet and the hint.
@@ -58,6 +62,10 @@ func newError(src string, pos Position, hint, format string, args ...any) *Error
 	}
 }
 
+// snippetSide is how many bytes of a long line a snippet keeps on each
+// side of the error.
+const snippetSide = 60
+
 // snippet returns the source line holding pos and a caret line under its
 // column. Tabs before the column are copied so the caret lines up.
 func snippet(src string, pos Position) string {
@@ -68,8 +76,30 @@ func snippet(src string, pos Position) string {
 		end = off + i
 	}
 	line := strings.TrimRight(src[start:end], "\r")
+	col := pos.Col
+	if len(line) > 2*snippetSide {
+		// A long line (generated SQL) is cut to a window around the column,
+		// so that an error does not repeat the whole statement.
+		at := min(max(off-start, 0), len(line))
+		lo, hi := max(at-snippetSide, 0), min(at+snippetSide, len(line))
+		for lo > 0 && !utf8.RuneStart(line[lo]) {
+			lo--
+		}
+		for hi < len(line) && !utf8.RuneStart(line[hi]) {
+			hi++
+		}
+		col = utf8.RuneCountInString(line[lo:at]) + 1
+		prefix, suffix := "", ""
+		if lo > 0 {
+			prefix, col = "...", col+3
+		}
+		if hi < len(line) {
+			suffix = "..."
+		}
+		line = prefix + line[lo:hi] + suffix
+	}
 	var caret strings.Builder
-	for i, n := 0, 0; i < len(line) && n < pos.Col-1; n++ {
+	for i, n := 0, 0; i < len(line) && n < col-1; n++ {
 		r, size := utf8.DecodeRuneInString(line[i:])
 		if r == '\t' {
 			caret.WriteByte('\t')

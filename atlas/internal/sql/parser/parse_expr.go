@@ -24,6 +24,8 @@ import (
 
 // expr parses a full expression.
 func (p *parser) expr() Expr {
+	p.enter()
+	defer p.leave()
 	return p.or()
 }
 
@@ -48,6 +50,8 @@ func (p *parser) and() Expr {
 func (p *parser) not() Expr {
 	if p.at("NOT") {
 		t := p.advance()
+		p.enter()
+		defer p.leave()
 		return &Unary{Op: "NOT", X: p.not(), At: t.pos}
 	}
 	return p.predicate()
@@ -166,6 +170,8 @@ func (p *parser) unary() Expr {
 			lit.At = t.pos
 			return lit
 		}
+		p.enter()
+		defer p.leave()
 		return &Unary{Op: t.text, X: p.unary(), At: t.pos}
 	}
 	return p.primary()

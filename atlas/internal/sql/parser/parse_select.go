@@ -5,6 +5,8 @@ import "strings"
 // query parses [WITH cte, ...] term { UNION [ALL|DISTINCT] term }
 // [ORDER BY] [LIMIT], a term being a SELECT or a parenthesised query.
 func (p *parser) query() *Select {
+	p.enter()
+	defer p.leave()
 	var with []*CTE
 	if p.at("WITH") {
 		with = p.withClause()

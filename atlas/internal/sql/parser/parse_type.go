@@ -10,6 +10,8 @@ import (
 //	type := name [ ( n [, n] ) ] | ARRAY < type > | MAP < type , type >
 //	      | STRUCT < [ field [:] type [NOT NULL] [COMMENT 's'] , ... ] >
 func (p *parser) dataType() string {
+	p.enter()
+	defer p.leave()
 	t := p.tok()
 	if t.kind != tokIdent {
 		p.expected("a type", "", "types are names such as string, int, bigint, double, boolean, timestamp, date, decimal(10,2)")

@@ -4,10 +4,40 @@ import (
 	"strings"
 )
 
+// DefaultMaxDepth is how deeply expressions and queries may nest (through
+// parentheses, subqueries, function arguments, NOT and unary operators)
+// unless Options says otherwise. Deeper text fails with Spark's
+// FAILED_TO_PARSE_TOO_COMPLEX before the parser's recursion could exhaust
+// the goroutine's stack (which would end the process; Spark's own parser
+// refuses 610 nested filters).
+const DefaultMaxDepth = 1000
+
+// ConfMaxDepth is the session setting that raises or lowers the limit of
+// the statements a session parses (engine sessions read it).
+const ConfMaxDepth = "spark.atlas.sql.parser.maxNestingDepth"
+
+// Options tune parsing.
+type Options struct {
+	// MaxDepth bounds the nesting depth; 0 means DefaultMaxDepth.
+	MaxDepth int
+}
+
 // Parse parses one SQL statement, optionally followed by a semicolon.
-func Parse(sql string) (Statement, error) {
+func Parse(sql string) (Statement, error) { return Options{}.Parse(sql) }
+
+// ParseScript parses statements separated by semicolons (see Options.ParseScript).
+func ParseScript(sql string) ([]Statement, error) { return Options{}.ParseScript(sql) }
+
+// ParseExpr parses a single expression (see Options.ParseExpr).
+func ParseExpr(s string) (Expr, error) { return Options{}.ParseExpr(s) }
+
+// ParseSelectItem parses one select-list entry (see Options.ParseSelectItem).
+func ParseSelectItem(s string) (*SelectItem, error) { return Options{}.ParseSelectItem(s) }
+
+// Parse parses one SQL statement, optionally followed by a semicolon.
+func (o Options) Parse(sql string) (Statement, error) {
 	var stmt Statement
-	err := run(sql, func(p *parser) {
+	err := o.run(sql, func(p *parser) {
 		p.skipSemicolons()
 		if p.tok().kind == tokEOF {
 			p.fail(p.tok(), "", "expected a statement, found end of input")
@@ -27,9 +57,9 @@ func Parse(sql string) (Statement, error) {
 
 // ParseScript parses statements separated by semicolons. Empty statements
 // (a lone ';') are skipped; a script with no statements yields none.
-func ParseScript(sql string) ([]Statement, error) {
+func (o Options) ParseScript(sql string) ([]Statement, error) {
 	var stmts []Statement
-	err := run(sql, func(p *parser) {
+	err := o.run(sql, func(p *parser) {
 		for {
 			p.skipSemicolons()
 			if p.tok().kind == tokEOF {
@@ -53,9 +83,9 @@ func ParseScript(sql string) ([]Statement, error) {
 
 // ParseExpr parses a single expression, such as the condition of
 // DataFrame.Where("amount > 10 AND country = 'NL'").
-func ParseExpr(s string) (Expr, error) {
+func (o Options) ParseExpr(s string) (Expr, error) {
 	var e Expr
-	err := run(s, func(p *parser) {
+	err := o.run(s, func(p *parser) {
 		e = p.expr()
 		if t := p.tok(); t.kind != tokEOF {
 			hint := ""
@@ -74,9 +104,9 @@ func ParseExpr(s string) (Expr, error) {
 // ParseSelectItem parses one select-list entry, an expression with an
 // optional alias or a star, such as the arguments of
 // DataFrame.SelectExpr("count(*) AS n", "t.*").
-func ParseSelectItem(s string) (*SelectItem, error) {
+func (o Options) ParseSelectItem(s string) (*SelectItem, error) {
 	var it *SelectItem
-	err := run(s, func(p *parser) {
+	err := o.run(s, func(p *parser) {
 		it = p.selectItem()
 		if t := p.tok(); t.kind != tokEOF {
 			p.fail(t, "", "expected end of the select item, found %s", t.describe())
@@ -94,14 +124,19 @@ type parser struct {
 	src  string
 	toks []token
 	i    int
+	// depth is how many nesting levels enter has opened; maxDepth bounds it.
+	depth, maxDepth int
 }
 
 // bailout carries a syntax error up the parser's stack.
 type bailout struct{ err *Error }
 
 // run tokenizes sql and calls f, returning the syntax error f fails with.
-func run(sql string, f func(p *parser)) (err error) {
-	p := &parser{src: sql, toks: tokenize(sql)}
+func (o Options) run(sql string, f func(p *parser)) (err error) {
+	p := &parser{src: sql, toks: tokenize(sql), maxDepth: o.MaxDepth}
+	if p.maxDepth <= 0 {
+		p.maxDepth = DefaultMaxDepth
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -114,6 +149,20 @@ func run(sql string, f func(p *parser)) (err error) {
 	f(p)
 	return nil
 }
+
+// enter opens one nesting level at the current token, failing with
+// FAILED_TO_PARSE_TOO_COMPLEX past maxDepth; the caller defers leave.
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > p.maxDepth {
+		e := newError(p.src, p.tok().pos, "split the statement, or raise the session setting "+ConfMaxDepth,
+			"[FAILED_TO_PARSE_TOO_COMPLEX] The statement, including potential SQL functions and referenced views, was too complex to parse: it nests more than %d levels deep. To mitigate this error divide the statement into multiple, less complex chunks.", p.maxDepth)
+		e.Class, e.SQLState = "FAILED_TO_PARSE_TOO_COMPLEX", "54001"
+		panic(bailout{e})
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
 
 // tok is the current token.
 func (p *parser) tok() token { return p.toks[p.i] }
