@@ -78,7 +78,7 @@ func TestPanicInAHandlerBecomesInternalError(t *testing.T) {
 func TestHostileRequestsLeaveTheServerServing(t *testing.T) {
 	home := t.TempDir()
 	seedOrders(t, home)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Conf: map[string]string{
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{
 		engine.ConfHome: home, ConfMaxSessionsPerUser: "4", ConfMaxSessions: "6",
 		ConfMaxInbound: "4m", ConfMaxResultSize: "1k",
 	}})
