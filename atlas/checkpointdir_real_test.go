@@ -38,7 +38,7 @@ func TestNotebookAndCLIShareOneCheckpoint(t *testing.T) {
 	serverHome, clientHome, root := t.TempDir(), t.TempDir(), t.TempDir()
 	t.Setenv(engine.EnvCheckpointRoot, root)
 	t.Setenv("ATLAS_HOME", clientHome) // the notebook kernel's own home
-	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: serverHome}})
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{engine.ConfHome: serverHome}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func floor(t *testing.T) float64 {
 func TestSparkFunctionExamples(t *testing.T) {
 	cases := loadCorpus(t)
 	min := floor(t)
-	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", Conf: map[string]string{engine.ConfHome: t.TempDir()}})
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", NoAuth: true, Conf: map[string]string{engine.ConfHome: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}
