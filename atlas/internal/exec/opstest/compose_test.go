@@ -239,13 +239,14 @@ type combo struct {
 	mode   string
 	inputs func(t *testing.T, dir string, rng *rand.Rand) []string // writes the files, returns the reference
 	ops    []string                                                // the stateOperators names, bottom up
+	dirs   []string                                                // the state directories, ids from the root down
 }
 
 var combos = []combo{
-	{"chained", chainedInputs, []string{"stateStoreSave", "stateStoreSave"}},
-	{"union", unionInputs, []string{"stateStoreSave"}},
-	{"joinagg", joinInputs("joinagg"), []string{"symmetricHashJoin", "stateStoreSave"}},
-	{"joindedup", joinInputs("joindedup"), []string{"symmetricHashJoin", "dedupe"}},
+	{"chained", chainedInputs, []string{"stateStoreSave", "stateStoreSave"}, []string{"0/aggregate", "1/aggregate"}},
+	{"union", unionInputs, []string{"stateStoreSave"}, []string{"0/aggregate"}},
+	{"joinagg", joinInputs("joinagg"), []string{"symmetricHashJoin", "stateStoreSave"}, []string{"0/aggregate", "1/join"}},
+	{"joindedup", joinInputs("joindedup"), []string{"symmetricHashJoin", "dedupe"}, []string{"0/dedupe", "1/join"}},
 }
 
 // TestCompositions runs each combination to the end in one process and
@@ -279,6 +280,9 @@ func TestCompositions(t *testing.T) {
 			}
 			if fmt.Sprint(names) != fmt.Sprint(c.ops) {
 				t.Errorf("stateOperators %v, want one per stateful operator %v", names, c.ops)
+			}
+			if got := stateDirs(t, filepath.Join(dir, "ck")); fmt.Sprint(got) != fmt.Sprint(c.dirs) {
+				t.Errorf("state directories %v, want %v", got, c.dirs)
 			}
 		})
 	}
