@@ -171,8 +171,11 @@ func (s *Session) rpcError(err error) error {
 	}
 	switch st.code {
 	case CodeUnavailable:
-		return fmt.Errorf("atlas connect: no server at %s: start one with `atlas up`, or set %s: %w",
-			s.remote, EnvConnectAddr, &ServerError{Code: st.code, Message: st.msg})
+		if st.noServer && s.conn != nil {
+			return fmt.Errorf("atlas connect: no Atlas server at %s: start one with atlas up (or set %s to its address): %w",
+				s.conn.target(), EnvConnectAddr, &ServerError{Code: st.code, Message: st.msg})
+		}
+		return fmt.Errorf("atlas connect: %w", &ServerError{Code: st.code, Message: st.msg})
 	case CodeCanceled:
 		return fmt.Errorf("atlas connect: %s: %w", st.msg, context.Canceled)
 	case CodeDeadlineExceeded:
