@@ -28,6 +28,7 @@ type Session struct {
 	runtime map[string]string
 	lh      *lakehouse.Lakehouse
 	views   map[string]*DataFrame
+	global  *GlobalViews
 	streams map[string]*mem.Stream
 	tables  map[string]*memoryTable
 	batch   *batchContext
@@ -67,6 +68,7 @@ const EnvCheckpointRoot = "ATLAS_CHECKPOINT_ROOT"
 type SessionBuilder struct {
 	appName string
 	conf    map[string]string
+	global  *GlobalViews
 }
 
 // Builder starts configuring a session.
@@ -91,7 +93,11 @@ func (b *SessionBuilder) GetOrCreate() *Session {
 	for k, v := range b.conf {
 		conf[k] = v
 	}
-	return &Session{appName: b.appName, conf: conf, views: map[string]*DataFrame{}}
+	global := b.global
+	if global == nil {
+		global = NewGlobalViews()
+	}
+	return &Session{appName: b.appName, conf: conf, views: map[string]*DataFrame{}, global: global}
 }
 
 // NewSession returns a session with the default configuration.
@@ -213,6 +219,9 @@ func (s *Session) registerView(name string, df *DataFrame) {
 }
 
 func (s *Session) view(name string) (*DataFrame, bool) {
+	if df, ok := s.globalView(name); ok {
+		return df, true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	df, ok := s.views[strings.ToLower(name)]
