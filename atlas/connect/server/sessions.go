@@ -54,6 +54,8 @@ type sessions struct {
 	// max and maxPerUser bound the sessions open at once, in all and of
 	// one user id.
 	max, maxPerUser int
+	// global holds the global temp views every session sees.
+	global *engine.GlobalViews
 
 	mu     sync.Mutex
 	m      map[sessionKey]*session
@@ -62,7 +64,7 @@ type sessions struct {
 
 func newSessions(conf map[string]string, l limits) *sessions {
 	return &sessions{conf: maps.Clone(conf), max: l.maxSessions, maxPerUser: l.maxSessionsPerUser,
-		m: map[sessionKey]*session{}, byUser: map[string]int{}}
+		m: map[sessionKey]*session{}, byUser: map[string]int{}, global: engine.NewGlobalViews()}
 }
 
 // limitErr is a session refused by a limit; err is its status.
@@ -93,7 +95,7 @@ func (r *sessions) get(user, id string, limited bool) (*session, bool, error) {
 		return nil, false, &limitErr{limitError("", "54000",
 			fmt.Sprintf("user %q has %d sessions open, the limit per user: close sessions you no longer use (spark.stop()) or wait until idle ones expire", user, r.byUser[user]), ConfMaxSessionsPerUser)}
 	}
-	b := engine.Builder().AppName("atlas-connect-" + id)
+	b := engine.Builder().AppName("atlas-connect-" + id).GlobalViews(r.global)
 	for key, v := range r.conf {
 		b = b.Config(key, v)
 	}
