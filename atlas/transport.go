@@ -78,6 +78,7 @@ type rpcStatus struct {
 	msg  string
 	// noServer marks a call that found no server listening.
 	noServer bool
+	info     *errorInfo // Spark's ErrorInfo detail, if the server sent one
 }
 
 func (s *rpcStatus) Error() string {
@@ -259,7 +260,7 @@ func headerStatus(h http.Header) *rpcStatus {
 	if m, err := url.PathUnescape(msg); err == nil {
 		msg = m
 	}
-	return &rpcStatus{code: Code(code), msg: msg}
+	return &rpcStatus{code: Code(code), msg: msg, info: parseStatusDetails(h.Get("Grpc-Status-Details-Bin"))}
 }
 
 // transportStatus classifies a failure to start a call: the caller's
