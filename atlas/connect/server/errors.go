@@ -15,8 +15,8 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/guard"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sparkerr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
 // Spark exception classes clients map errors to (PySpark reads the
