@@ -49,8 +49,8 @@ func classify(err error) *sparkerr.Error {
 }
 
 // codeOf is the one gRPC code of an error class, by its kind: not found,
-// already exists, not supported, a bad query or bad data (SQLSTATE classes
-// 42, 22, 21), cancelled; anything else is internal.
+// already exists, not supported, a bad query, bad data or a limit (SQLSTATE
+// classes 42, 22, 21, 54), cancelled; anything else is internal.
 func codeOf(e *sparkerr.Error) codes.Code {
 	main, _, _ := strings.Cut(e.Class, ".")
 	state := e.State()
@@ -63,7 +63,7 @@ func codeOf(e *sparkerr.Error) codes.Code {
 		return codes.Unimplemented
 	case main == "OPERATION_CANCELED":
 		return codes.Canceled
-	case strings.HasPrefix(state, "42"), strings.HasPrefix(state, "22"), strings.HasPrefix(state, "21"):
+	case strings.HasPrefix(state, "42"), strings.HasPrefix(state, "22"), strings.HasPrefix(state, "21"), strings.HasPrefix(state, "54"):
 		return codes.InvalidArgument
 	}
 	return codes.Internal
