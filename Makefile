@@ -11,7 +11,7 @@ BIN     := $(CURDIR)/bin
 ATLAS   := $(BIN)/atlas
 GOFLAGS_TEST ?=
 
-.PHONY: all build demo test vet unit up down status reset bench bench-windows kernel kernel-test notebook-test lab clean proto conformance
+.PHONY: all build demo test vet unit fuzz up down status reset bench bench-windows kernel kernel-test notebook-test lab clean proto conformance
 
 all: build
 
@@ -45,6 +45,15 @@ vet:
 
 unit:
 	$(GO) test $(GOFLAGS_TEST) -count=1 -timeout 20m ./...
+
+# Fuzz the Spark Connect handlers and the SQL parser for a bounded time
+# each (FUZZTIME); a panic, even a recovered one, fails.
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzExecutePlan$$' -fuzztime $(FUZZTIME) ./atlas/connect/server
+	$(GO) test -run '^$$' -fuzz '^FuzzAnalyzePlan$$' -fuzztime $(FUZZTIME) ./atlas/connect/server
+	$(GO) test -run '^$$' -fuzz '^FuzzParseScript$$' -fuzztime $(FUZZTIME) ./atlas/internal/sql/parser
+	$(GO) test -run '^$$' -fuzz '^FuzzParseExpr$$' -fuzztime $(FUZZTIME) ./atlas/internal/sql/parser
 
 up: build
 	$(ATLAS) up

@@ -156,8 +156,17 @@ func (s *Session) noteServerSide(id string) {
 // ServerError is an error the server reported: a bad plan, a failed query,
 // an unsupported operation. Message is the server's text.
 type ServerError struct {
-	Code    Code
+	// Code is the gRPC status code.
+	Code Code
+	// Message is the server's message ("[CLASS] ..." for a Spark error).
 	Message string
+	// ErrorClass is Spark's error class (TABLE_OR_VIEW_NOT_FOUND, ...),
+	// "" when the server sent none.
+	ErrorClass string
+	// SQLState is the class's SQLSTATE (42P01, ...).
+	SQLState string
+	// Parameters are the message parameters, by Spark's names.
+	Parameters map[string]string
 }
 
 func (e *ServerError) Error() string { return e.Message }
@@ -171,12 +180,19 @@ func (s *Session) rpcError(err error) error {
 	}
 	switch st.code {
 	case CodeUnavailable:
-		return fmt.Errorf("atlas connect: no server at %s: start one with `atlas up`, or set %s: %w",
-			s.remote, EnvConnectAddr, &ServerError{Code: st.code, Message: st.msg})
+		if st.noServer && s.conn != nil {
+			return fmt.Errorf("atlas connect: no Atlas server at %s: start one with atlas up (or set %s to its address): %w",
+				s.conn.target(), EnvConnectAddr, &ServerError{Code: st.code, Message: st.msg})
+		}
+		return fmt.Errorf("atlas connect: %w", &ServerError{Code: st.code, Message: st.msg})
 	case CodeCanceled:
 		return fmt.Errorf("atlas connect: %s: %w", st.msg, context.Canceled)
 	case CodeDeadlineExceeded:
 		return fmt.Errorf("atlas connect: %s: %w", st.msg, context.DeadlineExceeded)
 	}
-	return &ServerError{Code: st.code, Message: st.msg}
+	se := &ServerError{Code: st.code, Message: st.msg}
+	if st.info != nil {
+		se.ErrorClass, se.SQLState, se.Parameters = st.info.class, st.info.sqlState, st.info.params
+	}
+	return se
 }

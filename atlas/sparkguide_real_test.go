@@ -547,7 +547,7 @@ func TestGuideRecoveryAfterChanges(t *testing.T) {
 // in append mode, which the guide lists as unsupported while Spark 2.4+
 // runs it (Atlas follows the guide); chained aggregations and an
 // aggregation after a stream-stream join in append mode, which Spark 3.4+
-// runs and Atlas refuses (see the report of this test's commit).
+// and Atlas run (atlas/internal/exec/opstest).
 func TestGuideUnsupportedOperations(t *testing.T) {
 	addr, _ := realServer(t)
 	spark := connect(t, addr)

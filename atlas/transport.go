@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -92,6 +93,9 @@ func (c *conn) close() {
 type rpcStatus struct {
 	code Code
 	msg  string
+	// noServer marks a call that found no server listening.
+	noServer bool
+	info     *errorInfo // Spark's ErrorInfo detail, if the server sent one
 }
 
 func (s *rpcStatus) Error() string {
@@ -136,11 +140,14 @@ func (c *conn) call(ctx context.Context, method string, body []byte) (*callStrea
 	}
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
+		// Classified before cancel: cancelling first made every failure,
+		// a server that is not there included, read "call canceled".
+		st := c.transportStatus(ctx, err)
 		stopAfter()
 		cancel()
-		return nil, transportStatus(ctx, err)
+		return nil, st
 	}
-	s := &callStream{resp: resp, done: func() { stopAfter(); cancel() }, ctx: ctx}
+	s := &callStream{resp: resp, done: func() { stopAfter(); cancel() }, ctx: ctx, conn: c, method: method}
 	if resp.StatusCode != http.StatusOK {
 		s.close()
 		return nil, &rpcStatus{code: httpCode(resp.StatusCode), msg: fmt.Sprintf("HTTP %s from %s (is it a Spark Connect server?)", resp.Status, c.base)}
@@ -175,11 +182,13 @@ func (c *conn) unary(ctx context.Context, method string, body []byte, decode fun
 
 // callStream reads the response messages of one call.
 type callStream struct {
-	resp *http.Response
-	ctx  context.Context
-	done func()
-	eof  bool
-	hdr  [5]byte
+	resp   *http.Response
+	ctx    context.Context
+	conn   *conn
+	method string
+	done   func()
+	eof    bool
+	hdr    [5]byte
 }
 
 // recv reads the next message and decodes it with decode (the UnmarshalVT
@@ -202,8 +211,9 @@ func (s *callStream) recv(decode func([]byte) error) error {
 			}
 			return io.EOF
 		}
+		st := s.lost(err)
 		s.close()
-		return transportStatus(s.ctx, err)
+		return st
 	}
 	if s.hdr[0] != 0 {
 		s.close()
@@ -216,8 +226,9 @@ func (s *callStream) recv(decode func([]byte) error) error {
 	}
 	buf := make([]byte, n)
 	if _, err := io.ReadFull(s.resp.Body, buf); err != nil {
+		st := s.lost(err)
 		s.close()
-		return transportStatus(s.ctx, err)
+		return st
 	}
 	if err := decode(buf); err != nil {
 		s.close()
@@ -233,11 +244,13 @@ func (s *callStream) drain() error {
 	}
 	var extra [1]byte
 	if _, err := io.ReadFull(s.resp.Body, extra[:]); !errors.Is(err, io.EOF) {
-		s.close()
 		if err == nil {
+			s.close()
 			return &rpcStatus{code: CodeInternal, msg: "the server sent more than one response to a unary call"}
 		}
-		return transportStatus(s.ctx, err)
+		st := s.lost(err)
+		s.close()
+		return st
 	}
 	s.eof = true
 	st := headerStatus(s.resp.Trailer)
@@ -267,20 +280,36 @@ func headerStatus(h http.Header) *rpcStatus {
 	if m, err := url.PathUnescape(msg); err == nil {
 		msg = m
 	}
-	return &rpcStatus{code: Code(code), msg: msg}
+	return &rpcStatus{code: Code(code), msg: msg, info: parseStatusDetails(h.Get("Grpc-Status-Details-Bin"))}
 }
 
-// transportStatus classifies a failure below gRPC: the caller's context,
-// or an unreachable server.
-func transportStatus(ctx context.Context, err error) *rpcStatus {
+// transportStatus classifies a failure to start a call: the caller's
+// context, or no server at the address.
+func (c *conn) transportStatus(ctx context.Context, err error) *rpcStatus {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return &rpcStatus{code: CodeDeadlineExceeded, msg: "deadline exceeded"}
 	case ctx.Err() != nil:
 		return &rpcStatus{code: CodeCanceled, msg: "call canceled"}
 	}
-	return &rpcStatus{code: CodeUnavailable, msg: err.Error()}
+	if op, ok := errors.AsType[*net.OpError](err); ok && op.Op == "dial" {
+		return &rpcStatus{code: CodeUnavailable, msg: err.Error(), noServer: true}
+	}
+	return &rpcStatus{code: CodeUnavailable, msg: fmt.Sprintf("lost the connection to the Atlas server at %s (%v): the server stopped or was killed", c.target(), err)}
 }
+
+// lost classifies a failure in the middle of a call: the caller's
+// context, or the connection to the server lost (the server stopped or
+// was killed).
+func (s *callStream) lost(err error) *rpcStatus {
+	if s.ctx.Err() != nil {
+		return s.conn.transportStatus(s.ctx, err)
+	}
+	return &rpcStatus{code: CodeUnavailable, msg: fmt.Sprintf("lost the connection to the Atlas server at %s during %s (%v): the server stopped or was killed", s.conn.target(), s.method, err)}
+}
+
+// target is the server's host:port.
+func (c *conn) target() string { return strings.TrimPrefix(c.base, "http://") }
 
 // httpCode maps an HTTP status to a gRPC code as gRPC clients do.
 func httpCode(status int) Code {

@@ -48,6 +48,7 @@ func TestWireTypeURLsAreGooglesAnyTypeURLs(t *testing.T) {
 		{atlaslite.TypeURLQueryTotalsResult, &atlaspb.QueryTotalsResult{}},
 		{atlaslite.TypeURLConsoleOutput, &atlaspb.ConsoleOutput{}},
 		{atlaslite.TypeURLConsoleOutputResult, &atlaspb.ConsoleOutputResult{}},
+		{atlaslite.TypeURLSqlForeachBatchStart, &atlaspb.SqlForeachBatchStart{}},
 	} {
 		a, err := anypb.New(c.msg)
 		if err != nil {

@@ -21,6 +21,7 @@ type DataStreamWriter struct {
 	opts     map[string]string
 	progress bool
 	fn       func(batch *DataFrame, batchID int64) error
+	sqlBatch *sqlBatch // ForeachBatchSQL
 }
 
 // WriteStream starts describing the streaming query that writes df.
@@ -145,7 +146,7 @@ func (w *DataStreamWriter) operation(table string) (*pb.WriteStreamOperationStar
 		op.Trigger = &pb.WriteStreamOperationStart_Once{Once: true}
 	}
 	if table != "" {
-		if w.fn != nil {
+		if w.fn != nil || w.sqlBatch != nil {
 			return nil, errors.New("writeStream: foreachBatch and toTable exclude each other: write to the table inside the function")
 		}
 		op.SinkDestination = &pb.WriteStreamOperationStart_TableName{TableName: table}
@@ -171,8 +172,14 @@ func (w *DataStreamWriter) start(ctx context.Context, table string) (*StreamingQ
 	if err != nil {
 		return nil, fmt.Errorf("start the query: %w", err)
 	}
+	if w.fn != nil && w.sqlBatch != nil {
+		return nil, errors.New("start the query: ForeachBatch(fn) and ForeachBatchSQL exclude each other: keep one")
+	}
 	if w.fn != nil {
 		return w.startForeachBatch(op)
+	}
+	if w.sqlBatch != nil {
+		return w.startForeachBatchSQL(op)
 	}
 	resps, err := w.df.s.command(ctx, &pb.Command{CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: op}})
 	if err != nil {

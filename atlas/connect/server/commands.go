@@ -18,6 +18,10 @@ func (s *service) executeCommand(ctx context.Context, sess *session, out *respon
 		return s.createView(ctx, sess, c.CreateDataframeView)
 	case *pb.Command_Extension:
 		return s.commandExtension(ctx, sess, out, c.Extension)
+	case *pb.Command_WriteOperation:
+		return s.writeOperation(ctx, sess, c.WriteOperation)
+	case *pb.Command_WriteOperationV2:
+		return s.writeOperationV2(ctx, sess, c.WriteOperationV2)
 	}
 	return s.streamingCommand(ctx, sess, out, cmd)
 }
@@ -49,10 +53,14 @@ func (s *service) sqlCommand(ctx context.Context, sess *session, out *responder,
 
 // createView is df.createTempView / createOrReplaceTempView.
 func (s *service) createView(ctx context.Context, sess *session, c *pb.CreateDataFrameViewCommand) error {
-	if c.GetIsGlobal() {
-		return &planner.UnsupportedError{What: "global temp views", Hint: "use createOrReplaceTempView"}
-	}
 	name := c.GetName()
+	if c.GetIsGlobal() {
+		df, err := sess.planner.Relation(ctx, c.GetInput())
+		if err != nil {
+			return err
+		}
+		return df.CreateGlobalTempView(name, c.GetReplace())
+	}
 	if name == "" || strings.Contains(name, ".") {
 		return fmt.Errorf("temp view name %q: a view name is one identifier", name)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -14,6 +15,7 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/connect/planner"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/guard"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sparkerr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
@@ -48,12 +50,13 @@ func toStatus(err error) error {
 		return withInfo(codes.Canceled, "OPERATION_CANCELED", "HY008", classSpark, "operation interrupted: "+err.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return withInfo(codes.DeadlineExceeded, "", "", classSpark, err.Error())
-	case planner.IsUnsupported(err):
-		return withInfo(codes.Unimplemented, "UNSUPPORTED_FEATURE", "0A000", classUnsupported, err.Error())
 	}
 	var ce *expr.CastError
 	if errors.As(err, &ce) {
-		return withInfo(codes.Internal, ce.Class, ce.SQLState, ce.JavaClass, err.Error())
+		return withParams(codes.InvalidArgument, ce.Class, ce.SQLState, ce.JavaClass, nil, err.Error())
+	}
+	if e := classify(err); e != nil {
+		return withParams(codeOf(e), e.Class, e.State(), javaClassOf(e), e.Params, messageOf(e, err))
 	}
 	if planner.IsSQLError(err) {
 		if pe, ok := errors.AsType[*parser.Error](err); ok && pe.Class != "" {
@@ -68,6 +71,16 @@ func toStatus(err error) error {
 	return withInfo(codes.Internal, "", "", classSpark, err.Error())
 }
 
+// messageOf is the message of a classified error: "[CLASS] ...", with the
+// context err adds around it.
+func messageOf(e *sparkerr.Error, err error) string {
+	msg := err.Error()
+	if strings.Contains(msg, "["+e.Class+"]") {
+		return msg
+	}
+	return "[" + e.Class + "] " + msg
+}
+
 // invalidArgument is a request error (a missing or malformed field).
 func invalidArgument(err error) error {
 	return withInfo(codes.InvalidArgument, "", "", classIllegalArg, err.Error())
@@ -80,8 +93,19 @@ func sessionChanged(id string) error {
 }
 
 func withInfo(code codes.Code, errorClass, sqlState, class, msg string) error {
+	return withParams(code, errorClass, sqlState, class, nil, msg)
+}
+
+// withParams is a status with Spark's ErrorInfo detail: reason = the
+// exception class; metadata errorClass, sqlState, messageParameters (JSON)
+// and classes, as Spark Connect's server sends them.
+func withParams(code codes.Code, errorClass, sqlState, class string, params map[string]string, msg string) error {
 	classes, _ := json.Marshal([]string{class})
-	md := map[string]string{"classes": string(classes), "messageParameters": "{}"}
+	if params == nil {
+		params = map[string]string{}
+	}
+	pj, _ := json.Marshal(params)
+	md := map[string]string{"classes": string(classes), "messageParameters": string(pj)}
 	if errorClass != "" {
 		md["errorClass"] = errorClass
 	}

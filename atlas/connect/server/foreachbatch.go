@@ -110,6 +110,13 @@ func (s *service) commandExtension(ctx context.Context, sess *session, out *resp
 		}
 		return s.queryTotals(sess, out, totals)
 	}
+	sqlStart := &atlaspb.SqlForeachBatchStart{}
+	if ext.MessageIs(sqlStart) {
+		if err := ext.UnmarshalTo(sqlStart); err != nil {
+			return invalidArgument(fmt.Errorf("foreachBatch SQL start: %w", err))
+		}
+		return s.sqlForeachBatchStart(ctx, sess, out, sqlStart)
+	}
 	console := &atlaspb.ConsoleOutput{}
 	if ext.MessageIs(console) {
 		if err := ext.UnmarshalTo(console); err != nil {
@@ -118,7 +125,7 @@ func (s *service) commandExtension(ctx context.Context, sess *session, out *resp
 		return s.consoleOutput(sess, out, console)
 	}
 	return &planner.UnsupportedError{What: "command extension " + ext.GetTypeUrl(),
-		Hint: "Atlas's command extensions are atlas.connect.ForeachBatchStart, ForeachBatchDone, ProgressCharts, QueryTotals and ConsoleOutput"}
+		Hint: "Atlas's command extensions are atlas.connect.ForeachBatchStart, ForeachBatchDone, ProgressCharts, QueryTotals, ConsoleOutput and SqlForeachBatchStart"}
 }
 
 // foreachBatchWriter builds the engine writer for ws.

@@ -26,7 +26,7 @@ func withSparkField[M proto.Message](m M, n protowire.Number) M {
 // Spark 4.0 has and Atlas's protos leave out are refused with
 // codes.Unimplemented, naming Spark's field, message and number (from
 // Spark's commands.proto, relations.proto and base.proto: Command.
-// write_operation = 2, Relation.tail = 22, AnalyzePlanRequest.
+// checkpoint_command = 14, Relation.unpivot = 25, AnalyzePlanRequest.
 // same_semantics = 12).
 func TestLeftOutMessagesNamed(t *testing.T) {
 	home := t.TempDir()
@@ -38,10 +38,10 @@ func TestLeftOutMessagesNamed(t *testing.T) {
 			t.Errorf("%s: got %v %q, want Unimplemented containing %q", what, st.Code(), st.Message(), want)
 		}
 	}
-	_, err := c.execute(&pb.Plan{OpType: &pb.Plan_Command{Command: withSparkField(&pb.Command{}, 2)}})
-	check("command", err, "Atlas Connect does not support command write_operation (WriteOperation, field 2)")
-	_, err = c.tryRows(withSparkField(&pb.Relation{}, 22))
-	check("relation", err, "Atlas Connect does not support relation tail (Tail, field 22)")
+	_, err := c.execute(&pb.Plan{OpType: &pb.Plan_Command{Command: withSparkField(&pb.Command{}, 14)}})
+	check("command", err, "Atlas Connect does not support command checkpoint_command (CheckpointCommand, field 14)")
+	_, err = c.tryRows(withSparkField(&pb.Relation{}, 25))
+	check("relation", err, "Atlas Connect does not support relation unpivot (Unpivot, field 25)")
 	_, err = c.rpc.AnalyzePlan(context.Background(), withSparkField(&pb.AnalyzePlanRequest{
 		SessionId: c.session, UserContext: &pb.UserContext{UserId: "test"},
 	}, 12))

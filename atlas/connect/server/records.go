@@ -55,6 +55,9 @@ type queryRecord struct {
 	// Command is the WriteStreamOperationStart (protobuf), its checkpoint
 	// location made explicit.
 	Command []byte `json:"command,omitempty"`
+	// ForeachBatchSQL, when set, is the server-side foreachBatch the query
+	// runs (atlas.connect.SqlForeachBatchStart): Command carries the rest.
+	ForeachBatchSQL *sqlBatchRecord `json:"foreachBatchSql,omitempty"`
 	// Views are the session's temp views the plan reads, in the order to
 	// create them again.
 	Views []viewRecord `json:"views,omitempty"`

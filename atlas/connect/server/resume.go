@@ -80,15 +80,25 @@ func durableSink(w *pb.WriteStreamOperationStart) (sink, notResumable string) {
 // cannot be resumed, when the caller knows) and watches the query to
 // remove the record when it ends while the server runs.
 func (s *service) record(sess *session, sq *engine.StreamingQuery, w *pb.WriteStreamOperationStart, notResumable string) {
+	s.recordQuery(sess, sq, w, notResumable, nil)
+}
+
+// recordQuery is record for any query; sqlBatch is set for a server-side
+// SQL foreachBatch, whose output the statements' tables keep.
+func (s *service) recordQuery(sess *session, sq *engine.StreamingQuery, w *pb.WriteStreamOperationStart, notResumable string, sqlBatch *sqlBatchRecord) {
 	if s.store == nil {
 		return
 	}
 	rec := &queryRecord{
 		Principal: sess.key.principal, User: sess.key.user, Session: sess.key.id, QueryID: sq.ID(), RunID: sq.RunID(), Name: sq.Name(),
 		Checkpoint: sq.CheckpointLocation(), StartedAt: time.Now().UTC(), Sink: "client-side foreachBatch",
+		ForeachBatchSQL: sqlBatch,
 	}
 	why := notResumable
-	if why == "" {
+	switch {
+	case sqlBatch != nil:
+		rec.Sink = "server-side foreachBatch (SQL over the view " + sqlBatch.View + ")"
+	case why == "":
 		rec.Sink, why = durableSink(w)
 	}
 	var err error
@@ -273,6 +283,9 @@ func (s *service) resumeQuery(rec *queryRecord) (sq *engine.StreamingQuery, err 
 			return nil, fmt.Errorf("create the temp view %s it reads again: %w", v.Name, err)
 		}
 		sess.setViewDef(v.Name, rel)
+	}
+	if rec.ForeachBatchSQL != nil {
+		return s.resumeSQLForeachBatch(ctx, sess, w, rec.ForeachBatchSQL)
 	}
 	return s.startStream(ctx, sess, w)
 }

@@ -66,6 +66,8 @@ type sessions struct {
 	// max and maxPerUser bound the sessions open at once, in all and of
 	// one user id.
 	max, maxPerUser int
+	// global holds the global temp views every session sees.
+	global *engine.GlobalViews
 
 	mu     sync.Mutex
 	m      map[sessionKey]*session
@@ -74,7 +76,7 @@ type sessions struct {
 
 func newSessions(conf map[string]string, l limits) *sessions {
 	return &sessions{conf: maps.Clone(conf), max: l.maxSessions, maxPerUser: l.maxSessionsPerUser,
-		m: map[sessionKey]*session{}, byUser: map[string]int{}}
+		m: map[sessionKey]*session{}, byUser: map[string]int{}, global: engine.NewGlobalViews()}
 }
 
 // limitErr is a session refused by a limit; err is its status.
@@ -104,7 +106,7 @@ func (r *sessions) get(k sessionKey, limited bool) (*session, bool, error) {
 		return nil, false, &limitErr{limitError("", "54000",
 			fmt.Sprintf("user %q has %d sessions open, the limit per user: close sessions you no longer use (spark.stop()) or wait until idle ones expire", k.user, r.byUser[k.user]), ConfMaxSessionsPerUser)}
 	}
-	b := engine.Builder().AppName("atlas-connect-" + k.id)
+	b := engine.Builder().AppName("atlas-connect-" + k.id).GlobalViews(r.global)
 	for key, v := range r.conf {
 		b = b.Config(key, v)
 	}

@@ -242,7 +242,7 @@ func TestStreamingStartRefusals(t *testing.T) {
 		{&pb.WriteStreamOperationStart{Input: wordCounts("t"), Format: "memory", OutputMode: "complete", QueryName: "x",
 			ForeachBatch: &pb.StreamingForeachFunction{}}, codes.Unimplemented, "foreachBatch"},
 		{&pb.WriteStreamOperationStart{Input: wordCounts("t"), Format: "delta", OutputMode: "complete", QueryName: "x"}, codes.Internal, "delta"},
-		{&pb.WriteStreamOperationStart{Input: table("lakehouse.silver.none"), Format: "memory", QueryName: "x"}, codes.Internal, "none"},
+		{&pb.WriteStreamOperationStart{Input: table("lakehouse.silver.none"), Format: "memory", QueryName: "x"}, codes.NotFound, "none"},
 	}
 	for _, tc := range cases {
 		_, err := c.command(&pb.Command{CommandType: &pb.Command_WriteStreamOperationStart{WriteStreamOperationStart: tc.w}})

@@ -110,14 +110,15 @@ func (df *DataFrame) Select(columns ...any) *DataFrame {
 		}
 		es[i] = c.e
 	}
+	in := df.afterSortOrLimit()
 	if plan.HasGenerator(es) {
-		g, err := plan.NewGenerate(df.node, es)
+		g, err := plan.NewGenerate(in, es)
 		if err != nil {
 			return df.with(nil, fmt.Errorf("select: %w", err))
 		}
 		return df.with(g, nil)
 	}
-	p, err := plan.NewProject(df.node, es)
+	p, err := plan.NewProject(in, es)
 	if err != nil {
 		return df.with(nil, fmt.Errorf("select: %w", err))
 	}
@@ -161,7 +162,7 @@ func (df *DataFrame) Where(cond any) *DataFrame {
 	if c.err != nil {
 		return df.with(nil, c.err)
 	}
-	f, err := plan.NewFilter(df.node, c.e)
+	f, err := plan.NewFilter(df.afterSortOrLimit(), c.e)
 	if err != nil {
 		return df.with(nil, fmt.Errorf("where: %w", err))
 	}
@@ -277,7 +278,11 @@ func (df *DataFrame) OrderBy(columns ...any) *DataFrame {
 		}
 		keys[i] = plan.SortKey{Expr: c.e}
 	}
-	s, err := plan.NewSort(df.node, keys)
+	in := df.node
+	if !in.IsStreaming() && hasNode[*plan.Limit](in) {
+		in = plan.NewSubquery(in)
+	}
+	s, err := plan.NewSort(in, keys)
 	if err != nil {
 		return df.with(nil, fmt.Errorf("orderBy: %w", err))
 	}
@@ -296,6 +301,29 @@ func (df *DataFrame) Limit(n int) *DataFrame {
 		return df.with(nil, fmt.Errorf("limit: n must not be negative, got %d", n))
 	}
 	return df.with(&plan.Limit{In: df.node, N: int64(n)}, nil)
+}
+
+// afterSortOrLimit is the node a projection or filter builds on: a batch
+// plan that sorts or limits is run as a subquery first (the linear executor
+// applies sort and limit last), so df.orderBy(...).select(...) and
+// df.limit(n).filter(...) keep Spark's meaning: the rows of the sorted or
+// limited input, in its order.
+func (df *DataFrame) afterSortOrLimit() plan.Node {
+	if !df.node.IsStreaming() && (hasNode[*plan.Sort](df.node) || hasNode[*plan.Limit](df.node)) {
+		return plan.NewSubquery(df.node)
+	}
+	return df.node
+}
+
+// hasNode tells whether the linear chain from n down to its leaf has a
+// node of type T.
+func hasNode[T plan.Node](n plan.Node) bool {
+	for ; n != nil; n = n.Input() {
+		if _, ok := n.(T); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Collect runs a batch DataFrame and returns its rows as Arrow records

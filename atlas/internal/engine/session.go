@@ -31,6 +31,7 @@ type Session struct {
 	runtime map[string]string
 	lh      *lakehouse.Lakehouse
 	views   map[string]*DataFrame
+	global  *GlobalViews
 	streams map[string]*mem.Stream
 	tables  map[string]*memoryTable
 	batch   *batchContext
@@ -74,6 +75,7 @@ const EnvCheckpointRoot = "ATLAS_CHECKPOINT_ROOT"
 type SessionBuilder struct {
 	appName string
 	conf    map[string]string
+	global  *GlobalViews
 }
 
 // Builder starts configuring a session.
@@ -98,7 +100,11 @@ func (b *SessionBuilder) GetOrCreate() *Session {
 	for k, v := range b.conf {
 		conf[k] = v
 	}
-	return &Session{appName: b.appName, conf: conf, files: filePolicy(conf), views: map[string]*DataFrame{}}
+	global := b.global
+	if global == nil {
+		global = NewGlobalViews()
+	}
+	return &Session{appName: b.appName, conf: conf, files: filePolicy(conf), views: map[string]*DataFrame{}, global: global}
 }
 
 // NewSession returns a session with the default configuration.
@@ -223,6 +229,9 @@ func (s *Session) registerView(name string, df *DataFrame) {
 }
 
 func (s *Session) view(name string) (*DataFrame, bool) {
+	if df, ok := s.globalView(name); ok {
+		return df, true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	df, ok := s.views[strings.ToLower(name)]

@@ -69,15 +69,7 @@ func (q sqlSession) Table(ctx context.Context, name string) (plan.Node, error) {
 }
 
 // TempViews lists the session's temp view names.
-func (q sqlSession) TempViews() []string {
-	q.s.mu.Lock()
-	defer q.s.mu.Unlock()
-	var views []string
-	for v := range q.s.views {
-		views = append(views, v)
-	}
-	return views
-}
+func (q sqlSession) TempViews() []string { return q.s.TempViews() }
 
 // NextWrite returns the exactly-once key of a write (see nextWrite).
 func (q sqlSession) NextWrite(op string) lakehouse.Commit { return q.s.nextWrite(op) }

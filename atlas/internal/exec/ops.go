@@ -1,7 +1,18 @@
-// Package exec runs logical plans: stateless operators over Arrow record
-// batches, the stateful aggregation, batch collection for DataFrames, and
+// Package exec runs logical plans: batch collection for DataFrames, and
 // the micro-batch loop of a streaming query with its offsets log, commit
-// log, state versions, watermark and progress reports.
+// log, state versions, watermarks and progress reports.
+//
+// A streaming query runs as a tree of physical operators (Operator,
+// operator.go; the tree in optree.go), one file per operator: the
+// stateless chain (projections, filters, the watermark, explode,
+// stream-static joins; this file), aggregate.go (window and session
+// aggregations), dedup.go, streamjoin.go, union.go, sortlimit.go. Rows are
+// pushed from the sources at the leaves to the sink at the root; at the
+// end of each batch every operator advances on its own watermark,
+// children first (watermarks.go, Spark's WatermarkPropagator), so that
+// one aggregation's closed windows reach the next in the same batch.
+// Stateful operators are numbered from the root down, as Spark's
+// operator ids, and keep their state at state/<id>/<kind>.
 package exec
 
 import (

@@ -461,6 +461,9 @@ func SourceField(b Bound) (arrow.Field, bool) {
 		return SourceField(x.TimeCol)
 	case *SessionBound:
 		return SourceField(x.TimeCol)
+	case *windowTimeBound:
+		// window_time(window) stands for the window's event time.
+		return SourceField(x.x)
 	}
 	return arrow.Field{}, false
 }

@@ -135,7 +135,7 @@ func (b *rowBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Array, error)
 
 // value reads row i of a as a Go value (nil for NULL).
 func value(a arrow.Array, i int) any {
-	if a.IsNull(i) {
+	if a.IsNull(i) || a.DataType().ID() == arrow.NULL {
 		return nil
 	}
 	switch a := a.(type) {

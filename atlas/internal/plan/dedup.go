@@ -63,7 +63,9 @@ func NewDeduplicate(in Node, keys []string, withinWatermark bool) (*Deduplicate,
 	}
 	for i, f := range s.Fields() {
 		v, ok := f.Metadata.GetValue(expr.MetaWatermarkDelay)
-		if !ok {
+		if !ok || f.Type.ID() != arrow.TIMESTAMP {
+			// A window of an aggregation before this one carries the
+			// delay too; its rows are never late for what follows.
 			continue
 		}
 		ms, err := strconv.ParseInt(v, 10, 64)

@@ -251,7 +251,20 @@ func NewAggregate(in Node, keys []expr.Expr, aggs []*expr.AggFunc) (*Aggregate, 
 		}
 		name := expr.OutputName(k)
 		a.KeyNames = append(a.KeyNames, name)
-		fields = append(fields, arrow.Field{Name: name, Type: b.Type(), Nullable: true})
+		f := arrow.Field{Name: name, Type: b.Type(), Nullable: true}
+		if a.EvictKey == i && expr.IsEventTime(b) {
+			// The event-time key (a window over the event time, or the
+			// event time) keeps its watermark delay, as Spark's window
+			// attribute does: an aggregation over this one's output
+			// (GroupBy(Window(WindowTime(Col("window")), ...))) is then
+			// evicted by the watermark too.
+			if src, ok := expr.SourceField(b); ok {
+				if v, ok := src.Metadata.GetValue(expr.MetaWatermarkDelay); ok {
+					f.Metadata = arrow.NewMetadata([]string{expr.MetaWatermarkDelay}, []string{v})
+				}
+			}
+		}
+		fields = append(fields, f)
 	}
 	if len(aggs) == 0 {
 		return nil, fmt.Errorf("agg: give at least one aggregate function, e.g. Count()")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
@@ -33,7 +34,14 @@ func NewUnion(inputs []Node) (*Union, error) {
 	first := inputs[0].Schema()
 	fields := append([]arrow.Field(nil), first.Fields()...)
 	for i := range fields {
-		fields[i].Metadata = arrow.Metadata{}
+		// The first input's watermark delay stays (Spark's Union outputs
+		// its first child's attributes): an aggregation over a union of
+		// watermarked streams is evicted by the watermark.
+		md := arrow.Metadata{}
+		if v, ok := fields[i].Metadata.GetValue(expr.MetaWatermarkDelay); ok && inputs[0].IsStreaming() {
+			md = arrow.NewMetadata([]string{expr.MetaWatermarkDelay}, []string{v})
+		}
+		fields[i].Metadata = md
 	}
 	for k, in := range inputs[1:] {
 		s := in.Schema()

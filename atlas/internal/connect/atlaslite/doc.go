@@ -30,4 +30,6 @@ const (
 	TypeURLConsoleOutput = "type.googleapis.com/atlas.connect.ConsoleOutput"
 	// TypeURLConsoleOutputResult is the type URL of ConsoleOutputResult.
 	TypeURLConsoleOutputResult = "type.googleapis.com/atlas.connect.ConsoleOutputResult"
+	// TypeURLSqlForeachBatchStart is the type URL of SqlForeachBatchStart.
+	TypeURLSqlForeachBatchStart = "type.googleapis.com/atlas.connect.SqlForeachBatchStart"
 )

@@ -483,6 +483,57 @@ func (x *ConsoleBatch) GetText() string {
 	return ""
 }
 
+// SqlForeachBatchStart (Command.extension) starts a streaming query whose
+// foreachBatch runs on the server: for every micro-batch the server
+// publishes the batch as the temp view view_name and runs statements in
+// order (MERGE INTO, INSERT INTO ... SELECT, ...), as the CDC scenario's
+// MERGE does. Unlike ForeachBatchStart nothing runs in the client, so the
+// query outlives the client and resumes after a server restart, from its
+// checkpoint, as a toTable query does. The statements' table writes are
+// keyed by (query id, batch id, write sequence): a replayed batch never
+// writes twice. The answer is a WriteStreamOperationStartResult and the
+// call ends. A statement that fails stops the query with the statement's
+// error; the batch is not committed.
+type SqlForeachBatchStart struct {
+	unknownFields []byte
+	// write_stream is the query as writeStream would start it, without a sink
+	// destination and with foreach_batch unset. It needs a query name or a
+	// checkpointLocation option: a durable query needs a durable checkpoint.
+	WriteStream *sparklite.WriteStreamOperationStart `protobuf:"bytes,1,opt,name=write_stream,json=writeStream,proto3" json:"writeStream,omitempty"`
+	// view_name is the temp view each micro-batch is published as while the
+	// statements run (it is removed after them).
+	ViewName string `protobuf:"bytes,2,opt,name=view_name,json=viewName,proto3" json:"viewName,omitempty"`
+	// statements are SQL statements, run in order for every micro-batch.
+	Statements []string `protobuf:"bytes,3,rep,name=statements,proto3" json:"statements,omitempty"`
+}
+
+func (x *SqlForeachBatchStart) Reset() {
+	*x = SqlForeachBatchStart{}
+}
+
+func (*SqlForeachBatchStart) ProtoMessage() {}
+
+func (x *SqlForeachBatchStart) GetWriteStream() *sparklite.WriteStreamOperationStart {
+	if x != nil {
+		return x.WriteStream
+	}
+	return nil
+}
+
+func (x *SqlForeachBatchStart) GetViewName() string {
+	if x != nil {
+		return x.ViewName
+	}
+	return ""
+}
+
+func (x *SqlForeachBatchStart) GetStatements() []string {
+	if x != nil {
+		return x.Statements
+	}
+	return nil
+}
+
 func (m *LatestPerKey) MarshalVT() (dAtA []byte, err error) {
 	if m == nil {
 		return nil, nil
@@ -1121,6 +1172,65 @@ func (m *ConsoleBatch) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *SqlForeachBatchStart) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *SqlForeachBatchStart) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *SqlForeachBatchStart) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if len(m.Statements) > 0 {
+		for iNdEx := len(m.Statements) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.Statements[iNdEx])
+			copy(dAtA[i:], m.Statements[iNdEx])
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.Statements[iNdEx])))
+			i--
+			dAtA[i] = 0x1a
+		}
+	}
+	if len(m.ViewName) > 0 {
+		i -= len(m.ViewName)
+		copy(dAtA[i:], m.ViewName)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.ViewName)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.WriteStream != nil {
+		size, err := m.WriteStream.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
 func (m *LatestPerKey) SizeVT() (n int) {
 	if m == nil {
 		return 0
@@ -1354,6 +1464,30 @@ func (m *ConsoleBatch) SizeVT() (n int) {
 	l = len(m.Text)
 	if l > 0 {
 		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *SqlForeachBatchStart) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.WriteStream != nil {
+		l = m.WriteStream.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	l = len(m.ViewName)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if len(m.Statements) > 0 {
+		for _, s := range m.Statements {
+			l = len(s)
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
 	}
 	n += len(m.unknownFields)
 	return n
@@ -2405,6 +2539,120 @@ func (m *ConsoleBatch) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			m.Text = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *SqlForeachBatchStart) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: SqlForeachBatchStart: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: SqlForeachBatchStart: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field WriteStream", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.WriteStream == nil {
+				m.WriteStream = &sparklite.WriteStreamOperationStart{}
+			}
+			if err := m.WriteStream.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ViewName", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ViewName = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Statements", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Statements = append(m.Statements, string(dAtA[iNdEx:postIndex]))
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex

@@ -806,6 +806,83 @@ func (x *ConsoleBatch) GetText() string {
 	return ""
 }
 
+// SqlForeachBatchStart (Command.extension) starts a streaming query whose
+// foreachBatch runs on the server: for every micro-batch the server
+// publishes the batch as the temp view view_name and runs statements in
+// order (MERGE INTO, INSERT INTO ... SELECT, ...), as the CDC scenario's
+// MERGE does. Unlike ForeachBatchStart nothing runs in the client, so the
+// query outlives the client and resumes after a server restart, from its
+// checkpoint, as a toTable query does. The statements' table writes are
+// keyed by (query id, batch id, write sequence): a replayed batch never
+// writes twice. The answer is a WriteStreamOperationStartResult and the
+// call ends. A statement that fails stops the query with the statement's
+// error; the batch is not committed.
+type SqlForeachBatchStart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// write_stream is the query as writeStream would start it, without a sink
+	// destination and with foreach_batch unset. It needs a query name or a
+	// checkpointLocation option: a durable query needs a durable checkpoint.
+	WriteStream *sparkpb.WriteStreamOperationStart `protobuf:"bytes,1,opt,name=write_stream,json=writeStream,proto3" json:"write_stream,omitempty"`
+	// view_name is the temp view each micro-batch is published as while the
+	// statements run (it is removed after them).
+	ViewName string `protobuf:"bytes,2,opt,name=view_name,json=viewName,proto3" json:"view_name,omitempty"`
+	// statements are SQL statements, run in order for every micro-batch.
+	Statements    []string `protobuf:"bytes,3,rep,name=statements,proto3" json:"statements,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SqlForeachBatchStart) Reset() {
+	*x = SqlForeachBatchStart{}
+	mi := &file_atlas_connect_extensions_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SqlForeachBatchStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SqlForeachBatchStart) ProtoMessage() {}
+
+func (x *SqlForeachBatchStart) ProtoReflect() protoreflect.Message {
+	mi := &file_atlas_connect_extensions_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SqlForeachBatchStart.ProtoReflect.Descriptor instead.
+func (*SqlForeachBatchStart) Descriptor() ([]byte, []int) {
+	return file_atlas_connect_extensions_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *SqlForeachBatchStart) GetWriteStream() *sparkpb.WriteStreamOperationStart {
+	if x != nil {
+		return x.WriteStream
+	}
+	return nil
+}
+
+func (x *SqlForeachBatchStart) GetViewName() string {
+	if x != nil {
+		return x.ViewName
+	}
+	return ""
+}
+
+func (x *SqlForeachBatchStart) GetStatements() []string {
+	if x != nil {
+		return x.Statements
+	}
+	return nil
+}
+
 var File_atlas_connect_extensions_proto protoreflect.FileDescriptor
 
 const file_atlas_connect_extensions_proto_rawDesc = "" +
@@ -856,7 +933,13 @@ const file_atlas_connect_extensions_proto_rawDesc = "" +
 	"\aconsole\x18\x04 \x01(\bR\aconsole\"=\n" +
 	"\fConsoleBatch\x12\x19\n" +
 	"\bbatch_id\x18\x01 \x01(\x03R\abatchId\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04textBAZ?github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspbb\x06proto3"
+	"\x04text\x18\x02 \x01(\tR\x04text\"\xa0\x01\n" +
+	"\x14SqlForeachBatchStart\x12K\n" +
+	"\fwrite_stream\x18\x01 \x01(\v2(.spark.connect.WriteStreamOperationStartR\vwriteStream\x12\x1b\n" +
+	"\tview_name\x18\x02 \x01(\tR\bviewName\x12\x1e\n" +
+	"\n" +
+	"statements\x18\x03 \x03(\tR\n" +
+	"statementsBAZ?github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaspbb\x06proto3"
 
 var (
 	file_atlas_connect_extensions_proto_rawDescOnce sync.Once
@@ -870,7 +953,7 @@ func file_atlas_connect_extensions_proto_rawDescGZIP() []byte {
 	return file_atlas_connect_extensions_proto_rawDescData
 }
 
-var file_atlas_connect_extensions_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_atlas_connect_extensions_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_atlas_connect_extensions_proto_goTypes = []any{
 	(*LatestPerKey)(nil),                      // 0: atlas.connect.LatestPerKey
 	(*ForeachBatchStart)(nil),                 // 1: atlas.connect.ForeachBatchStart
@@ -884,26 +967,28 @@ var file_atlas_connect_extensions_proto_goTypes = []any{
 	(*ConsoleOutput)(nil),                     // 9: atlas.connect.ConsoleOutput
 	(*ConsoleOutputResult)(nil),               // 10: atlas.connect.ConsoleOutputResult
 	(*ConsoleBatch)(nil),                      // 11: atlas.connect.ConsoleBatch
-	(*sparkpb.Relation)(nil),                  // 12: spark.connect.Relation
-	(*sparkpb.WriteStreamOperationStart)(nil), // 13: spark.connect.WriteStreamOperationStart
-	(*sparkpb.StreamingQueryInstanceId)(nil),  // 14: spark.connect.StreamingQueryInstanceId
+	(*SqlForeachBatchStart)(nil),              // 12: atlas.connect.SqlForeachBatchStart
+	(*sparkpb.Relation)(nil),                  // 13: spark.connect.Relation
+	(*sparkpb.WriteStreamOperationStart)(nil), // 14: spark.connect.WriteStreamOperationStart
+	(*sparkpb.StreamingQueryInstanceId)(nil),  // 15: spark.connect.StreamingQueryInstanceId
 }
 var file_atlas_connect_extensions_proto_depIdxs = []int32{
-	12, // 0: atlas.connect.LatestPerKey.input:type_name -> spark.connect.Relation
-	13, // 1: atlas.connect.ForeachBatchStart.write_stream:type_name -> spark.connect.WriteStreamOperationStart
-	14, // 2: atlas.connect.ForeachBatchReady.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	12, // 3: atlas.connect.ForeachBatchReady.batch:type_name -> spark.connect.Relation
-	14, // 4: atlas.connect.ForeachBatchDone.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	14, // 5: atlas.connect.ProgressCharts.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	13, // 0: atlas.connect.LatestPerKey.input:type_name -> spark.connect.Relation
+	14, // 1: atlas.connect.ForeachBatchStart.write_stream:type_name -> spark.connect.WriteStreamOperationStart
+	15, // 2: atlas.connect.ForeachBatchReady.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	13, // 3: atlas.connect.ForeachBatchReady.batch:type_name -> spark.connect.Relation
+	15, // 4: atlas.connect.ForeachBatchDone.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	15, // 5: atlas.connect.ProgressCharts.query_id:type_name -> spark.connect.StreamingQueryInstanceId
 	6,  // 6: atlas.connect.ProgressChartsResult.charts:type_name -> atlas.connect.ProgressChart
-	14, // 7: atlas.connect.QueryTotals.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	14, // 8: atlas.connect.ConsoleOutput.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	15, // 7: atlas.connect.QueryTotals.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	15, // 8: atlas.connect.ConsoleOutput.query_id:type_name -> spark.connect.StreamingQueryInstanceId
 	11, // 9: atlas.connect.ConsoleOutputResult.batches:type_name -> atlas.connect.ConsoleBatch
-	10, // [10:10] is the sub-list for method output_type
-	10, // [10:10] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	14, // 10: atlas.connect.SqlForeachBatchStart.write_stream:type_name -> spark.connect.WriteStreamOperationStart
+	11, // [11:11] is the sub-list for method output_type
+	11, // [11:11] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_atlas_connect_extensions_proto_init() }
@@ -917,7 +1002,7 @@ func file_atlas_connect_extensions_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_atlas_connect_extensions_proto_rawDesc), len(file_atlas_connect_extensions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -125,7 +125,6 @@ func TestUnsupportedNamesTheMessage(t *testing.T) {
 		rel  *pb.Relation
 		want string
 	}{
-		{&pb.Relation{RelType: &pb.Relation_Range{Range: &pb.Range{End: 3}}}, "relation range"},
 		{&pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: in, Expressions: []*pb.Expression{call("xpath_string", attr("user"))}}}}, "function xpath_string"},
 		{&pb.Relation{RelType: &pb.Relation_Aggregate{Aggregate: &pb.Aggregate{Input: in, GroupType: pb.Aggregate_GROUP_TYPE_CUBE}}}, "GROUP_TYPE_CUBE"},
 	} {

@@ -32,6 +32,9 @@ func (p *Planner) Relation(ctx context.Context, rel *pb.Relation) (*engine.DataF
 }
 
 func (p *Planner) relation(ctx context.Context, rel *pb.Relation) (*engine.DataFrame, error) {
+	if df, ok, err := p.moreRelation(ctx, rel); ok {
+		return df, err
+	}
 	switch r := rel.GetRelType().(type) {
 	case *pb.Relation_Read:
 		return p.read(ctx, r.Read)

@@ -7,16 +7,10 @@ import (
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 )
 
-// setOperation is df.union(other) / unionAll: a SetOperation of type UNION
-// with is_all, by position. unionByName, UNION DISTINCT, INTERSECT and
-// EXCEPT are refused by name.
+// setOperation is df.union/unionAll/unionByName (UNION, by position or by
+// name), intersect/intersectAll (INTERSECT) and subtract/exceptAll
+// (EXCEPT), with is_all telling ALL from DISTINCT.
 func (p *Planner) setOperation(ctx context.Context, s *pb.SetOperation) (*engine.DataFrame, error) {
-	if s.GetSetOpType() != pb.SetOperation_SET_OP_TYPE_UNION {
-		return nil, unsupported("set operation "+s.GetSetOpType().String(), "union (UNION ALL) is supported")
-	}
-	if s.GetByName() {
-		return nil, unsupported("unionByName", "select the columns in the same order and use union")
-	}
 	left, err := p.Relation(ctx, s.GetLeftInput())
 	if err != nil {
 		return nil, err
@@ -25,9 +19,27 @@ func (p *Planner) setOperation(ctx context.Context, s *pb.SetOperation) (*engine
 	if err != nil {
 		return nil, err
 	}
-	out := left.Union(right)
-	if !s.GetIsAll() {
-		out = out.Distinct()
+	all := s.GetIsAll()
+	switch s.GetSetOpType() {
+	case pb.SetOperation_SET_OP_TYPE_UNION:
+		out := left.Union(right)
+		if s.GetByName() {
+			out = left.UnionByName(right, s.GetAllowMissingColumns())
+		}
+		if !all {
+			out = out.Distinct()
+		}
+		return out, nil
+	case pb.SetOperation_SET_OP_TYPE_INTERSECT:
+		if all {
+			return left.IntersectAll(ctx, right), nil
+		}
+		return left.Intersect(ctx, right), nil
+	case pb.SetOperation_SET_OP_TYPE_EXCEPT:
+		if all {
+			return left.ExceptAll(ctx, right), nil
+		}
+		return left.Subtract(ctx, right), nil
 	}
-	return out, nil
+	return nil, unsupported("set operation "+s.GetSetOpType().String(), "union, intersect and except are supported")
 }

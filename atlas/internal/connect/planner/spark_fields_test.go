@@ -38,8 +38,8 @@ func sparkMessage(t *testing.T, known proto.Message, n protowire.Number, m proto
 // TestUnsupportedNamesLeftOutFields: relations and expressions Spark 4.0
 // has and Atlas's protos leave out arrive as unknown fields; the refusal
 // still names them, with Spark's message and field number (from Spark's
-// relations.proto and expressions.proto: to_df = 18, tail = 22, catalog =
-// 200, call_function = 16, lambda_function = 10).
+// relations.proto and expressions.proto: unpivot = 25, to_schema = 26,
+// as_of_join = 39, call_function = 16, lambda_function = 10).
 func TestUnsupportedNamesLeftOutFields(t *testing.T) {
 	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	defer s.Stop()
@@ -48,9 +48,9 @@ func TestUnsupportedNamesLeftOutFields(t *testing.T) {
 		n    protowire.Number
 		want string
 	}{
-		{18, "Atlas Connect does not support relation to_df (ToDF, field 18)"},
-		{22, "Atlas Connect does not support relation tail (Tail, field 22)"},
-		{200, "Atlas Connect does not support relation catalog (Catalog, field 200)"},
+		{25, "Atlas Connect does not support relation unpivot (Unpivot, field 25)"},
+		{26, "Atlas Connect does not support relation to_schema (ToSchema, field 26)"},
+		{39, "Atlas Connect does not support relation as_of_join (AsOfJoin, field 39)"},
 		{4242, "Atlas Connect does not support relation unknown field 4242"},
 	} {
 		rel := &pb.Relation{}

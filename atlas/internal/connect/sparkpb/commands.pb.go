@@ -103,11 +103,178 @@ func (StreamingQueryEventType) EnumDescriptor() ([]byte, []int) {
 	return file_spark_connect_commands_proto_rawDescGZIP(), []int{0}
 }
 
+type WriteOperation_SaveMode int32
+
+const (
+	WriteOperation_SAVE_MODE_UNSPECIFIED     WriteOperation_SaveMode = 0
+	WriteOperation_SAVE_MODE_APPEND          WriteOperation_SaveMode = 1
+	WriteOperation_SAVE_MODE_OVERWRITE       WriteOperation_SaveMode = 2
+	WriteOperation_SAVE_MODE_ERROR_IF_EXISTS WriteOperation_SaveMode = 3
+	WriteOperation_SAVE_MODE_IGNORE          WriteOperation_SaveMode = 4
+)
+
+// Enum value maps for WriteOperation_SaveMode.
+var (
+	WriteOperation_SaveMode_name = map[int32]string{
+		0: "SAVE_MODE_UNSPECIFIED",
+		1: "SAVE_MODE_APPEND",
+		2: "SAVE_MODE_OVERWRITE",
+		3: "SAVE_MODE_ERROR_IF_EXISTS",
+		4: "SAVE_MODE_IGNORE",
+	}
+	WriteOperation_SaveMode_value = map[string]int32{
+		"SAVE_MODE_UNSPECIFIED":     0,
+		"SAVE_MODE_APPEND":          1,
+		"SAVE_MODE_OVERWRITE":       2,
+		"SAVE_MODE_ERROR_IF_EXISTS": 3,
+		"SAVE_MODE_IGNORE":          4,
+	}
+)
+
+func (x WriteOperation_SaveMode) Enum() *WriteOperation_SaveMode {
+	p := new(WriteOperation_SaveMode)
+	*p = x
+	return p
+}
+
+func (x WriteOperation_SaveMode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WriteOperation_SaveMode) Descriptor() protoreflect.EnumDescriptor {
+	return file_spark_connect_commands_proto_enumTypes[1].Descriptor()
+}
+
+func (WriteOperation_SaveMode) Type() protoreflect.EnumType {
+	return &file_spark_connect_commands_proto_enumTypes[1]
+}
+
+func (x WriteOperation_SaveMode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WriteOperation_SaveMode.Descriptor instead.
+func (WriteOperation_SaveMode) EnumDescriptor() ([]byte, []int) {
+	return file_spark_connect_commands_proto_rawDescGZIP(), []int{14, 0}
+}
+
+type WriteOperation_SaveTable_TableSaveMethod int32
+
+const (
+	WriteOperation_SaveTable_TABLE_SAVE_METHOD_UNSPECIFIED   WriteOperation_SaveTable_TableSaveMethod = 0
+	WriteOperation_SaveTable_TABLE_SAVE_METHOD_SAVE_AS_TABLE WriteOperation_SaveTable_TableSaveMethod = 1
+	WriteOperation_SaveTable_TABLE_SAVE_METHOD_INSERT_INTO   WriteOperation_SaveTable_TableSaveMethod = 2
+)
+
+// Enum value maps for WriteOperation_SaveTable_TableSaveMethod.
+var (
+	WriteOperation_SaveTable_TableSaveMethod_name = map[int32]string{
+		0: "TABLE_SAVE_METHOD_UNSPECIFIED",
+		1: "TABLE_SAVE_METHOD_SAVE_AS_TABLE",
+		2: "TABLE_SAVE_METHOD_INSERT_INTO",
+	}
+	WriteOperation_SaveTable_TableSaveMethod_value = map[string]int32{
+		"TABLE_SAVE_METHOD_UNSPECIFIED":   0,
+		"TABLE_SAVE_METHOD_SAVE_AS_TABLE": 1,
+		"TABLE_SAVE_METHOD_INSERT_INTO":   2,
+	}
+)
+
+func (x WriteOperation_SaveTable_TableSaveMethod) Enum() *WriteOperation_SaveTable_TableSaveMethod {
+	p := new(WriteOperation_SaveTable_TableSaveMethod)
+	*p = x
+	return p
+}
+
+func (x WriteOperation_SaveTable_TableSaveMethod) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WriteOperation_SaveTable_TableSaveMethod) Descriptor() protoreflect.EnumDescriptor {
+	return file_spark_connect_commands_proto_enumTypes[2].Descriptor()
+}
+
+func (WriteOperation_SaveTable_TableSaveMethod) Type() protoreflect.EnumType {
+	return &file_spark_connect_commands_proto_enumTypes[2]
+}
+
+func (x WriteOperation_SaveTable_TableSaveMethod) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WriteOperation_SaveTable_TableSaveMethod.Descriptor instead.
+func (WriteOperation_SaveTable_TableSaveMethod) EnumDescriptor() ([]byte, []int) {
+	return file_spark_connect_commands_proto_rawDescGZIP(), []int{14, 1, 0}
+}
+
+type WriteOperationV2_Mode int32
+
+const (
+	WriteOperationV2_MODE_UNSPECIFIED          WriteOperationV2_Mode = 0
+	WriteOperationV2_MODE_CREATE               WriteOperationV2_Mode = 1
+	WriteOperationV2_MODE_OVERWRITE            WriteOperationV2_Mode = 2
+	WriteOperationV2_MODE_OVERWRITE_PARTITIONS WriteOperationV2_Mode = 3
+	WriteOperationV2_MODE_APPEND               WriteOperationV2_Mode = 4
+	WriteOperationV2_MODE_REPLACE              WriteOperationV2_Mode = 5
+	WriteOperationV2_MODE_CREATE_OR_REPLACE    WriteOperationV2_Mode = 6
+)
+
+// Enum value maps for WriteOperationV2_Mode.
+var (
+	WriteOperationV2_Mode_name = map[int32]string{
+		0: "MODE_UNSPECIFIED",
+		1: "MODE_CREATE",
+		2: "MODE_OVERWRITE",
+		3: "MODE_OVERWRITE_PARTITIONS",
+		4: "MODE_APPEND",
+		5: "MODE_REPLACE",
+		6: "MODE_CREATE_OR_REPLACE",
+	}
+	WriteOperationV2_Mode_value = map[string]int32{
+		"MODE_UNSPECIFIED":          0,
+		"MODE_CREATE":               1,
+		"MODE_OVERWRITE":            2,
+		"MODE_OVERWRITE_PARTITIONS": 3,
+		"MODE_APPEND":               4,
+		"MODE_REPLACE":              5,
+		"MODE_CREATE_OR_REPLACE":    6,
+	}
+)
+
+func (x WriteOperationV2_Mode) Enum() *WriteOperationV2_Mode {
+	p := new(WriteOperationV2_Mode)
+	*p = x
+	return p
+}
+
+func (x WriteOperationV2_Mode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WriteOperationV2_Mode) Descriptor() protoreflect.EnumDescriptor {
+	return file_spark_connect_commands_proto_enumTypes[3].Descriptor()
+}
+
+func (WriteOperationV2_Mode) Type() protoreflect.EnumType {
+	return &file_spark_connect_commands_proto_enumTypes[3]
+}
+
+func (x WriteOperationV2_Mode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WriteOperationV2_Mode.Descriptor instead.
+func (WriteOperationV2_Mode) EnumDescriptor() ([]byte, []int) {
+	return file_spark_connect_commands_proto_rawDescGZIP(), []int{15, 0}
+}
+
 type Command struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to CommandType:
 	//
+	//	*Command_WriteOperation
 	//	*Command_CreateDataframeView
+	//	*Command_WriteOperationV2
 	//	*Command_SqlCommand
 	//	*Command_WriteStreamOperationStart
 	//	*Command_StreamingQueryCommand
@@ -156,10 +323,28 @@ func (x *Command) GetCommandType() isCommand_CommandType {
 	return nil
 }
 
+func (x *Command) GetWriteOperation() *WriteOperation {
+	if x != nil {
+		if x, ok := x.CommandType.(*Command_WriteOperation); ok {
+			return x.WriteOperation
+		}
+	}
+	return nil
+}
+
 func (x *Command) GetCreateDataframeView() *CreateDataFrameViewCommand {
 	if x != nil {
 		if x, ok := x.CommandType.(*Command_CreateDataframeView); ok {
 			return x.CreateDataframeView
+		}
+	}
+	return nil
+}
+
+func (x *Command) GetWriteOperationV2() *WriteOperationV2 {
+	if x != nil {
+		if x, ok := x.CommandType.(*Command_WriteOperationV2); ok {
+			return x.WriteOperationV2
 		}
 	}
 	return nil
@@ -223,8 +408,16 @@ type isCommand_CommandType interface {
 	isCommand_CommandType()
 }
 
+type Command_WriteOperation struct {
+	WriteOperation *WriteOperation `protobuf:"bytes,2,opt,name=write_operation,json=writeOperation,proto3,oneof"`
+}
+
 type Command_CreateDataframeView struct {
 	CreateDataframeView *CreateDataFrameViewCommand `protobuf:"bytes,3,opt,name=create_dataframe_view,json=createDataframeView,proto3,oneof"`
+}
+
+type Command_WriteOperationV2 struct {
+	WriteOperationV2 *WriteOperationV2 `protobuf:"bytes,4,opt,name=write_operation_v2,json=writeOperationV2,proto3,oneof"`
 }
 
 type Command_SqlCommand struct {
@@ -251,7 +444,11 @@ type Command_Extension struct {
 	Extension *anypb.Any `protobuf:"bytes,999,opt,name=extension,proto3,oneof"`
 }
 
+func (*Command_WriteOperation) isCommand_CommandType() {}
+
 func (*Command_CreateDataframeView) isCommand_CommandType() {}
+
+func (*Command_WriteOperationV2) isCommand_CommandType() {}
 
 func (*Command_SqlCommand) isCommand_CommandType() {}
 
@@ -1598,6 +1795,260 @@ func (x *StreamingQueryListenerEventsResult) GetListenerBusListenerAdded() bool 
 	return false
 }
 
+type WriteOperation struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Input  *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Source *string                `protobuf:"bytes,2,opt,name=source,proto3,oneof" json:"source,omitempty"`
+	// Types that are valid to be assigned to SaveType:
+	//
+	//	*WriteOperation_Path
+	//	*WriteOperation_Table
+	SaveType            isWriteOperation_SaveType `protobuf_oneof:"save_type"`
+	Mode                WriteOperation_SaveMode   `protobuf:"varint,5,opt,name=mode,proto3,enum=spark.connect.WriteOperation_SaveMode" json:"mode,omitempty"`
+	SortColumnNames     []string                  `protobuf:"bytes,6,rep,name=sort_column_names,json=sortColumnNames,proto3" json:"sort_column_names,omitempty"`
+	PartitioningColumns []string                  `protobuf:"bytes,7,rep,name=partitioning_columns,json=partitioningColumns,proto3" json:"partitioning_columns,omitempty"`
+	BucketBy            *WriteOperation_BucketBy  `protobuf:"bytes,8,opt,name=bucket_by,json=bucketBy,proto3" json:"bucket_by,omitempty"`
+	Options             map[string]string         `protobuf:"bytes,9,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	ClusteringColumns   []string                  `protobuf:"bytes,10,rep,name=clustering_columns,json=clusteringColumns,proto3" json:"clustering_columns,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *WriteOperation) Reset() {
+	*x = WriteOperation{}
+	mi := &file_spark_connect_commands_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteOperation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteOperation) ProtoMessage() {}
+
+func (x *WriteOperation) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_commands_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteOperation.ProtoReflect.Descriptor instead.
+func (*WriteOperation) Descriptor() ([]byte, []int) {
+	return file_spark_connect_commands_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *WriteOperation) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *WriteOperation) GetSource() string {
+	if x != nil && x.Source != nil {
+		return *x.Source
+	}
+	return ""
+}
+
+func (x *WriteOperation) GetSaveType() isWriteOperation_SaveType {
+	if x != nil {
+		return x.SaveType
+	}
+	return nil
+}
+
+func (x *WriteOperation) GetPath() string {
+	if x != nil {
+		if x, ok := x.SaveType.(*WriteOperation_Path); ok {
+			return x.Path
+		}
+	}
+	return ""
+}
+
+func (x *WriteOperation) GetTable() *WriteOperation_SaveTable {
+	if x != nil {
+		if x, ok := x.SaveType.(*WriteOperation_Table); ok {
+			return x.Table
+		}
+	}
+	return nil
+}
+
+func (x *WriteOperation) GetMode() WriteOperation_SaveMode {
+	if x != nil {
+		return x.Mode
+	}
+	return WriteOperation_SAVE_MODE_UNSPECIFIED
+}
+
+func (x *WriteOperation) GetSortColumnNames() []string {
+	if x != nil {
+		return x.SortColumnNames
+	}
+	return nil
+}
+
+func (x *WriteOperation) GetPartitioningColumns() []string {
+	if x != nil {
+		return x.PartitioningColumns
+	}
+	return nil
+}
+
+func (x *WriteOperation) GetBucketBy() *WriteOperation_BucketBy {
+	if x != nil {
+		return x.BucketBy
+	}
+	return nil
+}
+
+func (x *WriteOperation) GetOptions() map[string]string {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *WriteOperation) GetClusteringColumns() []string {
+	if x != nil {
+		return x.ClusteringColumns
+	}
+	return nil
+}
+
+type isWriteOperation_SaveType interface {
+	isWriteOperation_SaveType()
+}
+
+type WriteOperation_Path struct {
+	Path string `protobuf:"bytes,3,opt,name=path,proto3,oneof"`
+}
+
+type WriteOperation_Table struct {
+	Table *WriteOperation_SaveTable `protobuf:"bytes,4,opt,name=table,proto3,oneof"`
+}
+
+func (*WriteOperation_Path) isWriteOperation_SaveType() {}
+
+func (*WriteOperation_Table) isWriteOperation_SaveType() {}
+
+type WriteOperationV2 struct {
+	state               protoimpl.MessageState `protogen:"open.v1"`
+	Input               *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	TableName           string                 `protobuf:"bytes,2,opt,name=table_name,json=tableName,proto3" json:"table_name,omitempty"`
+	Provider            *string                `protobuf:"bytes,3,opt,name=provider,proto3,oneof" json:"provider,omitempty"`
+	PartitioningColumns []*Expression          `protobuf:"bytes,4,rep,name=partitioning_columns,json=partitioningColumns,proto3" json:"partitioning_columns,omitempty"`
+	Options             map[string]string      `protobuf:"bytes,5,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	TableProperties     map[string]string      `protobuf:"bytes,6,rep,name=table_properties,json=tableProperties,proto3" json:"table_properties,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Mode                WriteOperationV2_Mode  `protobuf:"varint,7,opt,name=mode,proto3,enum=spark.connect.WriteOperationV2_Mode" json:"mode,omitempty"`
+	OverwriteCondition  *Expression            `protobuf:"bytes,8,opt,name=overwrite_condition,json=overwriteCondition,proto3" json:"overwrite_condition,omitempty"`
+	ClusteringColumns   []string               `protobuf:"bytes,9,rep,name=clustering_columns,json=clusteringColumns,proto3" json:"clustering_columns,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *WriteOperationV2) Reset() {
+	*x = WriteOperationV2{}
+	mi := &file_spark_connect_commands_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteOperationV2) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteOperationV2) ProtoMessage() {}
+
+func (x *WriteOperationV2) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_commands_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteOperationV2.ProtoReflect.Descriptor instead.
+func (*WriteOperationV2) Descriptor() ([]byte, []int) {
+	return file_spark_connect_commands_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *WriteOperationV2) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *WriteOperationV2) GetTableName() string {
+	if x != nil {
+		return x.TableName
+	}
+	return ""
+}
+
+func (x *WriteOperationV2) GetProvider() string {
+	if x != nil && x.Provider != nil {
+		return *x.Provider
+	}
+	return ""
+}
+
+func (x *WriteOperationV2) GetPartitioningColumns() []*Expression {
+	if x != nil {
+		return x.PartitioningColumns
+	}
+	return nil
+}
+
+func (x *WriteOperationV2) GetOptions() map[string]string {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *WriteOperationV2) GetTableProperties() map[string]string {
+	if x != nil {
+		return x.TableProperties
+	}
+	return nil
+}
+
+func (x *WriteOperationV2) GetMode() WriteOperationV2_Mode {
+	if x != nil {
+		return x.Mode
+	}
+	return WriteOperationV2_MODE_UNSPECIFIED
+}
+
+func (x *WriteOperationV2) GetOverwriteCondition() *Expression {
+	if x != nil {
+		return x.OverwriteCondition
+	}
+	return nil
+}
+
+func (x *WriteOperationV2) GetClusteringColumns() []string {
+	if x != nil {
+		return x.ClusteringColumns
+	}
+	return nil
+}
+
 type StreamingQueryCommand_ExplainCommand struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Extended      bool                   `protobuf:"varint,1,opt,name=extended,proto3" json:"extended,omitempty"`
@@ -1607,7 +2058,7 @@ type StreamingQueryCommand_ExplainCommand struct {
 
 func (x *StreamingQueryCommand_ExplainCommand) Reset() {
 	*x = StreamingQueryCommand_ExplainCommand{}
-	mi := &file_spark_connect_commands_proto_msgTypes[17]
+	mi := &file_spark_connect_commands_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1619,7 +2070,7 @@ func (x *StreamingQueryCommand_ExplainCommand) String() string {
 func (*StreamingQueryCommand_ExplainCommand) ProtoMessage() {}
 
 func (x *StreamingQueryCommand_ExplainCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[17]
+	mi := &file_spark_connect_commands_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1651,7 +2102,7 @@ type StreamingQueryCommand_AwaitTerminationCommand struct {
 
 func (x *StreamingQueryCommand_AwaitTerminationCommand) Reset() {
 	*x = StreamingQueryCommand_AwaitTerminationCommand{}
-	mi := &file_spark_connect_commands_proto_msgTypes[18]
+	mi := &file_spark_connect_commands_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1663,7 +2114,7 @@ func (x *StreamingQueryCommand_AwaitTerminationCommand) String() string {
 func (*StreamingQueryCommand_AwaitTerminationCommand) ProtoMessage() {}
 
 func (x *StreamingQueryCommand_AwaitTerminationCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[18]
+	mi := &file_spark_connect_commands_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1698,7 +2149,7 @@ type StreamingQueryCommandResult_StatusResult struct {
 
 func (x *StreamingQueryCommandResult_StatusResult) Reset() {
 	*x = StreamingQueryCommandResult_StatusResult{}
-	mi := &file_spark_connect_commands_proto_msgTypes[19]
+	mi := &file_spark_connect_commands_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1710,7 +2161,7 @@ func (x *StreamingQueryCommandResult_StatusResult) String() string {
 func (*StreamingQueryCommandResult_StatusResult) ProtoMessage() {}
 
 func (x *StreamingQueryCommandResult_StatusResult) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[19]
+	mi := &file_spark_connect_commands_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1763,7 +2214,7 @@ type StreamingQueryCommandResult_RecentProgressResult struct {
 
 func (x *StreamingQueryCommandResult_RecentProgressResult) Reset() {
 	*x = StreamingQueryCommandResult_RecentProgressResult{}
-	mi := &file_spark_connect_commands_proto_msgTypes[20]
+	mi := &file_spark_connect_commands_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1775,7 +2226,7 @@ func (x *StreamingQueryCommandResult_RecentProgressResult) String() string {
 func (*StreamingQueryCommandResult_RecentProgressResult) ProtoMessage() {}
 
 func (x *StreamingQueryCommandResult_RecentProgressResult) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[20]
+	mi := &file_spark_connect_commands_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1807,7 +2258,7 @@ type StreamingQueryCommandResult_ExplainResult struct {
 
 func (x *StreamingQueryCommandResult_ExplainResult) Reset() {
 	*x = StreamingQueryCommandResult_ExplainResult{}
-	mi := &file_spark_connect_commands_proto_msgTypes[21]
+	mi := &file_spark_connect_commands_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1819,7 +2270,7 @@ func (x *StreamingQueryCommandResult_ExplainResult) String() string {
 func (*StreamingQueryCommandResult_ExplainResult) ProtoMessage() {}
 
 func (x *StreamingQueryCommandResult_ExplainResult) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[21]
+	mi := &file_spark_connect_commands_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1853,7 +2304,7 @@ type StreamingQueryCommandResult_ExceptionResult struct {
 
 func (x *StreamingQueryCommandResult_ExceptionResult) Reset() {
 	*x = StreamingQueryCommandResult_ExceptionResult{}
-	mi := &file_spark_connect_commands_proto_msgTypes[22]
+	mi := &file_spark_connect_commands_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1865,7 +2316,7 @@ func (x *StreamingQueryCommandResult_ExceptionResult) String() string {
 func (*StreamingQueryCommandResult_ExceptionResult) ProtoMessage() {}
 
 func (x *StreamingQueryCommandResult_ExceptionResult) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[22]
+	mi := &file_spark_connect_commands_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1911,7 +2362,7 @@ type StreamingQueryCommandResult_AwaitTerminationResult struct {
 
 func (x *StreamingQueryCommandResult_AwaitTerminationResult) Reset() {
 	*x = StreamingQueryCommandResult_AwaitTerminationResult{}
-	mi := &file_spark_connect_commands_proto_msgTypes[23]
+	mi := &file_spark_connect_commands_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1923,7 +2374,7 @@ func (x *StreamingQueryCommandResult_AwaitTerminationResult) String() string {
 func (*StreamingQueryCommandResult_AwaitTerminationResult) ProtoMessage() {}
 
 func (x *StreamingQueryCommandResult_AwaitTerminationResult) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[23]
+	mi := &file_spark_connect_commands_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1955,7 +2406,7 @@ type StreamingQueryManagerCommand_AwaitAnyTerminationCommand struct {
 
 func (x *StreamingQueryManagerCommand_AwaitAnyTerminationCommand) Reset() {
 	*x = StreamingQueryManagerCommand_AwaitAnyTerminationCommand{}
-	mi := &file_spark_connect_commands_proto_msgTypes[24]
+	mi := &file_spark_connect_commands_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1967,7 +2418,7 @@ func (x *StreamingQueryManagerCommand_AwaitAnyTerminationCommand) String() strin
 func (*StreamingQueryManagerCommand_AwaitAnyTerminationCommand) ProtoMessage() {}
 
 func (x *StreamingQueryManagerCommand_AwaitAnyTerminationCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[24]
+	mi := &file_spark_connect_commands_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2000,7 +2451,7 @@ type StreamingQueryManagerCommand_StreamingQueryListenerCommand struct {
 
 func (x *StreamingQueryManagerCommand_StreamingQueryListenerCommand) Reset() {
 	*x = StreamingQueryManagerCommand_StreamingQueryListenerCommand{}
-	mi := &file_spark_connect_commands_proto_msgTypes[25]
+	mi := &file_spark_connect_commands_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2012,7 +2463,7 @@ func (x *StreamingQueryManagerCommand_StreamingQueryListenerCommand) String() st
 func (*StreamingQueryManagerCommand_StreamingQueryListenerCommand) ProtoMessage() {}
 
 func (x *StreamingQueryManagerCommand_StreamingQueryListenerCommand) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[25]
+	mi := &file_spark_connect_commands_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2051,7 +2502,7 @@ type StreamingQueryManagerCommandResult_ActiveResult struct {
 
 func (x *StreamingQueryManagerCommandResult_ActiveResult) Reset() {
 	*x = StreamingQueryManagerCommandResult_ActiveResult{}
-	mi := &file_spark_connect_commands_proto_msgTypes[26]
+	mi := &file_spark_connect_commands_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2063,7 +2514,7 @@ func (x *StreamingQueryManagerCommandResult_ActiveResult) String() string {
 func (*StreamingQueryManagerCommandResult_ActiveResult) ProtoMessage() {}
 
 func (x *StreamingQueryManagerCommandResult_ActiveResult) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[26]
+	mi := &file_spark_connect_commands_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2096,7 +2547,7 @@ type StreamingQueryManagerCommandResult_StreamingQueryInstance struct {
 
 func (x *StreamingQueryManagerCommandResult_StreamingQueryInstance) Reset() {
 	*x = StreamingQueryManagerCommandResult_StreamingQueryInstance{}
-	mi := &file_spark_connect_commands_proto_msgTypes[27]
+	mi := &file_spark_connect_commands_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2108,7 +2559,7 @@ func (x *StreamingQueryManagerCommandResult_StreamingQueryInstance) String() str
 func (*StreamingQueryManagerCommandResult_StreamingQueryInstance) ProtoMessage() {}
 
 func (x *StreamingQueryManagerCommandResult_StreamingQueryInstance) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[27]
+	mi := &file_spark_connect_commands_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2147,7 +2598,7 @@ type StreamingQueryManagerCommandResult_AwaitAnyTerminationResult struct {
 
 func (x *StreamingQueryManagerCommandResult_AwaitAnyTerminationResult) Reset() {
 	*x = StreamingQueryManagerCommandResult_AwaitAnyTerminationResult{}
-	mi := &file_spark_connect_commands_proto_msgTypes[28]
+	mi := &file_spark_connect_commands_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2159,7 +2610,7 @@ func (x *StreamingQueryManagerCommandResult_AwaitAnyTerminationResult) String() 
 func (*StreamingQueryManagerCommandResult_AwaitAnyTerminationResult) ProtoMessage() {}
 
 func (x *StreamingQueryManagerCommandResult_AwaitAnyTerminationResult) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_commands_proto_msgTypes[28]
+	mi := &file_spark_connect_commands_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2182,13 +2633,119 @@ func (x *StreamingQueryManagerCommandResult_AwaitAnyTerminationResult) GetTermin
 	return false
 }
 
+type WriteOperation_SaveTable struct {
+	state         protoimpl.MessageState                   `protogen:"open.v1"`
+	TableName     string                                   `protobuf:"bytes,1,opt,name=table_name,json=tableName,proto3" json:"table_name,omitempty"`
+	SaveMethod    WriteOperation_SaveTable_TableSaveMethod `protobuf:"varint,2,opt,name=save_method,json=saveMethod,proto3,enum=spark.connect.WriteOperation_SaveTable_TableSaveMethod" json:"save_method,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WriteOperation_SaveTable) Reset() {
+	*x = WriteOperation_SaveTable{}
+	mi := &file_spark_connect_commands_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteOperation_SaveTable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteOperation_SaveTable) ProtoMessage() {}
+
+func (x *WriteOperation_SaveTable) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_commands_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteOperation_SaveTable.ProtoReflect.Descriptor instead.
+func (*WriteOperation_SaveTable) Descriptor() ([]byte, []int) {
+	return file_spark_connect_commands_proto_rawDescGZIP(), []int{14, 1}
+}
+
+func (x *WriteOperation_SaveTable) GetTableName() string {
+	if x != nil {
+		return x.TableName
+	}
+	return ""
+}
+
+func (x *WriteOperation_SaveTable) GetSaveMethod() WriteOperation_SaveTable_TableSaveMethod {
+	if x != nil {
+		return x.SaveMethod
+	}
+	return WriteOperation_SaveTable_TABLE_SAVE_METHOD_UNSPECIFIED
+}
+
+type WriteOperation_BucketBy struct {
+	state             protoimpl.MessageState `protogen:"open.v1"`
+	BucketColumnNames []string               `protobuf:"bytes,1,rep,name=bucket_column_names,json=bucketColumnNames,proto3" json:"bucket_column_names,omitempty"`
+	NumBuckets        int32                  `protobuf:"varint,2,opt,name=num_buckets,json=numBuckets,proto3" json:"num_buckets,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *WriteOperation_BucketBy) Reset() {
+	*x = WriteOperation_BucketBy{}
+	mi := &file_spark_connect_commands_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WriteOperation_BucketBy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WriteOperation_BucketBy) ProtoMessage() {}
+
+func (x *WriteOperation_BucketBy) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_commands_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WriteOperation_BucketBy.ProtoReflect.Descriptor instead.
+func (*WriteOperation_BucketBy) Descriptor() ([]byte, []int) {
+	return file_spark_connect_commands_proto_rawDescGZIP(), []int{14, 2}
+}
+
+func (x *WriteOperation_BucketBy) GetBucketColumnNames() []string {
+	if x != nil {
+		return x.BucketColumnNames
+	}
+	return nil
+}
+
+func (x *WriteOperation_BucketBy) GetNumBuckets() int32 {
+	if x != nil {
+		return x.NumBuckets
+	}
+	return 0
+}
+
 var File_spark_connect_commands_proto protoreflect.FileDescriptor
 
 const file_spark_connect_commands_proto_rawDesc = "" +
 	"\n" +
-	"\x1cspark/connect/commands.proto\x12\rspark.connect\x1a\x19google/protobuf/any.proto\x1a\x1fspark/connect/expressions.proto\x1a\x1dspark/connect/relations.proto\"\xb6\x05\n" +
-	"\aCommand\x12_\n" +
-	"\x15create_dataframe_view\x18\x03 \x01(\v2).spark.connect.CreateDataFrameViewCommandH\x00R\x13createDataframeView\x12<\n" +
+	"\x1cspark/connect/commands.proto\x12\rspark.connect\x1a\x19google/protobuf/any.proto\x1a\x1fspark/connect/expressions.proto\x1a\x1dspark/connect/relations.proto\"\xd1\x06\n" +
+	"\aCommand\x12H\n" +
+	"\x0fwrite_operation\x18\x02 \x01(\v2\x1d.spark.connect.WriteOperationH\x00R\x0ewriteOperation\x12_\n" +
+	"\x15create_dataframe_view\x18\x03 \x01(\v2).spark.connect.CreateDataFrameViewCommandH\x00R\x13createDataframeView\x12O\n" +
+	"\x12write_operation_v2\x18\x04 \x01(\v2\x1f.spark.connect.WriteOperationV2H\x00R\x10writeOperationV2\x12<\n" +
 	"\vsql_command\x18\x05 \x01(\v2\x19.spark.connect.SqlCommandH\x00R\n" +
 	"sqlCommand\x12k\n" +
 	"\x1cwrite_stream_operation_start\x18\x06 \x01(\v2(.spark.connect.WriteStreamOperationStartH\x00R\x19writeStreamOperationStart\x12^\n" +
@@ -2341,7 +2898,69 @@ const file_spark_connect_commands_proto_rawDesc = "" +
 	"\"StreamingQueryListenerEventsResult\x12B\n" +
 	"\x06events\x18\x01 \x03(\v2*.spark.connect.StreamingQueryListenerEventR\x06events\x12B\n" +
 	"\x1blistener_bus_listener_added\x18\x02 \x01(\bH\x00R\x18listenerBusListenerAdded\x88\x01\x01B\x1e\n" +
-	"\x1c_listener_bus_listener_added*\x85\x01\n" +
+	"\x1c_listener_bus_listener_added\"\xca\b\n" +
+	"\x0eWriteOperation\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x1b\n" +
+	"\x06source\x18\x02 \x01(\tH\x01R\x06source\x88\x01\x01\x12\x14\n" +
+	"\x04path\x18\x03 \x01(\tH\x00R\x04path\x12?\n" +
+	"\x05table\x18\x04 \x01(\v2'.spark.connect.WriteOperation.SaveTableH\x00R\x05table\x12:\n" +
+	"\x04mode\x18\x05 \x01(\x0e2&.spark.connect.WriteOperation.SaveModeR\x04mode\x12*\n" +
+	"\x11sort_column_names\x18\x06 \x03(\tR\x0fsortColumnNames\x121\n" +
+	"\x14partitioning_columns\x18\a \x03(\tR\x13partitioningColumns\x12C\n" +
+	"\tbucket_by\x18\b \x01(\v2&.spark.connect.WriteOperation.BucketByR\bbucketBy\x12D\n" +
+	"\aoptions\x18\t \x03(\v2*.spark.connect.WriteOperation.OptionsEntryR\aoptions\x12-\n" +
+	"\x12clustering_columns\x18\n" +
+	" \x03(\tR\x11clusteringColumns\x1a:\n" +
+	"\fOptionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a\x82\x02\n" +
+	"\tSaveTable\x12\x1d\n" +
+	"\n" +
+	"table_name\x18\x01 \x01(\tR\ttableName\x12X\n" +
+	"\vsave_method\x18\x02 \x01(\x0e27.spark.connect.WriteOperation.SaveTable.TableSaveMethodR\n" +
+	"saveMethod\"|\n" +
+	"\x0fTableSaveMethod\x12!\n" +
+	"\x1dTABLE_SAVE_METHOD_UNSPECIFIED\x10\x00\x12#\n" +
+	"\x1fTABLE_SAVE_METHOD_SAVE_AS_TABLE\x10\x01\x12!\n" +
+	"\x1dTABLE_SAVE_METHOD_INSERT_INTO\x10\x02\x1a[\n" +
+	"\bBucketBy\x12.\n" +
+	"\x13bucket_column_names\x18\x01 \x03(\tR\x11bucketColumnNames\x12\x1f\n" +
+	"\vnum_buckets\x18\x02 \x01(\x05R\n" +
+	"numBuckets\"\x89\x01\n" +
+	"\bSaveMode\x12\x19\n" +
+	"\x15SAVE_MODE_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10SAVE_MODE_APPEND\x10\x01\x12\x17\n" +
+	"\x13SAVE_MODE_OVERWRITE\x10\x02\x12\x1d\n" +
+	"\x19SAVE_MODE_ERROR_IF_EXISTS\x10\x03\x12\x14\n" +
+	"\x10SAVE_MODE_IGNORE\x10\x04B\v\n" +
+	"\tsave_typeB\t\n" +
+	"\a_source\"\xdc\x06\n" +
+	"\x10WriteOperationV2\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x1d\n" +
+	"\n" +
+	"table_name\x18\x02 \x01(\tR\ttableName\x12\x1f\n" +
+	"\bprovider\x18\x03 \x01(\tH\x00R\bprovider\x88\x01\x01\x12L\n" +
+	"\x14partitioning_columns\x18\x04 \x03(\v2\x19.spark.connect.ExpressionR\x13partitioningColumns\x12F\n" +
+	"\aoptions\x18\x05 \x03(\v2,.spark.connect.WriteOperationV2.OptionsEntryR\aoptions\x12_\n" +
+	"\x10table_properties\x18\x06 \x03(\v24.spark.connect.WriteOperationV2.TablePropertiesEntryR\x0ftableProperties\x128\n" +
+	"\x04mode\x18\a \x01(\x0e2$.spark.connect.WriteOperationV2.ModeR\x04mode\x12J\n" +
+	"\x13overwrite_condition\x18\b \x01(\v2\x19.spark.connect.ExpressionR\x12overwriteCondition\x12-\n" +
+	"\x12clustering_columns\x18\t \x03(\tR\x11clusteringColumns\x1a:\n" +
+	"\fOptionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aB\n" +
+	"\x14TablePropertiesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9f\x01\n" +
+	"\x04Mode\x12\x14\n" +
+	"\x10MODE_UNSPECIFIED\x10\x00\x12\x0f\n" +
+	"\vMODE_CREATE\x10\x01\x12\x12\n" +
+	"\x0eMODE_OVERWRITE\x10\x02\x12\x1d\n" +
+	"\x19MODE_OVERWRITE_PARTITIONS\x10\x03\x12\x0f\n" +
+	"\vMODE_APPEND\x10\x04\x12\x10\n" +
+	"\fMODE_REPLACE\x10\x05\x12\x1a\n" +
+	"\x16MODE_CREATE_OR_REPLACE\x10\x06B\v\n" +
+	"\t_provider*\x85\x01\n" +
 	"\x17StreamingQueryEventType\x12\x1e\n" +
 	"\x1aQUERY_PROGRESS_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14QUERY_PROGRESS_EVENT\x10\x01\x12\x1a\n" +
@@ -2361,89 +2980,113 @@ func file_spark_connect_commands_proto_rawDescGZIP() []byte {
 	return file_spark_connect_commands_proto_rawDescData
 }
 
-var file_spark_connect_commands_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_spark_connect_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_spark_connect_commands_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_spark_connect_commands_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_spark_connect_commands_proto_goTypes = []any{
-	(StreamingQueryEventType)(0),               // 0: spark.connect.StreamingQueryEventType
-	(*Command)(nil),                            // 1: spark.connect.Command
-	(*SqlCommand)(nil),                         // 2: spark.connect.SqlCommand
-	(*CreateDataFrameViewCommand)(nil),         // 3: spark.connect.CreateDataFrameViewCommand
-	(*WriteStreamOperationStart)(nil),          // 4: spark.connect.WriteStreamOperationStart
-	(*StreamingForeachFunction)(nil),           // 5: spark.connect.StreamingForeachFunction
-	(*WriteStreamOperationStartResult)(nil),    // 6: spark.connect.WriteStreamOperationStartResult
-	(*StreamingQueryInstanceId)(nil),           // 7: spark.connect.StreamingQueryInstanceId
-	(*StreamingQueryCommand)(nil),              // 8: spark.connect.StreamingQueryCommand
-	(*StreamingQueryCommandResult)(nil),        // 9: spark.connect.StreamingQueryCommandResult
-	(*StreamingQueryManagerCommand)(nil),       // 10: spark.connect.StreamingQueryManagerCommand
-	(*StreamingQueryManagerCommandResult)(nil), // 11: spark.connect.StreamingQueryManagerCommandResult
-	(*StreamingQueryListenerBusCommand)(nil),   // 12: spark.connect.StreamingQueryListenerBusCommand
-	(*StreamingQueryListenerEvent)(nil),        // 13: spark.connect.StreamingQueryListenerEvent
-	(*StreamingQueryListenerEventsResult)(nil), // 14: spark.connect.StreamingQueryListenerEventsResult
-	nil, // 15: spark.connect.SqlCommand.ArgsEntry
-	nil, // 16: spark.connect.SqlCommand.NamedArgumentsEntry
-	nil, // 17: spark.connect.WriteStreamOperationStart.OptionsEntry
-	(*StreamingQueryCommand_ExplainCommand)(nil),                         // 18: spark.connect.StreamingQueryCommand.ExplainCommand
-	(*StreamingQueryCommand_AwaitTerminationCommand)(nil),                // 19: spark.connect.StreamingQueryCommand.AwaitTerminationCommand
-	(*StreamingQueryCommandResult_StatusResult)(nil),                     // 20: spark.connect.StreamingQueryCommandResult.StatusResult
-	(*StreamingQueryCommandResult_RecentProgressResult)(nil),             // 21: spark.connect.StreamingQueryCommandResult.RecentProgressResult
-	(*StreamingQueryCommandResult_ExplainResult)(nil),                    // 22: spark.connect.StreamingQueryCommandResult.ExplainResult
-	(*StreamingQueryCommandResult_ExceptionResult)(nil),                  // 23: spark.connect.StreamingQueryCommandResult.ExceptionResult
-	(*StreamingQueryCommandResult_AwaitTerminationResult)(nil),           // 24: spark.connect.StreamingQueryCommandResult.AwaitTerminationResult
-	(*StreamingQueryManagerCommand_AwaitAnyTerminationCommand)(nil),      // 25: spark.connect.StreamingQueryManagerCommand.AwaitAnyTerminationCommand
-	(*StreamingQueryManagerCommand_StreamingQueryListenerCommand)(nil),   // 26: spark.connect.StreamingQueryManagerCommand.StreamingQueryListenerCommand
-	(*StreamingQueryManagerCommandResult_ActiveResult)(nil),              // 27: spark.connect.StreamingQueryManagerCommandResult.ActiveResult
-	(*StreamingQueryManagerCommandResult_StreamingQueryInstance)(nil),    // 28: spark.connect.StreamingQueryManagerCommandResult.StreamingQueryInstance
-	(*StreamingQueryManagerCommandResult_AwaitAnyTerminationResult)(nil), // 29: spark.connect.StreamingQueryManagerCommandResult.AwaitAnyTerminationResult
-	(*anypb.Any)(nil),          // 30: google.protobuf.Any
-	(*Expression_Literal)(nil), // 31: spark.connect.Expression.Literal
-	(*Expression)(nil),         // 32: spark.connect.Expression
-	(*Relation)(nil),           // 33: spark.connect.Relation
+	(StreamingQueryEventType)(0),                                         // 0: spark.connect.StreamingQueryEventType
+	(WriteOperation_SaveMode)(0),                                         // 1: spark.connect.WriteOperation.SaveMode
+	(WriteOperation_SaveTable_TableSaveMethod)(0),                        // 2: spark.connect.WriteOperation.SaveTable.TableSaveMethod
+	(WriteOperationV2_Mode)(0),                                           // 3: spark.connect.WriteOperationV2.Mode
+	(*Command)(nil),                                                      // 4: spark.connect.Command
+	(*SqlCommand)(nil),                                                   // 5: spark.connect.SqlCommand
+	(*CreateDataFrameViewCommand)(nil),                                   // 6: spark.connect.CreateDataFrameViewCommand
+	(*WriteStreamOperationStart)(nil),                                    // 7: spark.connect.WriteStreamOperationStart
+	(*StreamingForeachFunction)(nil),                                     // 8: spark.connect.StreamingForeachFunction
+	(*WriteStreamOperationStartResult)(nil),                              // 9: spark.connect.WriteStreamOperationStartResult
+	(*StreamingQueryInstanceId)(nil),                                     // 10: spark.connect.StreamingQueryInstanceId
+	(*StreamingQueryCommand)(nil),                                        // 11: spark.connect.StreamingQueryCommand
+	(*StreamingQueryCommandResult)(nil),                                  // 12: spark.connect.StreamingQueryCommandResult
+	(*StreamingQueryManagerCommand)(nil),                                 // 13: spark.connect.StreamingQueryManagerCommand
+	(*StreamingQueryManagerCommandResult)(nil),                           // 14: spark.connect.StreamingQueryManagerCommandResult
+	(*StreamingQueryListenerBusCommand)(nil),                             // 15: spark.connect.StreamingQueryListenerBusCommand
+	(*StreamingQueryListenerEvent)(nil),                                  // 16: spark.connect.StreamingQueryListenerEvent
+	(*StreamingQueryListenerEventsResult)(nil),                           // 17: spark.connect.StreamingQueryListenerEventsResult
+	(*WriteOperation)(nil),                                               // 18: spark.connect.WriteOperation
+	(*WriteOperationV2)(nil),                                             // 19: spark.connect.WriteOperationV2
+	nil,                                                                  // 20: spark.connect.SqlCommand.ArgsEntry
+	nil,                                                                  // 21: spark.connect.SqlCommand.NamedArgumentsEntry
+	nil,                                                                  // 22: spark.connect.WriteStreamOperationStart.OptionsEntry
+	(*StreamingQueryCommand_ExplainCommand)(nil),                         // 23: spark.connect.StreamingQueryCommand.ExplainCommand
+	(*StreamingQueryCommand_AwaitTerminationCommand)(nil),                // 24: spark.connect.StreamingQueryCommand.AwaitTerminationCommand
+	(*StreamingQueryCommandResult_StatusResult)(nil),                     // 25: spark.connect.StreamingQueryCommandResult.StatusResult
+	(*StreamingQueryCommandResult_RecentProgressResult)(nil),             // 26: spark.connect.StreamingQueryCommandResult.RecentProgressResult
+	(*StreamingQueryCommandResult_ExplainResult)(nil),                    // 27: spark.connect.StreamingQueryCommandResult.ExplainResult
+	(*StreamingQueryCommandResult_ExceptionResult)(nil),                  // 28: spark.connect.StreamingQueryCommandResult.ExceptionResult
+	(*StreamingQueryCommandResult_AwaitTerminationResult)(nil),           // 29: spark.connect.StreamingQueryCommandResult.AwaitTerminationResult
+	(*StreamingQueryManagerCommand_AwaitAnyTerminationCommand)(nil),      // 30: spark.connect.StreamingQueryManagerCommand.AwaitAnyTerminationCommand
+	(*StreamingQueryManagerCommand_StreamingQueryListenerCommand)(nil),   // 31: spark.connect.StreamingQueryManagerCommand.StreamingQueryListenerCommand
+	(*StreamingQueryManagerCommandResult_ActiveResult)(nil),              // 32: spark.connect.StreamingQueryManagerCommandResult.ActiveResult
+	(*StreamingQueryManagerCommandResult_StreamingQueryInstance)(nil),    // 33: spark.connect.StreamingQueryManagerCommandResult.StreamingQueryInstance
+	(*StreamingQueryManagerCommandResult_AwaitAnyTerminationResult)(nil), // 34: spark.connect.StreamingQueryManagerCommandResult.AwaitAnyTerminationResult
+	nil,                              // 35: spark.connect.WriteOperation.OptionsEntry
+	(*WriteOperation_SaveTable)(nil), // 36: spark.connect.WriteOperation.SaveTable
+	(*WriteOperation_BucketBy)(nil),  // 37: spark.connect.WriteOperation.BucketBy
+	nil,                              // 38: spark.connect.WriteOperationV2.OptionsEntry
+	nil,                              // 39: spark.connect.WriteOperationV2.TablePropertiesEntry
+	(*anypb.Any)(nil),                // 40: google.protobuf.Any
+	(*Expression_Literal)(nil),       // 41: spark.connect.Expression.Literal
+	(*Expression)(nil),               // 42: spark.connect.Expression
+	(*Relation)(nil),                 // 43: spark.connect.Relation
 }
 var file_spark_connect_commands_proto_depIdxs = []int32{
-	3,  // 0: spark.connect.Command.create_dataframe_view:type_name -> spark.connect.CreateDataFrameViewCommand
-	2,  // 1: spark.connect.Command.sql_command:type_name -> spark.connect.SqlCommand
-	4,  // 2: spark.connect.Command.write_stream_operation_start:type_name -> spark.connect.WriteStreamOperationStart
-	8,  // 3: spark.connect.Command.streaming_query_command:type_name -> spark.connect.StreamingQueryCommand
-	10, // 4: spark.connect.Command.streaming_query_manager_command:type_name -> spark.connect.StreamingQueryManagerCommand
-	12, // 5: spark.connect.Command.streaming_query_listener_bus_command:type_name -> spark.connect.StreamingQueryListenerBusCommand
-	30, // 6: spark.connect.Command.extension:type_name -> google.protobuf.Any
-	15, // 7: spark.connect.SqlCommand.args:type_name -> spark.connect.SqlCommand.ArgsEntry
-	31, // 8: spark.connect.SqlCommand.pos_args:type_name -> spark.connect.Expression.Literal
-	16, // 9: spark.connect.SqlCommand.named_arguments:type_name -> spark.connect.SqlCommand.NamedArgumentsEntry
-	32, // 10: spark.connect.SqlCommand.pos_arguments:type_name -> spark.connect.Expression
-	33, // 11: spark.connect.SqlCommand.input:type_name -> spark.connect.Relation
-	33, // 12: spark.connect.CreateDataFrameViewCommand.input:type_name -> spark.connect.Relation
-	33, // 13: spark.connect.WriteStreamOperationStart.input:type_name -> spark.connect.Relation
-	17, // 14: spark.connect.WriteStreamOperationStart.options:type_name -> spark.connect.WriteStreamOperationStart.OptionsEntry
-	5,  // 15: spark.connect.WriteStreamOperationStart.foreach_writer:type_name -> spark.connect.StreamingForeachFunction
-	5,  // 16: spark.connect.WriteStreamOperationStart.foreach_batch:type_name -> spark.connect.StreamingForeachFunction
-	7,  // 17: spark.connect.WriteStreamOperationStartResult.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	7,  // 18: spark.connect.StreamingQueryCommand.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	18, // 19: spark.connect.StreamingQueryCommand.explain:type_name -> spark.connect.StreamingQueryCommand.ExplainCommand
-	19, // 20: spark.connect.StreamingQueryCommand.await_termination:type_name -> spark.connect.StreamingQueryCommand.AwaitTerminationCommand
-	7,  // 21: spark.connect.StreamingQueryCommandResult.query_id:type_name -> spark.connect.StreamingQueryInstanceId
-	20, // 22: spark.connect.StreamingQueryCommandResult.status:type_name -> spark.connect.StreamingQueryCommandResult.StatusResult
-	21, // 23: spark.connect.StreamingQueryCommandResult.recent_progress:type_name -> spark.connect.StreamingQueryCommandResult.RecentProgressResult
-	22, // 24: spark.connect.StreamingQueryCommandResult.explain:type_name -> spark.connect.StreamingQueryCommandResult.ExplainResult
-	23, // 25: spark.connect.StreamingQueryCommandResult.exception:type_name -> spark.connect.StreamingQueryCommandResult.ExceptionResult
-	24, // 26: spark.connect.StreamingQueryCommandResult.await_termination:type_name -> spark.connect.StreamingQueryCommandResult.AwaitTerminationResult
-	25, // 27: spark.connect.StreamingQueryManagerCommand.await_any_termination:type_name -> spark.connect.StreamingQueryManagerCommand.AwaitAnyTerminationCommand
-	26, // 28: spark.connect.StreamingQueryManagerCommand.add_listener:type_name -> spark.connect.StreamingQueryManagerCommand.StreamingQueryListenerCommand
-	26, // 29: spark.connect.StreamingQueryManagerCommand.remove_listener:type_name -> spark.connect.StreamingQueryManagerCommand.StreamingQueryListenerCommand
-	27, // 30: spark.connect.StreamingQueryManagerCommandResult.active:type_name -> spark.connect.StreamingQueryManagerCommandResult.ActiveResult
-	28, // 31: spark.connect.StreamingQueryManagerCommandResult.query:type_name -> spark.connect.StreamingQueryManagerCommandResult.StreamingQueryInstance
-	29, // 32: spark.connect.StreamingQueryManagerCommandResult.await_any_termination:type_name -> spark.connect.StreamingQueryManagerCommandResult.AwaitAnyTerminationResult
-	0,  // 33: spark.connect.StreamingQueryListenerEvent.event_type:type_name -> spark.connect.StreamingQueryEventType
-	13, // 34: spark.connect.StreamingQueryListenerEventsResult.events:type_name -> spark.connect.StreamingQueryListenerEvent
-	31, // 35: spark.connect.SqlCommand.ArgsEntry.value:type_name -> spark.connect.Expression.Literal
-	32, // 36: spark.connect.SqlCommand.NamedArgumentsEntry.value:type_name -> spark.connect.Expression
-	28, // 37: spark.connect.StreamingQueryManagerCommandResult.ActiveResult.active_queries:type_name -> spark.connect.StreamingQueryManagerCommandResult.StreamingQueryInstance
-	7,  // 38: spark.connect.StreamingQueryManagerCommandResult.StreamingQueryInstance.id:type_name -> spark.connect.StreamingQueryInstanceId
-	39, // [39:39] is the sub-list for method output_type
-	39, // [39:39] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	18, // 0: spark.connect.Command.write_operation:type_name -> spark.connect.WriteOperation
+	6,  // 1: spark.connect.Command.create_dataframe_view:type_name -> spark.connect.CreateDataFrameViewCommand
+	19, // 2: spark.connect.Command.write_operation_v2:type_name -> spark.connect.WriteOperationV2
+	5,  // 3: spark.connect.Command.sql_command:type_name -> spark.connect.SqlCommand
+	7,  // 4: spark.connect.Command.write_stream_operation_start:type_name -> spark.connect.WriteStreamOperationStart
+	11, // 5: spark.connect.Command.streaming_query_command:type_name -> spark.connect.StreamingQueryCommand
+	13, // 6: spark.connect.Command.streaming_query_manager_command:type_name -> spark.connect.StreamingQueryManagerCommand
+	15, // 7: spark.connect.Command.streaming_query_listener_bus_command:type_name -> spark.connect.StreamingQueryListenerBusCommand
+	40, // 8: spark.connect.Command.extension:type_name -> google.protobuf.Any
+	20, // 9: spark.connect.SqlCommand.args:type_name -> spark.connect.SqlCommand.ArgsEntry
+	41, // 10: spark.connect.SqlCommand.pos_args:type_name -> spark.connect.Expression.Literal
+	21, // 11: spark.connect.SqlCommand.named_arguments:type_name -> spark.connect.SqlCommand.NamedArgumentsEntry
+	42, // 12: spark.connect.SqlCommand.pos_arguments:type_name -> spark.connect.Expression
+	43, // 13: spark.connect.SqlCommand.input:type_name -> spark.connect.Relation
+	43, // 14: spark.connect.CreateDataFrameViewCommand.input:type_name -> spark.connect.Relation
+	43, // 15: spark.connect.WriteStreamOperationStart.input:type_name -> spark.connect.Relation
+	22, // 16: spark.connect.WriteStreamOperationStart.options:type_name -> spark.connect.WriteStreamOperationStart.OptionsEntry
+	8,  // 17: spark.connect.WriteStreamOperationStart.foreach_writer:type_name -> spark.connect.StreamingForeachFunction
+	8,  // 18: spark.connect.WriteStreamOperationStart.foreach_batch:type_name -> spark.connect.StreamingForeachFunction
+	10, // 19: spark.connect.WriteStreamOperationStartResult.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	10, // 20: spark.connect.StreamingQueryCommand.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	23, // 21: spark.connect.StreamingQueryCommand.explain:type_name -> spark.connect.StreamingQueryCommand.ExplainCommand
+	24, // 22: spark.connect.StreamingQueryCommand.await_termination:type_name -> spark.connect.StreamingQueryCommand.AwaitTerminationCommand
+	10, // 23: spark.connect.StreamingQueryCommandResult.query_id:type_name -> spark.connect.StreamingQueryInstanceId
+	25, // 24: spark.connect.StreamingQueryCommandResult.status:type_name -> spark.connect.StreamingQueryCommandResult.StatusResult
+	26, // 25: spark.connect.StreamingQueryCommandResult.recent_progress:type_name -> spark.connect.StreamingQueryCommandResult.RecentProgressResult
+	27, // 26: spark.connect.StreamingQueryCommandResult.explain:type_name -> spark.connect.StreamingQueryCommandResult.ExplainResult
+	28, // 27: spark.connect.StreamingQueryCommandResult.exception:type_name -> spark.connect.StreamingQueryCommandResult.ExceptionResult
+	29, // 28: spark.connect.StreamingQueryCommandResult.await_termination:type_name -> spark.connect.StreamingQueryCommandResult.AwaitTerminationResult
+	30, // 29: spark.connect.StreamingQueryManagerCommand.await_any_termination:type_name -> spark.connect.StreamingQueryManagerCommand.AwaitAnyTerminationCommand
+	31, // 30: spark.connect.StreamingQueryManagerCommand.add_listener:type_name -> spark.connect.StreamingQueryManagerCommand.StreamingQueryListenerCommand
+	31, // 31: spark.connect.StreamingQueryManagerCommand.remove_listener:type_name -> spark.connect.StreamingQueryManagerCommand.StreamingQueryListenerCommand
+	32, // 32: spark.connect.StreamingQueryManagerCommandResult.active:type_name -> spark.connect.StreamingQueryManagerCommandResult.ActiveResult
+	33, // 33: spark.connect.StreamingQueryManagerCommandResult.query:type_name -> spark.connect.StreamingQueryManagerCommandResult.StreamingQueryInstance
+	34, // 34: spark.connect.StreamingQueryManagerCommandResult.await_any_termination:type_name -> spark.connect.StreamingQueryManagerCommandResult.AwaitAnyTerminationResult
+	0,  // 35: spark.connect.StreamingQueryListenerEvent.event_type:type_name -> spark.connect.StreamingQueryEventType
+	16, // 36: spark.connect.StreamingQueryListenerEventsResult.events:type_name -> spark.connect.StreamingQueryListenerEvent
+	43, // 37: spark.connect.WriteOperation.input:type_name -> spark.connect.Relation
+	36, // 38: spark.connect.WriteOperation.table:type_name -> spark.connect.WriteOperation.SaveTable
+	1,  // 39: spark.connect.WriteOperation.mode:type_name -> spark.connect.WriteOperation.SaveMode
+	37, // 40: spark.connect.WriteOperation.bucket_by:type_name -> spark.connect.WriteOperation.BucketBy
+	35, // 41: spark.connect.WriteOperation.options:type_name -> spark.connect.WriteOperation.OptionsEntry
+	43, // 42: spark.connect.WriteOperationV2.input:type_name -> spark.connect.Relation
+	42, // 43: spark.connect.WriteOperationV2.partitioning_columns:type_name -> spark.connect.Expression
+	38, // 44: spark.connect.WriteOperationV2.options:type_name -> spark.connect.WriteOperationV2.OptionsEntry
+	39, // 45: spark.connect.WriteOperationV2.table_properties:type_name -> spark.connect.WriteOperationV2.TablePropertiesEntry
+	3,  // 46: spark.connect.WriteOperationV2.mode:type_name -> spark.connect.WriteOperationV2.Mode
+	42, // 47: spark.connect.WriteOperationV2.overwrite_condition:type_name -> spark.connect.Expression
+	41, // 48: spark.connect.SqlCommand.ArgsEntry.value:type_name -> spark.connect.Expression.Literal
+	42, // 49: spark.connect.SqlCommand.NamedArgumentsEntry.value:type_name -> spark.connect.Expression
+	33, // 50: spark.connect.StreamingQueryManagerCommandResult.ActiveResult.active_queries:type_name -> spark.connect.StreamingQueryManagerCommandResult.StreamingQueryInstance
+	10, // 51: spark.connect.StreamingQueryManagerCommandResult.StreamingQueryInstance.id:type_name -> spark.connect.StreamingQueryInstanceId
+	2,  // 52: spark.connect.WriteOperation.SaveTable.save_method:type_name -> spark.connect.WriteOperation.SaveTable.TableSaveMethod
+	53, // [53:53] is the sub-list for method output_type
+	53, // [53:53] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_spark_connect_commands_proto_init() }
@@ -2454,7 +3097,9 @@ func file_spark_connect_commands_proto_init() {
 	file_spark_connect_expressions_proto_init()
 	file_spark_connect_relations_proto_init()
 	file_spark_connect_commands_proto_msgTypes[0].OneofWrappers = []any{
+		(*Command_WriteOperation)(nil),
 		(*Command_CreateDataframeView)(nil),
+		(*Command_WriteOperationV2)(nil),
 		(*Command_SqlCommand)(nil),
 		(*Command_WriteStreamOperationStart)(nil),
 		(*Command_StreamingQueryCommand)(nil),
@@ -2508,17 +3153,22 @@ func file_spark_connect_commands_proto_init() {
 		(*StreamingQueryListenerBusCommand_RemoveListenerBusListener)(nil),
 	}
 	file_spark_connect_commands_proto_msgTypes[13].OneofWrappers = []any{}
-	file_spark_connect_commands_proto_msgTypes[18].OneofWrappers = []any{}
-	file_spark_connect_commands_proto_msgTypes[22].OneofWrappers = []any{}
+	file_spark_connect_commands_proto_msgTypes[14].OneofWrappers = []any{
+		(*WriteOperation_Path)(nil),
+		(*WriteOperation_Table)(nil),
+	}
+	file_spark_connect_commands_proto_msgTypes[15].OneofWrappers = []any{}
+	file_spark_connect_commands_proto_msgTypes[20].OneofWrappers = []any{}
 	file_spark_connect_commands_proto_msgTypes[24].OneofWrappers = []any{}
-	file_spark_connect_commands_proto_msgTypes[27].OneofWrappers = []any{}
+	file_spark_connect_commands_proto_msgTypes[26].OneofWrappers = []any{}
+	file_spark_connect_commands_proto_msgTypes[29].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_spark_connect_commands_proto_rawDesc), len(file_spark_connect_commands_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   29,
+			NumEnums:      4,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -241,16 +241,33 @@ type Relation struct {
 	//	*Relation_Sql
 	//	*Relation_LocalRelation
 	//	*Relation_Sample
+	//	*Relation_Offset
 	//	*Relation_Deduplicate
 	//	*Relation_Range
 	//	*Relation_SubqueryAlias
+	//	*Relation_Repartition
+	//	*Relation_ToDf
 	//	*Relation_WithColumnsRenamed
 	//	*Relation_ShowString
 	//	*Relation_Drop
+	//	*Relation_Tail
 	//	*Relation_WithColumns
 	//	*Relation_Hint
+	//	*Relation_RepartitionByExpression
 	//	*Relation_WithWatermark
 	//	*Relation_HtmlString
+	//	*Relation_FillNa
+	//	*Relation_DropNa
+	//	*Relation_Replace
+	//	*Relation_Summary
+	//	*Relation_Crosstab
+	//	*Relation_Describe
+	//	*Relation_Cov
+	//	*Relation_Corr
+	//	*Relation_ApproxQuantile
+	//	*Relation_FreqItems
+	//	*Relation_SampleBy
+	//	*Relation_Catalog
 	//	*Relation_Extension
 	RelType       isRelation_RelType `protobuf_oneof:"rel_type"`
 	unknownFields protoimpl.UnknownFields
@@ -400,6 +417,15 @@ func (x *Relation) GetSample() *Sample {
 	return nil
 }
 
+func (x *Relation) GetOffset() *Offset {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_Offset); ok {
+			return x.Offset
+		}
+	}
+	return nil
+}
+
 func (x *Relation) GetDeduplicate() *Deduplicate {
 	if x != nil {
 		if x, ok := x.RelType.(*Relation_Deduplicate); ok {
@@ -422,6 +448,24 @@ func (x *Relation) GetSubqueryAlias() *SubqueryAlias {
 	if x != nil {
 		if x, ok := x.RelType.(*Relation_SubqueryAlias); ok {
 			return x.SubqueryAlias
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetRepartition() *Repartition {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_Repartition); ok {
+			return x.Repartition
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetToDf() *ToDF {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_ToDf); ok {
+			return x.ToDf
 		}
 	}
 	return nil
@@ -454,6 +498,15 @@ func (x *Relation) GetDrop() *Drop {
 	return nil
 }
 
+func (x *Relation) GetTail() *Tail {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_Tail); ok {
+			return x.Tail
+		}
+	}
+	return nil
+}
+
 func (x *Relation) GetWithColumns() *WithColumns {
 	if x != nil {
 		if x, ok := x.RelType.(*Relation_WithColumns); ok {
@@ -472,6 +525,15 @@ func (x *Relation) GetHint() *Hint {
 	return nil
 }
 
+func (x *Relation) GetRepartitionByExpression() *RepartitionByExpression {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_RepartitionByExpression); ok {
+			return x.RepartitionByExpression
+		}
+	}
+	return nil
+}
+
 func (x *Relation) GetWithWatermark() *WithWatermark {
 	if x != nil {
 		if x, ok := x.RelType.(*Relation_WithWatermark); ok {
@@ -485,6 +547,114 @@ func (x *Relation) GetHtmlString() *HtmlString {
 	if x != nil {
 		if x, ok := x.RelType.(*Relation_HtmlString); ok {
 			return x.HtmlString
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetFillNa() *NAFill {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_FillNa); ok {
+			return x.FillNa
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetDropNa() *NADrop {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_DropNa); ok {
+			return x.DropNa
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetReplace() *NAReplace {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_Replace); ok {
+			return x.Replace
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetSummary() *StatSummary {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_Summary); ok {
+			return x.Summary
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetCrosstab() *StatCrosstab {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_Crosstab); ok {
+			return x.Crosstab
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetDescribe() *StatDescribe {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_Describe); ok {
+			return x.Describe
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetCov() *StatCov {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_Cov); ok {
+			return x.Cov
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetCorr() *StatCorr {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_Corr); ok {
+			return x.Corr
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetApproxQuantile() *StatApproxQuantile {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_ApproxQuantile); ok {
+			return x.ApproxQuantile
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetFreqItems() *StatFreqItems {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_FreqItems); ok {
+			return x.FreqItems
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetSampleBy() *StatSampleBy {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_SampleBy); ok {
+			return x.SampleBy
+		}
+	}
+	return nil
+}
+
+func (x *Relation) GetCatalog() *Catalog {
+	if x != nil {
+		if x, ok := x.RelType.(*Relation_Catalog); ok {
+			return x.Catalog
 		}
 	}
 	return nil
@@ -547,6 +717,10 @@ type Relation_Sample struct {
 	Sample *Sample `protobuf:"bytes,12,opt,name=sample,proto3,oneof"`
 }
 
+type Relation_Offset struct {
+	Offset *Offset `protobuf:"bytes,13,opt,name=offset,proto3,oneof"`
+}
+
 type Relation_Deduplicate struct {
 	Deduplicate *Deduplicate `protobuf:"bytes,14,opt,name=deduplicate,proto3,oneof"`
 }
@@ -557,6 +731,14 @@ type Relation_Range struct {
 
 type Relation_SubqueryAlias struct {
 	SubqueryAlias *SubqueryAlias `protobuf:"bytes,16,opt,name=subquery_alias,json=subqueryAlias,proto3,oneof"`
+}
+
+type Relation_Repartition struct {
+	Repartition *Repartition `protobuf:"bytes,17,opt,name=repartition,proto3,oneof"`
+}
+
+type Relation_ToDf struct {
+	ToDf *ToDF `protobuf:"bytes,18,opt,name=to_df,json=toDf,proto3,oneof"`
 }
 
 type Relation_WithColumnsRenamed struct {
@@ -571,6 +753,10 @@ type Relation_Drop struct {
 	Drop *Drop `protobuf:"bytes,21,opt,name=drop,proto3,oneof"`
 }
 
+type Relation_Tail struct {
+	Tail *Tail `protobuf:"bytes,22,opt,name=tail,proto3,oneof"`
+}
+
 type Relation_WithColumns struct {
 	WithColumns *WithColumns `protobuf:"bytes,23,opt,name=with_columns,json=withColumns,proto3,oneof"`
 }
@@ -579,12 +765,64 @@ type Relation_Hint struct {
 	Hint *Hint `protobuf:"bytes,24,opt,name=hint,proto3,oneof"`
 }
 
+type Relation_RepartitionByExpression struct {
+	RepartitionByExpression *RepartitionByExpression `protobuf:"bytes,27,opt,name=repartition_by_expression,json=repartitionByExpression,proto3,oneof"`
+}
+
 type Relation_WithWatermark struct {
 	WithWatermark *WithWatermark `protobuf:"bytes,33,opt,name=with_watermark,json=withWatermark,proto3,oneof"`
 }
 
 type Relation_HtmlString struct {
 	HtmlString *HtmlString `protobuf:"bytes,35,opt,name=html_string,json=htmlString,proto3,oneof"`
+}
+
+type Relation_FillNa struct {
+	FillNa *NAFill `protobuf:"bytes,90,opt,name=fill_na,json=fillNa,proto3,oneof"`
+}
+
+type Relation_DropNa struct {
+	DropNa *NADrop `protobuf:"bytes,91,opt,name=drop_na,json=dropNa,proto3,oneof"`
+}
+
+type Relation_Replace struct {
+	Replace *NAReplace `protobuf:"bytes,92,opt,name=replace,proto3,oneof"`
+}
+
+type Relation_Summary struct {
+	Summary *StatSummary `protobuf:"bytes,100,opt,name=summary,proto3,oneof"`
+}
+
+type Relation_Crosstab struct {
+	Crosstab *StatCrosstab `protobuf:"bytes,101,opt,name=crosstab,proto3,oneof"`
+}
+
+type Relation_Describe struct {
+	Describe *StatDescribe `protobuf:"bytes,102,opt,name=describe,proto3,oneof"`
+}
+
+type Relation_Cov struct {
+	Cov *StatCov `protobuf:"bytes,103,opt,name=cov,proto3,oneof"`
+}
+
+type Relation_Corr struct {
+	Corr *StatCorr `protobuf:"bytes,104,opt,name=corr,proto3,oneof"`
+}
+
+type Relation_ApproxQuantile struct {
+	ApproxQuantile *StatApproxQuantile `protobuf:"bytes,105,opt,name=approx_quantile,json=approxQuantile,proto3,oneof"`
+}
+
+type Relation_FreqItems struct {
+	FreqItems *StatFreqItems `protobuf:"bytes,106,opt,name=freq_items,json=freqItems,proto3,oneof"`
+}
+
+type Relation_SampleBy struct {
+	SampleBy *StatSampleBy `protobuf:"bytes,107,opt,name=sample_by,json=sampleBy,proto3,oneof"`
+}
+
+type Relation_Catalog struct {
+	Catalog *Catalog `protobuf:"bytes,200,opt,name=catalog,proto3,oneof"`
 }
 
 type Relation_Extension struct {
@@ -613,11 +851,17 @@ func (*Relation_LocalRelation) isRelation_RelType() {}
 
 func (*Relation_Sample) isRelation_RelType() {}
 
+func (*Relation_Offset) isRelation_RelType() {}
+
 func (*Relation_Deduplicate) isRelation_RelType() {}
 
 func (*Relation_Range) isRelation_RelType() {}
 
 func (*Relation_SubqueryAlias) isRelation_RelType() {}
+
+func (*Relation_Repartition) isRelation_RelType() {}
+
+func (*Relation_ToDf) isRelation_RelType() {}
 
 func (*Relation_WithColumnsRenamed) isRelation_RelType() {}
 
@@ -625,13 +869,41 @@ func (*Relation_ShowString) isRelation_RelType() {}
 
 func (*Relation_Drop) isRelation_RelType() {}
 
+func (*Relation_Tail) isRelation_RelType() {}
+
 func (*Relation_WithColumns) isRelation_RelType() {}
 
 func (*Relation_Hint) isRelation_RelType() {}
 
+func (*Relation_RepartitionByExpression) isRelation_RelType() {}
+
 func (*Relation_WithWatermark) isRelation_RelType() {}
 
 func (*Relation_HtmlString) isRelation_RelType() {}
+
+func (*Relation_FillNa) isRelation_RelType() {}
+
+func (*Relation_DropNa) isRelation_RelType() {}
+
+func (*Relation_Replace) isRelation_RelType() {}
+
+func (*Relation_Summary) isRelation_RelType() {}
+
+func (*Relation_Crosstab) isRelation_RelType() {}
+
+func (*Relation_Describe) isRelation_RelType() {}
+
+func (*Relation_Cov) isRelation_RelType() {}
+
+func (*Relation_Corr) isRelation_RelType() {}
+
+func (*Relation_ApproxQuantile) isRelation_RelType() {}
+
+func (*Relation_FreqItems) isRelation_RelType() {}
+
+func (*Relation_SampleBy) isRelation_RelType() {}
+
+func (*Relation_Catalog) isRelation_RelType() {}
 
 func (*Relation_Extension) isRelation_RelType() {}
 
@@ -2064,6 +2336,950 @@ func (x *Hint) GetName() string {
 	return ""
 }
 
+type Offset struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Offset        int32                  `protobuf:"varint,2,opt,name=offset,proto3" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Offset) Reset() {
+	*x = Offset{}
+	mi := &file_spark_connect_relations_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Offset) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Offset) ProtoMessage() {}
+
+func (x *Offset) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Offset.ProtoReflect.Descriptor instead.
+func (*Offset) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *Offset) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *Offset) GetOffset() int32 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+type Tail struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Limit         int32                  `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Tail) Reset() {
+	*x = Tail{}
+	mi := &file_spark_connect_relations_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Tail) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Tail) ProtoMessage() {}
+
+func (x *Tail) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Tail.ProtoReflect.Descriptor instead.
+func (*Tail) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *Tail) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *Tail) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type ToDF struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	ColumnNames   []string               `protobuf:"bytes,2,rep,name=column_names,json=columnNames,proto3" json:"column_names,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToDF) Reset() {
+	*x = ToDF{}
+	mi := &file_spark_connect_relations_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToDF) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToDF) ProtoMessage() {}
+
+func (x *ToDF) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToDF.ProtoReflect.Descriptor instead.
+func (*ToDF) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ToDF) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *ToDF) GetColumnNames() []string {
+	if x != nil {
+		return x.ColumnNames
+	}
+	return nil
+}
+
+type Repartition struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	NumPartitions int32                  `protobuf:"varint,2,opt,name=num_partitions,json=numPartitions,proto3" json:"num_partitions,omitempty"`
+	Shuffle       *bool                  `protobuf:"varint,3,opt,name=shuffle,proto3,oneof" json:"shuffle,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Repartition) Reset() {
+	*x = Repartition{}
+	mi := &file_spark_connect_relations_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Repartition) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Repartition) ProtoMessage() {}
+
+func (x *Repartition) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Repartition.ProtoReflect.Descriptor instead.
+func (*Repartition) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *Repartition) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *Repartition) GetNumPartitions() int32 {
+	if x != nil {
+		return x.NumPartitions
+	}
+	return 0
+}
+
+func (x *Repartition) GetShuffle() bool {
+	if x != nil && x.Shuffle != nil {
+		return *x.Shuffle
+	}
+	return false
+}
+
+type RepartitionByExpression struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	Input          *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	PartitionExprs []*Expression          `protobuf:"bytes,2,rep,name=partition_exprs,json=partitionExprs,proto3" json:"partition_exprs,omitempty"`
+	NumPartitions  *int32                 `protobuf:"varint,3,opt,name=num_partitions,json=numPartitions,proto3,oneof" json:"num_partitions,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *RepartitionByExpression) Reset() {
+	*x = RepartitionByExpression{}
+	mi := &file_spark_connect_relations_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RepartitionByExpression) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RepartitionByExpression) ProtoMessage() {}
+
+func (x *RepartitionByExpression) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RepartitionByExpression.ProtoReflect.Descriptor instead.
+func (*RepartitionByExpression) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *RepartitionByExpression) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *RepartitionByExpression) GetPartitionExprs() []*Expression {
+	if x != nil {
+		return x.PartitionExprs
+	}
+	return nil
+}
+
+func (x *RepartitionByExpression) GetNumPartitions() int32 {
+	if x != nil && x.NumPartitions != nil {
+		return *x.NumPartitions
+	}
+	return 0
+}
+
+type NAFill struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Cols          []string               `protobuf:"bytes,2,rep,name=cols,proto3" json:"cols,omitempty"`
+	Values        []*Expression_Literal  `protobuf:"bytes,3,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NAFill) Reset() {
+	*x = NAFill{}
+	mi := &file_spark_connect_relations_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NAFill) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NAFill) ProtoMessage() {}
+
+func (x *NAFill) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NAFill.ProtoReflect.Descriptor instead.
+func (*NAFill) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *NAFill) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *NAFill) GetCols() []string {
+	if x != nil {
+		return x.Cols
+	}
+	return nil
+}
+
+func (x *NAFill) GetValues() []*Expression_Literal {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+type NADrop struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Cols          []string               `protobuf:"bytes,2,rep,name=cols,proto3" json:"cols,omitempty"`
+	MinNonNulls   *int32                 `protobuf:"varint,3,opt,name=min_non_nulls,json=minNonNulls,proto3,oneof" json:"min_non_nulls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NADrop) Reset() {
+	*x = NADrop{}
+	mi := &file_spark_connect_relations_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NADrop) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NADrop) ProtoMessage() {}
+
+func (x *NADrop) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NADrop.ProtoReflect.Descriptor instead.
+func (*NADrop) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *NADrop) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *NADrop) GetCols() []string {
+	if x != nil {
+		return x.Cols
+	}
+	return nil
+}
+
+func (x *NADrop) GetMinNonNulls() int32 {
+	if x != nil && x.MinNonNulls != nil {
+		return *x.MinNonNulls
+	}
+	return 0
+}
+
+type NAReplace struct {
+	state         protoimpl.MessageState   `protogen:"open.v1"`
+	Input         *Relation                `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Cols          []string                 `protobuf:"bytes,2,rep,name=cols,proto3" json:"cols,omitempty"`
+	Replacements  []*NAReplace_Replacement `protobuf:"bytes,3,rep,name=replacements,proto3" json:"replacements,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NAReplace) Reset() {
+	*x = NAReplace{}
+	mi := &file_spark_connect_relations_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NAReplace) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NAReplace) ProtoMessage() {}
+
+func (x *NAReplace) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NAReplace.ProtoReflect.Descriptor instead.
+func (*NAReplace) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *NAReplace) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *NAReplace) GetCols() []string {
+	if x != nil {
+		return x.Cols
+	}
+	return nil
+}
+
+func (x *NAReplace) GetReplacements() []*NAReplace_Replacement {
+	if x != nil {
+		return x.Replacements
+	}
+	return nil
+}
+
+type StatSummary struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Statistics    []string               `protobuf:"bytes,2,rep,name=statistics,proto3" json:"statistics,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatSummary) Reset() {
+	*x = StatSummary{}
+	mi := &file_spark_connect_relations_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatSummary) ProtoMessage() {}
+
+func (x *StatSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatSummary.ProtoReflect.Descriptor instead.
+func (*StatSummary) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *StatSummary) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *StatSummary) GetStatistics() []string {
+	if x != nil {
+		return x.Statistics
+	}
+	return nil
+}
+
+type StatDescribe struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Cols          []string               `protobuf:"bytes,2,rep,name=cols,proto3" json:"cols,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatDescribe) Reset() {
+	*x = StatDescribe{}
+	mi := &file_spark_connect_relations_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatDescribe) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatDescribe) ProtoMessage() {}
+
+func (x *StatDescribe) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatDescribe.ProtoReflect.Descriptor instead.
+func (*StatDescribe) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *StatDescribe) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *StatDescribe) GetCols() []string {
+	if x != nil {
+		return x.Cols
+	}
+	return nil
+}
+
+type StatCrosstab struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Col1          string                 `protobuf:"bytes,2,opt,name=col1,proto3" json:"col1,omitempty"`
+	Col2          string                 `protobuf:"bytes,3,opt,name=col2,proto3" json:"col2,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatCrosstab) Reset() {
+	*x = StatCrosstab{}
+	mi := &file_spark_connect_relations_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatCrosstab) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatCrosstab) ProtoMessage() {}
+
+func (x *StatCrosstab) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatCrosstab.ProtoReflect.Descriptor instead.
+func (*StatCrosstab) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *StatCrosstab) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *StatCrosstab) GetCol1() string {
+	if x != nil {
+		return x.Col1
+	}
+	return ""
+}
+
+func (x *StatCrosstab) GetCol2() string {
+	if x != nil {
+		return x.Col2
+	}
+	return ""
+}
+
+type StatCov struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Col1          string                 `protobuf:"bytes,2,opt,name=col1,proto3" json:"col1,omitempty"`
+	Col2          string                 `protobuf:"bytes,3,opt,name=col2,proto3" json:"col2,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatCov) Reset() {
+	*x = StatCov{}
+	mi := &file_spark_connect_relations_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatCov) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatCov) ProtoMessage() {}
+
+func (x *StatCov) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatCov.ProtoReflect.Descriptor instead.
+func (*StatCov) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *StatCov) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *StatCov) GetCol1() string {
+	if x != nil {
+		return x.Col1
+	}
+	return ""
+}
+
+func (x *StatCov) GetCol2() string {
+	if x != nil {
+		return x.Col2
+	}
+	return ""
+}
+
+type StatCorr struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Col1          string                 `protobuf:"bytes,2,opt,name=col1,proto3" json:"col1,omitempty"`
+	Col2          string                 `protobuf:"bytes,3,opt,name=col2,proto3" json:"col2,omitempty"`
+	Method        *string                `protobuf:"bytes,4,opt,name=method,proto3,oneof" json:"method,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatCorr) Reset() {
+	*x = StatCorr{}
+	mi := &file_spark_connect_relations_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatCorr) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatCorr) ProtoMessage() {}
+
+func (x *StatCorr) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatCorr.ProtoReflect.Descriptor instead.
+func (*StatCorr) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *StatCorr) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *StatCorr) GetCol1() string {
+	if x != nil {
+		return x.Col1
+	}
+	return ""
+}
+
+func (x *StatCorr) GetCol2() string {
+	if x != nil {
+		return x.Col2
+	}
+	return ""
+}
+
+func (x *StatCorr) GetMethod() string {
+	if x != nil && x.Method != nil {
+		return *x.Method
+	}
+	return ""
+}
+
+type StatApproxQuantile struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Cols          []string               `protobuf:"bytes,2,rep,name=cols,proto3" json:"cols,omitempty"`
+	Probabilities []float64              `protobuf:"fixed64,3,rep,packed,name=probabilities,proto3" json:"probabilities,omitempty"`
+	RelativeError float64                `protobuf:"fixed64,4,opt,name=relative_error,json=relativeError,proto3" json:"relative_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatApproxQuantile) Reset() {
+	*x = StatApproxQuantile{}
+	mi := &file_spark_connect_relations_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatApproxQuantile) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatApproxQuantile) ProtoMessage() {}
+
+func (x *StatApproxQuantile) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatApproxQuantile.ProtoReflect.Descriptor instead.
+func (*StatApproxQuantile) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *StatApproxQuantile) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *StatApproxQuantile) GetCols() []string {
+	if x != nil {
+		return x.Cols
+	}
+	return nil
+}
+
+func (x *StatApproxQuantile) GetProbabilities() []float64 {
+	if x != nil {
+		return x.Probabilities
+	}
+	return nil
+}
+
+func (x *StatApproxQuantile) GetRelativeError() float64 {
+	if x != nil {
+		return x.RelativeError
+	}
+	return 0
+}
+
+type StatFreqItems struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *Relation              `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Cols          []string               `protobuf:"bytes,2,rep,name=cols,proto3" json:"cols,omitempty"`
+	Support       *float64               `protobuf:"fixed64,3,opt,name=support,proto3,oneof" json:"support,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatFreqItems) Reset() {
+	*x = StatFreqItems{}
+	mi := &file_spark_connect_relations_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatFreqItems) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatFreqItems) ProtoMessage() {}
+
+func (x *StatFreqItems) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatFreqItems.ProtoReflect.Descriptor instead.
+func (*StatFreqItems) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *StatFreqItems) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *StatFreqItems) GetCols() []string {
+	if x != nil {
+		return x.Cols
+	}
+	return nil
+}
+
+func (x *StatFreqItems) GetSupport() float64 {
+	if x != nil && x.Support != nil {
+		return *x.Support
+	}
+	return 0
+}
+
+type StatSampleBy struct {
+	state         protoimpl.MessageState   `protogen:"open.v1"`
+	Input         *Relation                `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	Col           *Expression              `protobuf:"bytes,2,opt,name=col,proto3" json:"col,omitempty"`
+	Fractions     []*StatSampleBy_Fraction `protobuf:"bytes,3,rep,name=fractions,proto3" json:"fractions,omitempty"`
+	Seed          *int64                   `protobuf:"varint,5,opt,name=seed,proto3,oneof" json:"seed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatSampleBy) Reset() {
+	*x = StatSampleBy{}
+	mi := &file_spark_connect_relations_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatSampleBy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatSampleBy) ProtoMessage() {}
+
+func (x *StatSampleBy) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatSampleBy.ProtoReflect.Descriptor instead.
+func (*StatSampleBy) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *StatSampleBy) GetInput() *Relation {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *StatSampleBy) GetCol() *Expression {
+	if x != nil {
+		return x.Col
+	}
+	return nil
+}
+
+func (x *StatSampleBy) GetFractions() []*StatSampleBy_Fraction {
+	if x != nil {
+		return x.Fractions
+	}
+	return nil
+}
+
+func (x *StatSampleBy) GetSeed() int64 {
+	if x != nil && x.Seed != nil {
+		return *x.Seed
+	}
+	return 0
+}
+
 type Read_NamedTable struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
 	UnparsedIdentifier string                 `protobuf:"bytes,1,opt,name=unparsed_identifier,json=unparsedIdentifier,proto3" json:"unparsed_identifier,omitempty"`
@@ -2074,7 +3290,7 @@ type Read_NamedTable struct {
 
 func (x *Read_NamedTable) Reset() {
 	*x = Read_NamedTable{}
-	mi := &file_spark_connect_relations_proto_msgTypes[25]
+	mi := &file_spark_connect_relations_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2086,7 +3302,7 @@ func (x *Read_NamedTable) String() string {
 func (*Read_NamedTable) ProtoMessage() {}
 
 func (x *Read_NamedTable) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[25]
+	mi := &file_spark_connect_relations_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2129,7 +3345,7 @@ type Read_DataSource struct {
 
 func (x *Read_DataSource) Reset() {
 	*x = Read_DataSource{}
-	mi := &file_spark_connect_relations_proto_msgTypes[26]
+	mi := &file_spark_connect_relations_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2141,7 +3357,7 @@ func (x *Read_DataSource) String() string {
 func (*Read_DataSource) ProtoMessage() {}
 
 func (x *Read_DataSource) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[26]
+	mi := &file_spark_connect_relations_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2202,7 +3418,7 @@ type Join_JoinDataType struct {
 
 func (x *Join_JoinDataType) Reset() {
 	*x = Join_JoinDataType{}
-	mi := &file_spark_connect_relations_proto_msgTypes[29]
+	mi := &file_spark_connect_relations_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2214,7 +3430,7 @@ func (x *Join_JoinDataType) String() string {
 func (*Join_JoinDataType) ProtoMessage() {}
 
 func (x *Join_JoinDataType) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[29]
+	mi := &file_spark_connect_relations_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2254,7 +3470,7 @@ type WithColumnsRenamed_Rename struct {
 
 func (x *WithColumnsRenamed_Rename) Reset() {
 	*x = WithColumnsRenamed_Rename{}
-	mi := &file_spark_connect_relations_proto_msgTypes[31]
+	mi := &file_spark_connect_relations_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2266,7 +3482,7 @@ func (x *WithColumnsRenamed_Rename) String() string {
 func (*WithColumnsRenamed_Rename) ProtoMessage() {}
 
 func (x *WithColumnsRenamed_Rename) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_relations_proto_msgTypes[31]
+	mi := &file_spark_connect_relations_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2296,12 +3512,115 @@ func (x *WithColumnsRenamed_Rename) GetNewColName() string {
 	return ""
 }
 
+type NAReplace_Replacement struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	OldValue      *Expression_Literal    `protobuf:"bytes,1,opt,name=old_value,json=oldValue,proto3" json:"old_value,omitempty"`
+	NewValue      *Expression_Literal    `protobuf:"bytes,2,opt,name=new_value,json=newValue,proto3" json:"new_value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NAReplace_Replacement) Reset() {
+	*x = NAReplace_Replacement{}
+	mi := &file_spark_connect_relations_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NAReplace_Replacement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NAReplace_Replacement) ProtoMessage() {}
+
+func (x *NAReplace_Replacement) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NAReplace_Replacement.ProtoReflect.Descriptor instead.
+func (*NAReplace_Replacement) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{30, 0}
+}
+
+func (x *NAReplace_Replacement) GetOldValue() *Expression_Literal {
+	if x != nil {
+		return x.OldValue
+	}
+	return nil
+}
+
+func (x *NAReplace_Replacement) GetNewValue() *Expression_Literal {
+	if x != nil {
+		return x.NewValue
+	}
+	return nil
+}
+
+type StatSampleBy_Fraction struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Stratum       *Expression_Literal    `protobuf:"bytes,1,opt,name=stratum,proto3" json:"stratum,omitempty"`
+	Fraction      float64                `protobuf:"fixed64,2,opt,name=fraction,proto3" json:"fraction,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatSampleBy_Fraction) Reset() {
+	*x = StatSampleBy_Fraction{}
+	mi := &file_spark_connect_relations_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatSampleBy_Fraction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatSampleBy_Fraction) ProtoMessage() {}
+
+func (x *StatSampleBy_Fraction) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_relations_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatSampleBy_Fraction.ProtoReflect.Descriptor instead.
+func (*StatSampleBy_Fraction) Descriptor() ([]byte, []int) {
+	return file_spark_connect_relations_proto_rawDescGZIP(), []int{38, 0}
+}
+
+func (x *StatSampleBy_Fraction) GetStratum() *Expression_Literal {
+	if x != nil {
+		return x.Stratum
+	}
+	return nil
+}
+
+func (x *StatSampleBy_Fraction) GetFraction() float64 {
+	if x != nil {
+		return x.Fraction
+	}
+	return 0
+}
+
 var File_spark_connect_relations_proto protoreflect.FileDescriptor
 
 const file_spark_connect_relations_proto_rawDesc = "" +
 	"\n" +
-	"\x1dspark/connect/relations.proto\x12\rspark.connect\x1a\x19google/protobuf/any.proto\x1a\x1fspark/connect/expressions.proto\"\x8e\n" +
-	"\n" +
+	"\x1dspark/connect/relations.proto\x12\rspark.connect\x1a\x19google/protobuf/any.proto\x1a\x1bspark/connect/catalog.proto\x1a\x1fspark/connect/expressions.proto\"\xdd\x11\n" +
 	"\bRelation\x125\n" +
 	"\x06common\x18\x01 \x01(\v2\x1d.spark.connect.RelationCommonR\x06common\x12)\n" +
 	"\x04read\x18\x02 \x01(\v2\x13.spark.connect.ReadH\x00R\x04read\x122\n" +
@@ -2315,19 +3634,37 @@ const file_spark_connect_relations_proto_rawDesc = "" +
 	"\x03sql\x18\n" +
 	" \x01(\v2\x12.spark.connect.SQLH\x00R\x03sql\x12E\n" +
 	"\x0elocal_relation\x18\v \x01(\v2\x1c.spark.connect.LocalRelationH\x00R\rlocalRelation\x12/\n" +
-	"\x06sample\x18\f \x01(\v2\x15.spark.connect.SampleH\x00R\x06sample\x12>\n" +
+	"\x06sample\x18\f \x01(\v2\x15.spark.connect.SampleH\x00R\x06sample\x12/\n" +
+	"\x06offset\x18\r \x01(\v2\x15.spark.connect.OffsetH\x00R\x06offset\x12>\n" +
 	"\vdeduplicate\x18\x0e \x01(\v2\x1a.spark.connect.DeduplicateH\x00R\vdeduplicate\x12,\n" +
 	"\x05range\x18\x0f \x01(\v2\x14.spark.connect.RangeH\x00R\x05range\x12E\n" +
-	"\x0esubquery_alias\x18\x10 \x01(\v2\x1c.spark.connect.SubqueryAliasH\x00R\rsubqueryAlias\x12U\n" +
+	"\x0esubquery_alias\x18\x10 \x01(\v2\x1c.spark.connect.SubqueryAliasH\x00R\rsubqueryAlias\x12>\n" +
+	"\vrepartition\x18\x11 \x01(\v2\x1a.spark.connect.RepartitionH\x00R\vrepartition\x12*\n" +
+	"\x05to_df\x18\x12 \x01(\v2\x13.spark.connect.ToDFH\x00R\x04toDf\x12U\n" +
 	"\x14with_columns_renamed\x18\x13 \x01(\v2!.spark.connect.WithColumnsRenamedH\x00R\x12withColumnsRenamed\x12<\n" +
 	"\vshow_string\x18\x14 \x01(\v2\x19.spark.connect.ShowStringH\x00R\n" +
 	"showString\x12)\n" +
-	"\x04drop\x18\x15 \x01(\v2\x13.spark.connect.DropH\x00R\x04drop\x12?\n" +
+	"\x04drop\x18\x15 \x01(\v2\x13.spark.connect.DropH\x00R\x04drop\x12)\n" +
+	"\x04tail\x18\x16 \x01(\v2\x13.spark.connect.TailH\x00R\x04tail\x12?\n" +
 	"\fwith_columns\x18\x17 \x01(\v2\x1a.spark.connect.WithColumnsH\x00R\vwithColumns\x12)\n" +
-	"\x04hint\x18\x18 \x01(\v2\x13.spark.connect.HintH\x00R\x04hint\x12E\n" +
+	"\x04hint\x18\x18 \x01(\v2\x13.spark.connect.HintH\x00R\x04hint\x12d\n" +
+	"\x19repartition_by_expression\x18\x1b \x01(\v2&.spark.connect.RepartitionByExpressionH\x00R\x17repartitionByExpression\x12E\n" +
 	"\x0ewith_watermark\x18! \x01(\v2\x1c.spark.connect.WithWatermarkH\x00R\rwithWatermark\x12<\n" +
 	"\vhtml_string\x18# \x01(\v2\x19.spark.connect.HtmlStringH\x00R\n" +
-	"htmlString\x125\n" +
+	"htmlString\x120\n" +
+	"\afill_na\x18Z \x01(\v2\x15.spark.connect.NAFillH\x00R\x06fillNa\x120\n" +
+	"\adrop_na\x18[ \x01(\v2\x15.spark.connect.NADropH\x00R\x06dropNa\x124\n" +
+	"\areplace\x18\\ \x01(\v2\x18.spark.connect.NAReplaceH\x00R\areplace\x126\n" +
+	"\asummary\x18d \x01(\v2\x1a.spark.connect.StatSummaryH\x00R\asummary\x129\n" +
+	"\bcrosstab\x18e \x01(\v2\x1b.spark.connect.StatCrosstabH\x00R\bcrosstab\x129\n" +
+	"\bdescribe\x18f \x01(\v2\x1b.spark.connect.StatDescribeH\x00R\bdescribe\x12*\n" +
+	"\x03cov\x18g \x01(\v2\x16.spark.connect.StatCovH\x00R\x03cov\x12-\n" +
+	"\x04corr\x18h \x01(\v2\x17.spark.connect.StatCorrH\x00R\x04corr\x12L\n" +
+	"\x0fapprox_quantile\x18i \x01(\v2!.spark.connect.StatApproxQuantileH\x00R\x0eapproxQuantile\x12=\n" +
+	"\n" +
+	"freq_items\x18j \x01(\v2\x1c.spark.connect.StatFreqItemsH\x00R\tfreqItems\x12:\n" +
+	"\tsample_by\x18k \x01(\v2\x1b.spark.connect.StatSampleByH\x00R\bsampleBy\x123\n" +
+	"\acatalog\x18\xc8\x01 \x01(\v2\x16.spark.connect.CatalogH\x00R\acatalog\x125\n" +
 	"\textension\x18\xe6\a \x01(\v2\x14.google.protobuf.AnyH\x00R\textensionB\n" +
 	"\n" +
 	"\brel_type\"_\n" +
@@ -2513,7 +3850,85 @@ const file_spark_connect_relations_proto_rawDesc = "" +
 	"\x0fdelay_threshold\x18\x03 \x01(\tR\x0edelayThreshold\"I\n" +
 	"\x04Hint\x12-\n" +
 	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04nameBc\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"O\n" +
+	"\x06Offset\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x16\n" +
+	"\x06offset\x18\x02 \x01(\x05R\x06offset\"K\n" +
+	"\x04Tail\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"X\n" +
+	"\x04ToDF\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12!\n" +
+	"\fcolumn_names\x18\x02 \x03(\tR\vcolumnNames\"\x8e\x01\n" +
+	"\vRepartition\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12%\n" +
+	"\x0enum_partitions\x18\x02 \x01(\x05R\rnumPartitions\x12\x1d\n" +
+	"\ashuffle\x18\x03 \x01(\bH\x00R\ashuffle\x88\x01\x01B\n" +
+	"\n" +
+	"\b_shuffle\"\xcb\x01\n" +
+	"\x17RepartitionByExpression\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12B\n" +
+	"\x0fpartition_exprs\x18\x02 \x03(\v2\x19.spark.connect.ExpressionR\x0epartitionExprs\x12*\n" +
+	"\x0enum_partitions\x18\x03 \x01(\x05H\x00R\rnumPartitions\x88\x01\x01B\x11\n" +
+	"\x0f_num_partitions\"\x86\x01\n" +
+	"\x06NAFill\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x12\n" +
+	"\x04cols\x18\x02 \x03(\tR\x04cols\x129\n" +
+	"\x06values\x18\x03 \x03(\v2!.spark.connect.Expression.LiteralR\x06values\"\x86\x01\n" +
+	"\x06NADrop\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x12\n" +
+	"\x04cols\x18\x02 \x03(\tR\x04cols\x12'\n" +
+	"\rmin_non_nulls\x18\x03 \x01(\x05H\x00R\vminNonNulls\x88\x01\x01B\x10\n" +
+	"\x0e_min_non_nulls\"\xa8\x02\n" +
+	"\tNAReplace\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x12\n" +
+	"\x04cols\x18\x02 \x03(\tR\x04cols\x12H\n" +
+	"\freplacements\x18\x03 \x03(\v2$.spark.connect.NAReplace.ReplacementR\freplacements\x1a\x8d\x01\n" +
+	"\vReplacement\x12>\n" +
+	"\told_value\x18\x01 \x01(\v2!.spark.connect.Expression.LiteralR\boldValue\x12>\n" +
+	"\tnew_value\x18\x02 \x01(\v2!.spark.connect.Expression.LiteralR\bnewValue\"\\\n" +
+	"\vStatSummary\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x1e\n" +
+	"\n" +
+	"statistics\x18\x02 \x03(\tR\n" +
+	"statistics\"Q\n" +
+	"\fStatDescribe\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x12\n" +
+	"\x04cols\x18\x02 \x03(\tR\x04cols\"e\n" +
+	"\fStatCrosstab\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x12\n" +
+	"\x04col1\x18\x02 \x01(\tR\x04col1\x12\x12\n" +
+	"\x04col2\x18\x03 \x01(\tR\x04col2\"`\n" +
+	"\aStatCov\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x12\n" +
+	"\x04col1\x18\x02 \x01(\tR\x04col1\x12\x12\n" +
+	"\x04col2\x18\x03 \x01(\tR\x04col2\"\x89\x01\n" +
+	"\bStatCorr\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x12\n" +
+	"\x04col1\x18\x02 \x01(\tR\x04col1\x12\x12\n" +
+	"\x04col2\x18\x03 \x01(\tR\x04col2\x12\x1b\n" +
+	"\x06method\x18\x04 \x01(\tH\x00R\x06method\x88\x01\x01B\t\n" +
+	"\a_method\"\xa4\x01\n" +
+	"\x12StatApproxQuantile\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x12\n" +
+	"\x04cols\x18\x02 \x03(\tR\x04cols\x12$\n" +
+	"\rprobabilities\x18\x03 \x03(\x01R\rprobabilities\x12%\n" +
+	"\x0erelative_error\x18\x04 \x01(\x01R\rrelativeError\"}\n" +
+	"\rStatFreqItems\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12\x12\n" +
+	"\x04cols\x18\x02 \x03(\tR\x04cols\x12\x1d\n" +
+	"\asupport\x18\x03 \x01(\x01H\x00R\asupport\x88\x01\x01B\n" +
+	"\n" +
+	"\b_support\"\xb5\x02\n" +
+	"\fStatSampleBy\x12-\n" +
+	"\x05input\x18\x01 \x01(\v2\x17.spark.connect.RelationR\x05input\x12+\n" +
+	"\x03col\x18\x02 \x01(\v2\x19.spark.connect.ExpressionR\x03col\x12B\n" +
+	"\tfractions\x18\x03 \x03(\v2$.spark.connect.StatSampleBy.FractionR\tfractions\x12\x17\n" +
+	"\x04seed\x18\x05 \x01(\x03H\x00R\x04seed\x88\x01\x01\x1ac\n" +
+	"\bFraction\x12;\n" +
+	"\astratum\x18\x01 \x01(\v2!.spark.connect.Expression.LiteralR\astratum\x12\x1a\n" +
+	"\bfraction\x18\x02 \x01(\x01R\bfractionB\a\n" +
+	"\x05_seedBc\n" +
 	"\x1eorg.apache.spark.connect.protoP\x01Z?github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpbb\x06proto3"
 
 var (
@@ -2529,7 +3944,7 @@ func file_spark_connect_relations_proto_rawDescGZIP() []byte {
 }
 
 var file_spark_connect_relations_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_spark_connect_relations_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_spark_connect_relations_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_spark_connect_relations_proto_goTypes = []any{
 	(Join_JoinType)(0),                // 0: spark.connect.Join.JoinType
 	(SetOperation_SetOpType)(0),       // 1: spark.connect.SetOperation.SetOpType
@@ -2557,93 +3972,153 @@ var file_spark_connect_relations_proto_goTypes = []any{
 	(*WithColumns)(nil),               // 23: spark.connect.WithColumns
 	(*WithWatermark)(nil),             // 24: spark.connect.WithWatermark
 	(*Hint)(nil),                      // 25: spark.connect.Hint
-	nil,                               // 26: spark.connect.SQL.ArgsEntry
-	nil,                               // 27: spark.connect.SQL.NamedArgumentsEntry
-	(*Read_NamedTable)(nil),           // 28: spark.connect.Read.NamedTable
-	(*Read_DataSource)(nil),           // 29: spark.connect.Read.DataSource
-	nil,                               // 30: spark.connect.Read.NamedTable.OptionsEntry
-	nil,                               // 31: spark.connect.Read.DataSource.OptionsEntry
-	(*Join_JoinDataType)(nil),         // 32: spark.connect.Join.JoinDataType
-	nil,                               // 33: spark.connect.WithColumnsRenamed.RenameColumnsMapEntry
-	(*WithColumnsRenamed_Rename)(nil), // 34: spark.connect.WithColumnsRenamed.Rename
-	(*anypb.Any)(nil),                 // 35: google.protobuf.Any
-	(*Expression_Literal)(nil),        // 36: spark.connect.Expression.Literal
-	(*Expression)(nil),                // 37: spark.connect.Expression
-	(*Expression_SortOrder)(nil),      // 38: spark.connect.Expression.SortOrder
-	(*Expression_Alias)(nil),          // 39: spark.connect.Expression.Alias
+	(*Offset)(nil),                    // 26: spark.connect.Offset
+	(*Tail)(nil),                      // 27: spark.connect.Tail
+	(*ToDF)(nil),                      // 28: spark.connect.ToDF
+	(*Repartition)(nil),               // 29: spark.connect.Repartition
+	(*RepartitionByExpression)(nil),   // 30: spark.connect.RepartitionByExpression
+	(*NAFill)(nil),                    // 31: spark.connect.NAFill
+	(*NADrop)(nil),                    // 32: spark.connect.NADrop
+	(*NAReplace)(nil),                 // 33: spark.connect.NAReplace
+	(*StatSummary)(nil),               // 34: spark.connect.StatSummary
+	(*StatDescribe)(nil),              // 35: spark.connect.StatDescribe
+	(*StatCrosstab)(nil),              // 36: spark.connect.StatCrosstab
+	(*StatCov)(nil),                   // 37: spark.connect.StatCov
+	(*StatCorr)(nil),                  // 38: spark.connect.StatCorr
+	(*StatApproxQuantile)(nil),        // 39: spark.connect.StatApproxQuantile
+	(*StatFreqItems)(nil),             // 40: spark.connect.StatFreqItems
+	(*StatSampleBy)(nil),              // 41: spark.connect.StatSampleBy
+	nil,                               // 42: spark.connect.SQL.ArgsEntry
+	nil,                               // 43: spark.connect.SQL.NamedArgumentsEntry
+	(*Read_NamedTable)(nil),           // 44: spark.connect.Read.NamedTable
+	(*Read_DataSource)(nil),           // 45: spark.connect.Read.DataSource
+	nil,                               // 46: spark.connect.Read.NamedTable.OptionsEntry
+	nil,                               // 47: spark.connect.Read.DataSource.OptionsEntry
+	(*Join_JoinDataType)(nil),         // 48: spark.connect.Join.JoinDataType
+	nil,                               // 49: spark.connect.WithColumnsRenamed.RenameColumnsMapEntry
+	(*WithColumnsRenamed_Rename)(nil), // 50: spark.connect.WithColumnsRenamed.Rename
+	(*NAReplace_Replacement)(nil),     // 51: spark.connect.NAReplace.Replacement
+	(*StatSampleBy_Fraction)(nil),     // 52: spark.connect.StatSampleBy.Fraction
+	(*Catalog)(nil),                   // 53: spark.connect.Catalog
+	(*anypb.Any)(nil),                 // 54: google.protobuf.Any
+	(*Expression_Literal)(nil),        // 55: spark.connect.Expression.Literal
+	(*Expression)(nil),                // 56: spark.connect.Expression
+	(*Expression_SortOrder)(nil),      // 57: spark.connect.Expression.SortOrder
+	(*Expression_Alias)(nil),          // 58: spark.connect.Expression.Alias
 }
 var file_spark_connect_relations_proto_depIdxs = []int32{
-	4,  // 0: spark.connect.Relation.common:type_name -> spark.connect.RelationCommon
-	6,  // 1: spark.connect.Relation.read:type_name -> spark.connect.Read
-	7,  // 2: spark.connect.Relation.project:type_name -> spark.connect.Project
-	8,  // 3: spark.connect.Relation.filter:type_name -> spark.connect.Filter
-	9,  // 4: spark.connect.Relation.join:type_name -> spark.connect.Join
-	10, // 5: spark.connect.Relation.set_op:type_name -> spark.connect.SetOperation
-	13, // 6: spark.connect.Relation.sort:type_name -> spark.connect.Sort
-	11, // 7: spark.connect.Relation.limit:type_name -> spark.connect.Limit
-	12, // 8: spark.connect.Relation.aggregate:type_name -> spark.connect.Aggregate
-	5,  // 9: spark.connect.Relation.sql:type_name -> spark.connect.SQL
-	16, // 10: spark.connect.Relation.local_relation:type_name -> spark.connect.LocalRelation
-	17, // 11: spark.connect.Relation.sample:type_name -> spark.connect.Sample
-	15, // 12: spark.connect.Relation.deduplicate:type_name -> spark.connect.Deduplicate
-	18, // 13: spark.connect.Relation.range:type_name -> spark.connect.Range
-	19, // 14: spark.connect.Relation.subquery_alias:type_name -> spark.connect.SubqueryAlias
-	22, // 15: spark.connect.Relation.with_columns_renamed:type_name -> spark.connect.WithColumnsRenamed
-	20, // 16: spark.connect.Relation.show_string:type_name -> spark.connect.ShowString
-	14, // 17: spark.connect.Relation.drop:type_name -> spark.connect.Drop
-	23, // 18: spark.connect.Relation.with_columns:type_name -> spark.connect.WithColumns
-	25, // 19: spark.connect.Relation.hint:type_name -> spark.connect.Hint
-	24, // 20: spark.connect.Relation.with_watermark:type_name -> spark.connect.WithWatermark
-	21, // 21: spark.connect.Relation.html_string:type_name -> spark.connect.HtmlString
-	35, // 22: spark.connect.Relation.extension:type_name -> google.protobuf.Any
-	26, // 23: spark.connect.SQL.args:type_name -> spark.connect.SQL.ArgsEntry
-	36, // 24: spark.connect.SQL.pos_args:type_name -> spark.connect.Expression.Literal
-	27, // 25: spark.connect.SQL.named_arguments:type_name -> spark.connect.SQL.NamedArgumentsEntry
-	37, // 26: spark.connect.SQL.pos_arguments:type_name -> spark.connect.Expression
-	28, // 27: spark.connect.Read.named_table:type_name -> spark.connect.Read.NamedTable
-	29, // 28: spark.connect.Read.data_source:type_name -> spark.connect.Read.DataSource
-	3,  // 29: spark.connect.Project.input:type_name -> spark.connect.Relation
-	37, // 30: spark.connect.Project.expressions:type_name -> spark.connect.Expression
-	3,  // 31: spark.connect.Filter.input:type_name -> spark.connect.Relation
-	37, // 32: spark.connect.Filter.condition:type_name -> spark.connect.Expression
-	3,  // 33: spark.connect.Join.left:type_name -> spark.connect.Relation
-	3,  // 34: spark.connect.Join.right:type_name -> spark.connect.Relation
-	37, // 35: spark.connect.Join.join_condition:type_name -> spark.connect.Expression
-	0,  // 36: spark.connect.Join.join_type:type_name -> spark.connect.Join.JoinType
-	32, // 37: spark.connect.Join.join_data_type:type_name -> spark.connect.Join.JoinDataType
-	3,  // 38: spark.connect.SetOperation.left_input:type_name -> spark.connect.Relation
-	3,  // 39: spark.connect.SetOperation.right_input:type_name -> spark.connect.Relation
-	1,  // 40: spark.connect.SetOperation.set_op_type:type_name -> spark.connect.SetOperation.SetOpType
-	3,  // 41: spark.connect.Limit.input:type_name -> spark.connect.Relation
-	3,  // 42: spark.connect.Aggregate.input:type_name -> spark.connect.Relation
-	2,  // 43: spark.connect.Aggregate.group_type:type_name -> spark.connect.Aggregate.GroupType
-	37, // 44: spark.connect.Aggregate.grouping_expressions:type_name -> spark.connect.Expression
-	37, // 45: spark.connect.Aggregate.aggregate_expressions:type_name -> spark.connect.Expression
-	3,  // 46: spark.connect.Sort.input:type_name -> spark.connect.Relation
-	38, // 47: spark.connect.Sort.order:type_name -> spark.connect.Expression.SortOrder
-	3,  // 48: spark.connect.Drop.input:type_name -> spark.connect.Relation
-	37, // 49: spark.connect.Drop.columns:type_name -> spark.connect.Expression
-	3,  // 50: spark.connect.Deduplicate.input:type_name -> spark.connect.Relation
-	3,  // 51: spark.connect.Sample.input:type_name -> spark.connect.Relation
-	3,  // 52: spark.connect.SubqueryAlias.input:type_name -> spark.connect.Relation
-	3,  // 53: spark.connect.ShowString.input:type_name -> spark.connect.Relation
-	3,  // 54: spark.connect.HtmlString.input:type_name -> spark.connect.Relation
-	3,  // 55: spark.connect.WithColumnsRenamed.input:type_name -> spark.connect.Relation
-	33, // 56: spark.connect.WithColumnsRenamed.rename_columns_map:type_name -> spark.connect.WithColumnsRenamed.RenameColumnsMapEntry
-	34, // 57: spark.connect.WithColumnsRenamed.renames:type_name -> spark.connect.WithColumnsRenamed.Rename
-	3,  // 58: spark.connect.WithColumns.input:type_name -> spark.connect.Relation
-	39, // 59: spark.connect.WithColumns.aliases:type_name -> spark.connect.Expression.Alias
-	3,  // 60: spark.connect.WithWatermark.input:type_name -> spark.connect.Relation
-	3,  // 61: spark.connect.Hint.input:type_name -> spark.connect.Relation
-	36, // 62: spark.connect.SQL.ArgsEntry.value:type_name -> spark.connect.Expression.Literal
-	37, // 63: spark.connect.SQL.NamedArgumentsEntry.value:type_name -> spark.connect.Expression
-	30, // 64: spark.connect.Read.NamedTable.options:type_name -> spark.connect.Read.NamedTable.OptionsEntry
-	31, // 65: spark.connect.Read.DataSource.options:type_name -> spark.connect.Read.DataSource.OptionsEntry
-	66, // [66:66] is the sub-list for method output_type
-	66, // [66:66] is the sub-list for method input_type
-	66, // [66:66] is the sub-list for extension type_name
-	66, // [66:66] is the sub-list for extension extendee
-	0,  // [0:66] is the sub-list for field type_name
+	4,   // 0: spark.connect.Relation.common:type_name -> spark.connect.RelationCommon
+	6,   // 1: spark.connect.Relation.read:type_name -> spark.connect.Read
+	7,   // 2: spark.connect.Relation.project:type_name -> spark.connect.Project
+	8,   // 3: spark.connect.Relation.filter:type_name -> spark.connect.Filter
+	9,   // 4: spark.connect.Relation.join:type_name -> spark.connect.Join
+	10,  // 5: spark.connect.Relation.set_op:type_name -> spark.connect.SetOperation
+	13,  // 6: spark.connect.Relation.sort:type_name -> spark.connect.Sort
+	11,  // 7: spark.connect.Relation.limit:type_name -> spark.connect.Limit
+	12,  // 8: spark.connect.Relation.aggregate:type_name -> spark.connect.Aggregate
+	5,   // 9: spark.connect.Relation.sql:type_name -> spark.connect.SQL
+	16,  // 10: spark.connect.Relation.local_relation:type_name -> spark.connect.LocalRelation
+	17,  // 11: spark.connect.Relation.sample:type_name -> spark.connect.Sample
+	26,  // 12: spark.connect.Relation.offset:type_name -> spark.connect.Offset
+	15,  // 13: spark.connect.Relation.deduplicate:type_name -> spark.connect.Deduplicate
+	18,  // 14: spark.connect.Relation.range:type_name -> spark.connect.Range
+	19,  // 15: spark.connect.Relation.subquery_alias:type_name -> spark.connect.SubqueryAlias
+	29,  // 16: spark.connect.Relation.repartition:type_name -> spark.connect.Repartition
+	28,  // 17: spark.connect.Relation.to_df:type_name -> spark.connect.ToDF
+	22,  // 18: spark.connect.Relation.with_columns_renamed:type_name -> spark.connect.WithColumnsRenamed
+	20,  // 19: spark.connect.Relation.show_string:type_name -> spark.connect.ShowString
+	14,  // 20: spark.connect.Relation.drop:type_name -> spark.connect.Drop
+	27,  // 21: spark.connect.Relation.tail:type_name -> spark.connect.Tail
+	23,  // 22: spark.connect.Relation.with_columns:type_name -> spark.connect.WithColumns
+	25,  // 23: spark.connect.Relation.hint:type_name -> spark.connect.Hint
+	30,  // 24: spark.connect.Relation.repartition_by_expression:type_name -> spark.connect.RepartitionByExpression
+	24,  // 25: spark.connect.Relation.with_watermark:type_name -> spark.connect.WithWatermark
+	21,  // 26: spark.connect.Relation.html_string:type_name -> spark.connect.HtmlString
+	31,  // 27: spark.connect.Relation.fill_na:type_name -> spark.connect.NAFill
+	32,  // 28: spark.connect.Relation.drop_na:type_name -> spark.connect.NADrop
+	33,  // 29: spark.connect.Relation.replace:type_name -> spark.connect.NAReplace
+	34,  // 30: spark.connect.Relation.summary:type_name -> spark.connect.StatSummary
+	36,  // 31: spark.connect.Relation.crosstab:type_name -> spark.connect.StatCrosstab
+	35,  // 32: spark.connect.Relation.describe:type_name -> spark.connect.StatDescribe
+	37,  // 33: spark.connect.Relation.cov:type_name -> spark.connect.StatCov
+	38,  // 34: spark.connect.Relation.corr:type_name -> spark.connect.StatCorr
+	39,  // 35: spark.connect.Relation.approx_quantile:type_name -> spark.connect.StatApproxQuantile
+	40,  // 36: spark.connect.Relation.freq_items:type_name -> spark.connect.StatFreqItems
+	41,  // 37: spark.connect.Relation.sample_by:type_name -> spark.connect.StatSampleBy
+	53,  // 38: spark.connect.Relation.catalog:type_name -> spark.connect.Catalog
+	54,  // 39: spark.connect.Relation.extension:type_name -> google.protobuf.Any
+	42,  // 40: spark.connect.SQL.args:type_name -> spark.connect.SQL.ArgsEntry
+	55,  // 41: spark.connect.SQL.pos_args:type_name -> spark.connect.Expression.Literal
+	43,  // 42: spark.connect.SQL.named_arguments:type_name -> spark.connect.SQL.NamedArgumentsEntry
+	56,  // 43: spark.connect.SQL.pos_arguments:type_name -> spark.connect.Expression
+	44,  // 44: spark.connect.Read.named_table:type_name -> spark.connect.Read.NamedTable
+	45,  // 45: spark.connect.Read.data_source:type_name -> spark.connect.Read.DataSource
+	3,   // 46: spark.connect.Project.input:type_name -> spark.connect.Relation
+	56,  // 47: spark.connect.Project.expressions:type_name -> spark.connect.Expression
+	3,   // 48: spark.connect.Filter.input:type_name -> spark.connect.Relation
+	56,  // 49: spark.connect.Filter.condition:type_name -> spark.connect.Expression
+	3,   // 50: spark.connect.Join.left:type_name -> spark.connect.Relation
+	3,   // 51: spark.connect.Join.right:type_name -> spark.connect.Relation
+	56,  // 52: spark.connect.Join.join_condition:type_name -> spark.connect.Expression
+	0,   // 53: spark.connect.Join.join_type:type_name -> spark.connect.Join.JoinType
+	48,  // 54: spark.connect.Join.join_data_type:type_name -> spark.connect.Join.JoinDataType
+	3,   // 55: spark.connect.SetOperation.left_input:type_name -> spark.connect.Relation
+	3,   // 56: spark.connect.SetOperation.right_input:type_name -> spark.connect.Relation
+	1,   // 57: spark.connect.SetOperation.set_op_type:type_name -> spark.connect.SetOperation.SetOpType
+	3,   // 58: spark.connect.Limit.input:type_name -> spark.connect.Relation
+	3,   // 59: spark.connect.Aggregate.input:type_name -> spark.connect.Relation
+	2,   // 60: spark.connect.Aggregate.group_type:type_name -> spark.connect.Aggregate.GroupType
+	56,  // 61: spark.connect.Aggregate.grouping_expressions:type_name -> spark.connect.Expression
+	56,  // 62: spark.connect.Aggregate.aggregate_expressions:type_name -> spark.connect.Expression
+	3,   // 63: spark.connect.Sort.input:type_name -> spark.connect.Relation
+	57,  // 64: spark.connect.Sort.order:type_name -> spark.connect.Expression.SortOrder
+	3,   // 65: spark.connect.Drop.input:type_name -> spark.connect.Relation
+	56,  // 66: spark.connect.Drop.columns:type_name -> spark.connect.Expression
+	3,   // 67: spark.connect.Deduplicate.input:type_name -> spark.connect.Relation
+	3,   // 68: spark.connect.Sample.input:type_name -> spark.connect.Relation
+	3,   // 69: spark.connect.SubqueryAlias.input:type_name -> spark.connect.Relation
+	3,   // 70: spark.connect.ShowString.input:type_name -> spark.connect.Relation
+	3,   // 71: spark.connect.HtmlString.input:type_name -> spark.connect.Relation
+	3,   // 72: spark.connect.WithColumnsRenamed.input:type_name -> spark.connect.Relation
+	49,  // 73: spark.connect.WithColumnsRenamed.rename_columns_map:type_name -> spark.connect.WithColumnsRenamed.RenameColumnsMapEntry
+	50,  // 74: spark.connect.WithColumnsRenamed.renames:type_name -> spark.connect.WithColumnsRenamed.Rename
+	3,   // 75: spark.connect.WithColumns.input:type_name -> spark.connect.Relation
+	58,  // 76: spark.connect.WithColumns.aliases:type_name -> spark.connect.Expression.Alias
+	3,   // 77: spark.connect.WithWatermark.input:type_name -> spark.connect.Relation
+	3,   // 78: spark.connect.Hint.input:type_name -> spark.connect.Relation
+	3,   // 79: spark.connect.Offset.input:type_name -> spark.connect.Relation
+	3,   // 80: spark.connect.Tail.input:type_name -> spark.connect.Relation
+	3,   // 81: spark.connect.ToDF.input:type_name -> spark.connect.Relation
+	3,   // 82: spark.connect.Repartition.input:type_name -> spark.connect.Relation
+	3,   // 83: spark.connect.RepartitionByExpression.input:type_name -> spark.connect.Relation
+	56,  // 84: spark.connect.RepartitionByExpression.partition_exprs:type_name -> spark.connect.Expression
+	3,   // 85: spark.connect.NAFill.input:type_name -> spark.connect.Relation
+	55,  // 86: spark.connect.NAFill.values:type_name -> spark.connect.Expression.Literal
+	3,   // 87: spark.connect.NADrop.input:type_name -> spark.connect.Relation
+	3,   // 88: spark.connect.NAReplace.input:type_name -> spark.connect.Relation
+	51,  // 89: spark.connect.NAReplace.replacements:type_name -> spark.connect.NAReplace.Replacement
+	3,   // 90: spark.connect.StatSummary.input:type_name -> spark.connect.Relation
+	3,   // 91: spark.connect.StatDescribe.input:type_name -> spark.connect.Relation
+	3,   // 92: spark.connect.StatCrosstab.input:type_name -> spark.connect.Relation
+	3,   // 93: spark.connect.StatCov.input:type_name -> spark.connect.Relation
+	3,   // 94: spark.connect.StatCorr.input:type_name -> spark.connect.Relation
+	3,   // 95: spark.connect.StatApproxQuantile.input:type_name -> spark.connect.Relation
+	3,   // 96: spark.connect.StatFreqItems.input:type_name -> spark.connect.Relation
+	3,   // 97: spark.connect.StatSampleBy.input:type_name -> spark.connect.Relation
+	56,  // 98: spark.connect.StatSampleBy.col:type_name -> spark.connect.Expression
+	52,  // 99: spark.connect.StatSampleBy.fractions:type_name -> spark.connect.StatSampleBy.Fraction
+	55,  // 100: spark.connect.SQL.ArgsEntry.value:type_name -> spark.connect.Expression.Literal
+	56,  // 101: spark.connect.SQL.NamedArgumentsEntry.value:type_name -> spark.connect.Expression
+	46,  // 102: spark.connect.Read.NamedTable.options:type_name -> spark.connect.Read.NamedTable.OptionsEntry
+	47,  // 103: spark.connect.Read.DataSource.options:type_name -> spark.connect.Read.DataSource.OptionsEntry
+	55,  // 104: spark.connect.NAReplace.Replacement.old_value:type_name -> spark.connect.Expression.Literal
+	55,  // 105: spark.connect.NAReplace.Replacement.new_value:type_name -> spark.connect.Expression.Literal
+	55,  // 106: spark.connect.StatSampleBy.Fraction.stratum:type_name -> spark.connect.Expression.Literal
+	107, // [107:107] is the sub-list for method output_type
+	107, // [107:107] is the sub-list for method input_type
+	107, // [107:107] is the sub-list for extension type_name
+	107, // [107:107] is the sub-list for extension extendee
+	0,   // [0:107] is the sub-list for field type_name
 }
 
 func init() { file_spark_connect_relations_proto_init() }
@@ -2651,6 +4126,7 @@ func file_spark_connect_relations_proto_init() {
 	if File_spark_connect_relations_proto != nil {
 		return
 	}
+	file_spark_connect_catalog_proto_init()
 	file_spark_connect_expressions_proto_init()
 	file_spark_connect_relations_proto_msgTypes[0].OneofWrappers = []any{
 		(*Relation_Read)(nil),
@@ -2664,16 +4140,33 @@ func file_spark_connect_relations_proto_init() {
 		(*Relation_Sql)(nil),
 		(*Relation_LocalRelation)(nil),
 		(*Relation_Sample)(nil),
+		(*Relation_Offset)(nil),
 		(*Relation_Deduplicate)(nil),
 		(*Relation_Range)(nil),
 		(*Relation_SubqueryAlias)(nil),
+		(*Relation_Repartition)(nil),
+		(*Relation_ToDf)(nil),
 		(*Relation_WithColumnsRenamed)(nil),
 		(*Relation_ShowString)(nil),
 		(*Relation_Drop)(nil),
+		(*Relation_Tail)(nil),
 		(*Relation_WithColumns)(nil),
 		(*Relation_Hint)(nil),
+		(*Relation_RepartitionByExpression)(nil),
 		(*Relation_WithWatermark)(nil),
 		(*Relation_HtmlString)(nil),
+		(*Relation_FillNa)(nil),
+		(*Relation_DropNa)(nil),
+		(*Relation_Replace)(nil),
+		(*Relation_Summary)(nil),
+		(*Relation_Crosstab)(nil),
+		(*Relation_Describe)(nil),
+		(*Relation_Cov)(nil),
+		(*Relation_Corr)(nil),
+		(*Relation_ApproxQuantile)(nil),
+		(*Relation_FreqItems)(nil),
+		(*Relation_SampleBy)(nil),
+		(*Relation_Catalog)(nil),
 		(*Relation_Extension)(nil),
 	}
 	file_spark_connect_relations_proto_msgTypes[1].OneofWrappers = []any{}
@@ -2689,13 +4182,19 @@ func file_spark_connect_relations_proto_init() {
 	file_spark_connect_relations_proto_msgTypes[14].OneofWrappers = []any{}
 	file_spark_connect_relations_proto_msgTypes[15].OneofWrappers = []any{}
 	file_spark_connect_relations_proto_msgTypes[26].OneofWrappers = []any{}
+	file_spark_connect_relations_proto_msgTypes[27].OneofWrappers = []any{}
+	file_spark_connect_relations_proto_msgTypes[29].OneofWrappers = []any{}
+	file_spark_connect_relations_proto_msgTypes[35].OneofWrappers = []any{}
+	file_spark_connect_relations_proto_msgTypes[37].OneofWrappers = []any{}
+	file_spark_connect_relations_proto_msgTypes[38].OneofWrappers = []any{}
+	file_spark_connect_relations_proto_msgTypes[42].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_spark_connect_relations_proto_rawDesc), len(file_spark_connect_relations_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   32,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
