@@ -7,11 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/s3test"
@@ -356,59 +354,5 @@ func TestS3CheckpointRootFromCatalogSettings(t *testing.T) {
 	keys := b.Keys(t, "checkpoints/root_events/")
 	if n := len(prefixed(keys, "checkpoints/root_events/commits/")); n != len(first)+len(second) {
 		t.Fatalf("%d commits in the S3 checkpoint root, the query ran %d batches: %v", n, len(first)+len(second), keys)
-	}
-}
-
-// TestS3CheckpointRetentionPlanApply: under an S3 checkpoint root, an idle
-// checkpoint is planned for deletion and deleted; one whose query holds
-// its lease is kept, whatever its age, and keeps every file.
-func TestS3CheckpointRetentionPlanApply(t *testing.T) {
-	ctx := context.Background()
-	b := s3test.New(t)
-	b.SetAWSEnv(t)
-	root := b.BlobURL("checkpoints")
-	for _, name := range []string{"idle", "held"} {
-		ck, err := checkpoint.Open(ctx, b.BlobURL("checkpoints/"+name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range int64(3) {
-			if err := ck.WriteCommit(ctx, i, checkpoint.CommitMetadata{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if name == "held" {
-			defer ck.Close()
-		} else if err := ck.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	heldBefore := b.Keys(t, "checkpoints/held/commits/")
-	// A month from now, both are old; only the idle one is free.
-	plan, err := checkpoint.PlanRetention(ctx, root, checkpoint.RetentionPolicy{OlderThan: 7 * 24 * time.Hour}, checkpoint.Options{}, time.Now().Add(30*24*time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(plan.Delete) != 1 || !strings.Contains(plan.Delete[0].Location, "/checkpoints/idle") || plan.Delete[0].Files != 3 {
-		t.Fatalf("plan deletes %+v, want the idle checkpoint's 3 files", plan.Delete)
-	}
-	if len(plan.Keep) != 1 || !strings.Contains(plan.Keep[0].Reason, "is running") {
-		t.Fatalf("plan keeps %+v, want the held checkpoint, its query running", plan.Keep)
-	}
-	var deleted []string
-	err = checkpoint.ApplyRetention(ctx, plan, checkpoint.Options{},
-		func(loc string, files int) { deleted = append(deleted, fmt.Sprint(loc, " ", files)) },
-		func(loc, reason string) { t.Errorf("apply kept %s: %s", loc, reason) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(deleted) != 1 {
-		t.Fatalf("apply deleted %v", deleted)
-	}
-	if left := b.Keys(t, "checkpoints/idle/commits/"); len(left) != 0 {
-		t.Fatalf("the idle checkpoint still holds %v", left)
-	}
-	if got := b.Keys(t, "checkpoints/held/commits/"); !slices.Equal(got, heldBefore) || len(got) != 3 {
-		t.Fatalf("the held checkpoint holds %v, held %v before", got, heldBefore)
 	}
 }
