@@ -83,14 +83,23 @@ func (t *opTree) build(n plan.Node) (*opNode, error) {
 		if err != nil {
 			return nil, err
 		}
-		if child.chain == nil || child.source < 0 {
+		at := child
+		if d, ok := x.In.(*plan.Deduplicate); ok && d.EventTime < 0 && len(child.children) == 1 {
+			// dropDuplicates without a watermark keeps no event-time
+			// state and leaves the columns as they are, so the watermark
+			// above it is tracked on its input's rows (a duplicate
+			// carries its first copy's event time): the old executor's
+			// shape, which the fraud pipeline uses.
+			at = child.children[0]
+		}
+		if at.chain == nil || at.source < 0 {
 			return nil, fmt.Errorf("withWatermark(%q) after a stateful operator is not supported: set the watermark on the input", x.Column)
 		}
-		if child.stats == nil {
-			child.stats = &EventTimeStats{}
+		if at.stats == nil {
+			at.stats = &EventTimeStats{}
 		}
-		child.delay = x.Delay
-		child.chain.ops = append(child.chain.ops, &watermarkOp{index: x.Index, stats: child.stats, schema: x.Out})
+		at.delay = x.Delay
+		at.chain.ops = append(at.chain.ops, &watermarkOp{index: x.Index, stats: at.stats, schema: x.Out})
 		return child, nil
 	case *plan.Join:
 		ls, rs := x.Left.IsStreaming(), x.Right.IsStreaming()
