@@ -142,3 +142,21 @@ func TestConsoleOutputInANotebookBlock(t *testing.T) {
 		t.Errorf("a memory query's cell got %d console blocks", n)
 	}
 }
+
+// TestTimedAwaitIsNotALostConnection: the server has the same deadline
+// as the client (Grpc-Timeout) and may end the stream first; a timed
+// wait on a running query must still read "not ended", every time.
+func TestTimedAwaitIsNotALostConnection(t *testing.T) {
+	spark := internalServer(t)
+	q, err := spark.ReadStream().Format("rate").Load().WriteStream().Format("memory").QueryName("timed_wait").Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+	q.progress = false
+	for i := range 60 {
+		if ended, err := q.AwaitTerminationTimeout(time.Duration(20+i%7) * time.Millisecond); ended || err != nil {
+			t.Fatalf("wait %d on a running query: ended %v, %v", i, ended, err)
+		}
+	}
+}

@@ -286,6 +286,7 @@ func headerStatus(h http.Header) *rpcStatus {
 // transportStatus classifies a failure to start a call: the caller's
 // context, or no server at the address.
 func (c *conn) transportStatus(ctx context.Context, err error) *rpcStatus {
+	settleNearDeadline(ctx)
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return &rpcStatus{code: CodeDeadlineExceeded, msg: "deadline exceeded"}
@@ -302,10 +303,28 @@ func (c *conn) transportStatus(ctx context.Context, err error) *rpcStatus {
 // context, or the connection to the server lost (the server stopped or
 // was killed).
 func (s *callStream) lost(err error) *rpcStatus {
+	settleNearDeadline(s.ctx)
 	if s.ctx.Err() != nil {
 		return s.conn.transportStatus(s.ctx, err)
 	}
 	return &rpcStatus{code: CodeUnavailable, msg: fmt.Sprintf("lost the connection to the Atlas server at %s during %s (%v): the server stopped or was killed", s.conn.target(), s.method, err)}
+}
+
+// deadlineSlack is how close to its deadline a call may fail and still
+// count as timed out rather than lost.
+const deadlineSlack = 250 * time.Millisecond
+
+// settleNearDeadline waits out a deadline that is about to pass. The
+// call's Grpc-Timeout gives the server the same deadline, rounded down
+// to the millisecond, so the server can end the stream (RST_STREAM
+// CANCEL) a moment before the client's own context expires; without
+// this, a timed wait read "lost the connection".
+func settleNearDeadline(ctx context.Context) {
+	dl, ok := ctx.Deadline()
+	if !ok || ctx.Err() != nil || time.Until(dl) > deadlineSlack {
+		return
+	}
+	<-ctx.Done()
 }
 
 // target is the server's host:port.
