@@ -37,7 +37,7 @@ func (w *DataStreamWriter) startForeachBatch(op *pb.WriteStreamOperationStart) (
 		return nil, fmt.Errorf("start the query: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stream, err := s.startExecute(ctx, &pb.Plan{OpType: &pb.Plan_Command{Command: &pb.Command{CommandType: &pb.Command_Extension{Extension: ext}}}})
+	stream, err := s.startExecute(ctx, &pb.Plan{OpType: &pb.Plan_Command{Command: &pb.Command{CommandType: &pb.Command_Extension{Extension: ext}}}}, s.observed())
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("start the query: %w", err)

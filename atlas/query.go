@@ -85,8 +85,13 @@ func (q *StreamingQuery) Name() string {
 
 // command runs one StreamingQueryCommand and returns its result.
 func (q *StreamingQuery) command(ctx context.Context, c *pb.StreamingQueryCommand) (*pb.StreamingQueryCommandResult, error) {
+	return q.commandAs(ctx, c, q.s.observed())
+}
+
+// commandAs is command with the given observed server-side session id.
+func (q *StreamingQuery) commandAs(ctx context.Context, c *pb.StreamingQueryCommand, observed *string) (*pb.StreamingQueryCommandResult, error) {
 	c.QueryId = q.id
-	resps, err := q.s.command(ctx, &pb.Command{CommandType: &pb.Command_StreamingQueryCommand{StreamingQueryCommand: c}})
+	resps, err := q.s.commandAs(ctx, &pb.Command{CommandType: &pb.Command_StreamingQueryCommand{StreamingQueryCommand: c}}, observed)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", q.displayName(), err)
 	}
@@ -258,7 +263,14 @@ func (q *StreamingQuery) stop(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, rpcTimeout)
 	defer cancel()
-	_, err := q.command(ctx, &pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Stop{Stop: true}})
+	stop := &pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Stop{Stop: true}}
+	_, err := q.command(ctx, stop)
+	if errors.Is(err, ErrSessionChanged) {
+		// The server restarted and resumed the query (same id, a new
+		// run): stopping it is still what the handle's owner asks for.
+		// The session stays changed for every other call.
+		_, err = q.commandAs(ctx, stop, nil)
+	}
 	return err
 }
 
@@ -412,6 +424,9 @@ func (q *StreamingQuery) wait(ctx context.Context, view *liveView, tail *console
 				AwaitTermination: &pb.StreamingQueryCommand_AwaitTerminationCommand{TimeoutMs: ptr(pollInterval.Milliseconds())},
 			}})
 			if err != nil {
+				// The server shares the deadline (Grpc-Timeout) and may
+				// answer DEADLINE_EXCEEDED or reset the stream first.
+				settleNearDeadline(ctx)
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}

@@ -2,6 +2,7 @@ package atlas_test
 
 import (
 	"bytes"
+	"errors"
 	"context"
 	"fmt"
 	"os"
@@ -534,5 +535,58 @@ func TestNewSessionTakesOverAResumedQuery(t *testing.T) {
 	old := sessionOn(t, srv2.Addr(), oldKernel.SessionID())
 	if active, err := old.Streams().Active(); err != nil || len(active) != 0 {
 		t.Fatalf("the old session still runs %v (%v)", active, err)
+	}
+}
+
+// TestOldClientAfterRestart: a client process that lives through a server
+// restart (a script, a CLI, not a notebook cell) gets Spark's
+// INVALID_HANDLE.SESSION_CHANGED on its next call, since its temp views
+// are gone; yet the StreamingQuery handle it kept stops the query the
+// server resumed (same id, a new run), and no later start resumes it.
+func TestOldClientAfterRestart(t *testing.T) {
+	brokers := wordsBroker(t)
+	home := t.TempDir()
+	srv1 := startHomeServer(t, home, brokers, &syncBuffer{})
+	addr := srv1.Addr()
+	old := sessionOn(t, addr, uuid.NewString())
+	setupGroups(t, old)
+	produceClicks(t, brokers, 60, 0)
+	raw := startRawQuery(t, old, home+"/ck/raw")
+	if err := raw.ProcessAllAvailable(); err != nil {
+		t.Fatal(err)
+	}
+	srv1.Stop()
+
+	srv2, err := server.Start(server.Config{Addr: addr, Tokens: testTokens, Log: &syncBuffer{},
+		Conf: map[string]string{engine.ConfHome: home, engine.ConfKafkaBrokers: brokers}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv2.Stop)
+	if r := srv2.Resumed(); len(r.Resumed) != 1 {
+		t.Fatalf("resumed %+v, want raw", r)
+	}
+	_, err = old.SQL("SELECT * FROM groups")
+	if !errors.Is(err, atlas.ErrSessionChanged) {
+		t.Fatalf("the old session's next call: %v, want INVALID_HANDLE.SESSION_CHANGED", err)
+	}
+	if !strings.Contains(err.Error(), "create a new session") {
+		t.Errorf("the error does not say what to do: %v", err)
+	}
+	if _, err := old.Streams().Active(); !errors.Is(err, atlas.ErrSessionChanged) {
+		t.Fatalf("a second call of the old session: %v, want SESSION_CHANGED again", err)
+	}
+
+	if err := raw.Stop(); err != nil {
+		t.Fatalf("the old handle cannot stop the resumed query: %v", err)
+	}
+	fresh := sessionOn(t, addr, old.SessionID())
+	if active, err := fresh.Streams().Active(); err != nil || len(active) != 0 {
+		t.Fatalf("after the old handle's Stop the session still runs %v (%v)", active, err)
+	}
+	srv2.Stop()
+	srv3 := startHomeServer(t, home, brokers, &syncBuffer{})
+	if r := srv3.Resumed(); len(r.Resumed)+len(r.NotResumed) != 0 {
+		t.Fatalf("a query the old handle stopped is resumed again: %+v", r)
 	}
 }

@@ -47,10 +47,16 @@ func (s *Session) ready(ctx context.Context) error {
 // execute runs plan and hands every response to handle, in order, until
 // the server completes the operation.
 func (s *Session) execute(ctx context.Context, plan *pb.Plan, handle func(*pb.ExecutePlanResponse) error) error {
+	return s.executeAs(ctx, plan, s.observed(), handle)
+}
+
+// executeAs is execute with the server-side session id the request says
+// it observed (nil: none, for a call that must reach a restarted server).
+func (s *Session) executeAs(ctx context.Context, plan *pb.Plan, observed *string, handle func(*pb.ExecutePlanResponse) error) error {
 	if err := s.ready(ctx); err != nil {
 		return err
 	}
-	stream, err := s.startExecute(ctx, plan)
+	stream, err := s.startExecute(ctx, plan, observed)
 	if err != nil {
 		return err
 	}
@@ -74,14 +80,17 @@ func (s *Session) execute(ctx context.Context, plan *pb.Plan, handle func(*pb.Ex
 }
 
 // startExecute sends plan in a new ExecutePlan operation and returns the
-// response stream; errors are already the session's (rpcError).
-func (s *Session) startExecute(ctx context.Context, plan *pb.Plan) (*callStream, error) {
+// response stream; errors are already the session's (rpcError). observed
+// is the server-side session id the request says it saw (nil: none).
+func (s *Session) startExecute(ctx context.Context, plan *pb.Plan, observed *string) (*callStream, error) {
 	req := &pb.ExecutePlanRequest{
 		SessionId:   s.id,
 		UserContext: s.userContext(),
 		OperationId: ptr(uuid.NewString()),
 		Plan:        plan,
 		ClientType:  ptr(s.agent),
+
+		ClientObservedServerSideSessionId: observed,
 	}
 	body, err := req.MarshalVT()
 	if err != nil {
@@ -96,8 +105,13 @@ func (s *Session) startExecute(ctx context.Context, plan *pb.Plan) (*callStream,
 
 // command runs a command plan and returns its responses.
 func (s *Session) command(ctx context.Context, cmd *pb.Command) ([]*pb.ExecutePlanResponse, error) {
+	return s.commandAs(ctx, cmd, s.observed())
+}
+
+// commandAs is command with the given observed server-side session id.
+func (s *Session) commandAs(ctx context.Context, cmd *pb.Command, observed *string) ([]*pb.ExecutePlanResponse, error) {
 	var out []*pb.ExecutePlanResponse
-	err := s.execute(ctx, &pb.Plan{OpType: &pb.Plan_Command{Command: cmd}}, func(r *pb.ExecutePlanResponse) error {
+	err := s.executeAs(ctx, &pb.Plan{OpType: &pb.Plan_Command{Command: cmd}}, observed, func(r *pb.ExecutePlanResponse) error {
 		out = append(out, r)
 		return nil
 	})
@@ -112,6 +126,7 @@ func (s *Session) analyze(ctx context.Context, req *pb.AnalyzePlanRequest) (*pb.
 	req.SessionId = s.id
 	req.UserContext = s.userContext()
 	req.ClientType = ptr(s.agent)
+	req.ClientObservedServerSideSessionId = s.observed()
 	body, err := req.MarshalVT()
 	if err != nil {
 		return nil, fmt.Errorf("encode the AnalyzePlan request: %w", err)
@@ -129,7 +144,8 @@ func (s *Session) config(ctx context.Context, op *pb.ConfigRequest_Operation) (*
 	if s.err != nil {
 		return nil, s.err
 	}
-	req := &pb.ConfigRequest{SessionId: s.id, UserContext: s.userContext(), Operation: op, ClientType: ptr(s.agent)}
+	req := &pb.ConfigRequest{SessionId: s.id, UserContext: s.userContext(), Operation: op, ClientType: ptr(s.agent),
+		ClientObservedServerSideSessionId: s.observed()}
 	body, err := req.MarshalVT()
 	if err != nil {
 		return nil, fmt.Errorf("encode the Config request: %w", err)
@@ -142,15 +158,32 @@ func (s *Session) config(ctx context.Context, op *pb.ConfigRequest_Operation) (*
 	return resp, nil
 }
 
-// noteServerSide remembers the server-side session id, so a server restart
-// is visible (the server then answers with a new id).
+// noteServerSide remembers the server-side session id the server first
+// answered with. Every later request carries it
+// (client_observed_server_side_session_id), so after a server restart the
+// new server answers INVALID_HANDLE.SESSION_CHANGED (ErrSessionChanged),
+// as Spark 3.5+ does, rather than letting the session go on as if its
+// temp views and memory tables were still there.
 func (s *Session) noteServerSide(id string) {
 	if id == "" {
 		return
 	}
 	s.mu.Lock()
-	s.serverSideID = id
+	if s.serverSideID == "" {
+		s.serverSideID = id
+	}
 	s.mu.Unlock()
+}
+
+// observed is the server-side session id to send (nil before the first
+// answer).
+func (s *Session) observed() *string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.serverSideID == "" {
+		return nil
+	}
+	return ptr(s.serverSideID)
 }
 
 // ServerError is an error the server reported: a bad plan, a failed query,

@@ -23,6 +23,12 @@ var (
 	ErrCastInvalidInput      = &ServerError{ErrorClass: "CAST_INVALID_INPUT"}
 	ErrNumColumnsMismatch    = &ServerError{ErrorClass: "NUM_COLUMNS_MISMATCH"}
 	ErrInvalidParameterValue = &ServerError{ErrorClass: "INVALID_PARAMETER_VALUE"}
+	// ErrSessionChanged: the server restarted since this Session last
+	// reached it. Its temp views and memory tables are gone; open a new
+	// Session (Builder().GetOrCreate()) to go on. Streaming queries the
+	// server resumed are there under the same session id, and a
+	// StreamingQuery handle of the old Session can still Stop its query.
+	ErrSessionChanged = &ServerError{ErrorClass: "INVALID_HANDLE.SESSION_CHANGED"}
 )
 
 // Is matches a sentinel of the same main error class (errors.Is(err,

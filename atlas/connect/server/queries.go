@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -16,13 +17,52 @@ type query struct {
 	sq      *engine.StreamingQuery
 	explain string
 	started time.Time
+	// earlierRuns are the run ids this run continues (a query the server
+	// resumed after restarts, newest last): a handle a client kept from
+	// one of them still reaches the query.
+	earlierRuns []string
 }
+
+// maxEarlierRuns bounds the earlier run ids kept per query.
+const maxEarlierRuns = 8
 
 // addQuery registers a started query.
 func (s *session) addQuery(sq *engine.StreamingQuery, explain string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.queries[sq.ID()] = &query{sq: sq, explain: explain, started: time.Now()}
+	earlier := s.continuing[sq.ID()]
+	delete(s.continuing, sq.ID())
+	s.queries[sq.ID()] = &query{sq: sq, explain: explain, started: time.Now(), earlierRuns: earlier}
+}
+
+// continues says the next run of queryID the session starts continues
+// the runs given (oldest first): a resumed query.
+func (s *session) continues(queryID string, runs []string) {
+	if len(runs) > maxEarlierRuns {
+		runs = runs[len(runs)-maxEarlierRuns:]
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.continuing == nil {
+		s.continuing = map[string][]string{}
+	}
+	s.continuing[queryID] = runs
+}
+
+// earlierRuns are the run ids the query's current run continues.
+func (s *session) earlierRuns(queryID string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if q, ok := s.queries[queryID]; ok {
+		return q.earlierRuns
+	}
+	return nil
+}
+
+// isRun tells whether runID names the query's current run or one it
+// continues.
+func (q *query) isRun(runID string) bool {
+	return runID == "" || q.sq.RunID() == runID || slices.Contains(q.earlierRuns, runID)
 }
 
 // query finds a query by id (and run id, when given); as an Atlas
@@ -31,7 +71,7 @@ func (s *session) query(id, runID string) (*query, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if q, ok := s.queries[id]; ok {
-		if runID != "" && q.sq.RunID() != runID {
+		if !q.isRun(runID) {
 			return nil, fmt.Errorf("[STREAMING_QUERY_NOT_FOUND] query %s has run %s, not run %s (restarted?)", id, q.sq.RunID(), runID)
 		}
 		return q, nil

@@ -44,7 +44,10 @@ type queryRecord struct {
 	Session   string `json:"session"`
 	QueryID   string `json:"queryId"`
 	RunID     string `json:"runId"`
-	Name      string `json:"name,omitempty"`
+	// EarlierRuns are the runs RunID continues (resumed after restarts,
+	// oldest first, at most maxEarlierRuns): their handles still reach it.
+	EarlierRuns []string `json:"earlierRuns,omitempty"`
+	Name        string   `json:"name,omitempty"`
 	// Sink and Checkpoint describe the query for people reading the file.
 	Sink       string    `json:"sink"`
 	Checkpoint string    `json:"checkpoint,omitempty"`

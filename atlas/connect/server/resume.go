@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,7 +93,7 @@ func (s *service) recordQuery(sess *session, sq *engine.StreamingQuery, w *pb.Wr
 	rec := &queryRecord{
 		Principal: sess.key.principal, User: sess.key.user, Session: sess.key.id, QueryID: sq.ID(), RunID: sq.RunID(), Name: sq.Name(),
 		Checkpoint: sq.CheckpointLocation(), StartedAt: time.Now().UTC(), Sink: "client-side foreachBatch",
-		ForeachBatchSQL: sqlBatch,
+		ForeachBatchSQL: sqlBatch, EarlierRuns: sess.earlierRuns(sq.ID()),
 	}
 	why := notResumable
 	switch {
@@ -270,6 +271,7 @@ func (s *service) resumeQuery(rec *queryRecord) (sq *engine.StreamingQuery, err 
 		s.logf("session %s opened to resume its streaming queries", key.tag())
 	}
 	sess.restoreConf(rec.Conf)
+	sess.continues(rec.QueryID, append(slices.Clone(rec.EarlierRuns), rec.RunID))
 	for _, v := range rec.Views {
 		rel := &pb.Relation{}
 		if err := proto.Unmarshal(v.Relation, rel); err != nil {

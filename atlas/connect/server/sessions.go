@@ -32,6 +32,9 @@ type session struct {
 	conf    map[string]string
 	ops     map[string]*operation
 	queries map[string]*query
+	// continuing are the earlier run ids of queries being resumed, by
+	// query id, until addQuery hands them to the new run.
+	continuing map[string][]string
 	// viewDefs are the relations createOrReplaceTempView named, by
 	// lower-case view name, for the records of resumable queries.
 	viewDefs map[string]*pb.Relation
