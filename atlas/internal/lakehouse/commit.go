@@ -334,7 +334,14 @@ const reloadEvery = 8
 // about as much as a quarter of the commit (4 ms at 100 snapshots), so it
 // replaces the cached table every reloadEvery commits: at most that many
 // metadata versions stay reachable, whatever the length of the stream.
+//
+// A commit that made a new snapshot first deletes the manifests it wrote
+// and did not commit (cleanUncommitted), as Iceberg's SnapshotProducer
+// does after each commit.
 func (t *Table) adopt(ctx context.Context, next *table.Table) {
+	if snap := next.CurrentSnapshot(); snap != nil && snapshotID(t.cur.Load()) != snap.SnapshotID {
+		_, _ = cleanUncommitted(ctx, next, snap) // best effort: orphan removal catches the rest
+	}
 	t.chained++
 	if t.chained < reloadEvery {
 		t.cur.Store(next)
