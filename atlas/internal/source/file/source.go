@@ -6,8 +6,9 @@
 // checkpoint, Spark's FileStreamSourceLog) before the batch runs. The
 // offset is the log's batch id ({"logOffset":N}), and a batch reads the
 // files of log batches (start, end], so each file is read exactly once
-// across restarts. After a batch commits, cleanSource archives or deletes
-// its files.
+// across restarts; a log batch a killed run logged but never ran is the
+// next micro-batch as it was logged (see LatestOffset). After a batch
+// commits, cleanSource archives or deletes its files.
 //
 // Readers: JSON Lines through atlas/internal/jsonx (Spark's PERMISSIVE
 // rules), CSV through encoding/csv, Parquet through arrow-go's pqarrow.
@@ -273,11 +274,23 @@ func (s *Source) InitialOffset(context.Context) (source.Offset, error) { return 
 // LatestOffset lists the files, takes the new ones (oldest first, or
 // newest first with latestFirst; at most maxFilesPerTrigger), records them
 // as the next log batch and returns that batch's id. With no new file it
-// returns the latest log batch id, which equals start unless a previous
-// run logged a batch it did not get to run.
-func (s *Source) LatestOffset(ctx context.Context, _ source.Offset) (source.Offset, error) {
+// returns start.
+//
+// A log batch after start was logged by a run (or an attempt) that did
+// not get to record the micro-batch in the offsets log: LatestOffset then
+// returns the first such batch as it was logged, with no new file. Spark's
+// FileStreamSource adds the new files as a further log batch instead, so
+// the micro-batch after a crash reads two batches' files at once: it
+// exceeds maxFilesPerTrigger, and late rows of the second batch's files
+// are judged by an older watermark than in a run that never stopped (a
+// window counted them). Taking the logged batch as it was planned keeps
+// every micro-batch, and so every result, the same across a crash.
+func (s *Source) LatestOffset(ctx context.Context, start source.Offset) (source.Offset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if from, err := parseOffset(start); err == nil && from >= -1 && from < s.current {
+		return formatOffset(from + 1), nil
+	}
 	files := s.pinned
 	if files == nil {
 		var err error

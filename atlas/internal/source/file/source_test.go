@@ -214,3 +214,49 @@ func TestCSVStringsAsWritten(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestLoggedBatchRunsAsPlanned: a run logs batch 1 (one file, with
+// maxFilesPerTrigger 1) and dies before the query records the micro-batch;
+// a new instance asked for the batch after batch 0 gets that logged batch
+// as it was (its one file, not also the next new one), and asked again (a
+// retried plan) logs nothing more; only the batch after it takes a new file.
+func TestLoggedBatchRunsAsPlanned(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	schema, _ := types.ParseDDL("id bigint")
+	opts := map[string]string{"path": dir, "maxFilesPerTrigger": "1"}
+	for i := 0; i < 4; i++ {
+		write(t, dir, fmt.Sprintf("f%d.json", i), 1_700_000_000+int64(i), i)
+	}
+	log := &memLog{}
+	s, _ := New("json", opts, schema)
+	if err := s.UseMetadataLog(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	init, _ := s.InitialOffset(ctx)
+	b0, _ := s.LatestOffset(ctx, init)
+	if b1, _ := s.LatestOffset(ctx, b0); string(b1) != `{"logOffset":1}` {
+		t.Fatalf("batch 1 logged as %s", b1)
+	}
+	s.Close() // the crash: batch 1 is logged, the query never ran it
+
+	s2, _ := New("json", opts, schema)
+	defer s2.Close()
+	if err := s2.UseMetadataLog(ctx, log); err != nil {
+		t.Fatal(err)
+	}
+	for try := 0; try < 2; try++ {
+		end, err := s2.LatestOffset(ctx, b0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(ids(t, s2, b0, end)); string(end) != `{"logOffset":1}` || got != "[1]" {
+			t.Fatalf("try %d: the batch after batch 0 is %s reading %s, want the logged batch 1 reading [1]", try, end, got)
+		}
+	}
+	b1 := source.Offset(`{"logOffset":1}`)
+	end, _ := s2.LatestOffset(ctx, b1)
+	if got := fmt.Sprint(ids(t, s2, b1, end)); string(end) != `{"logOffset":2}` || got != "[2]" {
+		t.Fatalf("the batch after batch 1 is %s reading %s, want batch 2 reading [2]", end, got)
+	}
+}
