@@ -545,10 +545,9 @@ func TestGuideRecoveryAfterChanges(t *testing.T) {
 // Left out on purpose: distinct() on a stream, which Atlas runs as
 // dropDuplicates (README: "a stream's Distinct is DropDuplicates"); limit
 // in append mode, which the guide lists as unsupported while Spark 2.4+
-// runs it (Atlas follows the guide); an aggregation after a stream-stream
-// join in append mode, which Spark 3.4+ and Atlas run
-// (atlas/internal/exec/opstest). Chained aggregations, which Spark 3.4+
-// runs, Atlas refuses in every mode for now (TestChainedAggregationsRefused).
+// runs it (Atlas follows the guide); chained aggregations and an
+// aggregation after a stream-stream join in append mode, which Spark 3.4+
+// and Atlas run (atlas/internal/exec/opstest).
 func TestGuideUnsupportedOperations(t *testing.T) {
 	addr, _ := realServer(t)
 	spark := connect(t, addr)

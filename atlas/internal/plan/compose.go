@@ -193,19 +193,17 @@ func validateComposed(root Node, mode sink.OutputMode) (*Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(aggs) > 1 {
-		// Spark 3.4+ runs a chain of aggregations in append mode
-		// (SPARK-40925), and so does the executor; but a SIGKILL restart of
-		// a chain was seen to count rows twice (TestCompositionsSIGKILL),
-		// so until that is fixed Atlas refuses the chain rather than risk an
-		// inexact table.
-		return nil, fmt.Errorf("Multiple streaming aggregations are not supported yet (multiple aggregations in one query are not exactly-once across a crash in Atlas): aggregate once, or write the first aggregation to a table with ToTable and aggregate a stream of that table")
-	}
 	switch mode {
 	case sink.Append, sink.Update:
+		if len(aggs) > 1 && mode != sink.Append {
+			return nil, fmt.Errorf("Multiple streaming aggregations are not supported with streaming DataFrames/Datasets in %s output mode (multiple aggregations run in append output mode only): use OutputMode(\"append\"), with a watermark and a window in every aggregation", mode)
+		}
 	case sink.Complete:
 		if len(aggs) == 0 {
 			return nil, fmt.Errorf("complete output mode not supported when there are no streaming aggregations: use OutputMode(\"append\")")
+		}
+		if len(aggs) > 1 {
+			return nil, fmt.Errorf("Multiple streaming aggregations are not supported with streaming DataFrames/Datasets in complete output mode (multiple aggregations run in append output mode only): use OutputMode(\"append\"), with a watermark and a window in every aggregation")
 		}
 	default:
 		return nil, fmt.Errorf("unknown output mode %q", mode)

@@ -243,28 +243,10 @@ type combo struct {
 }
 
 var combos = []combo{
+	{"chained", chainedInputs, []string{"stateStoreSave", "stateStoreSave"}, []string{"0/aggregate", "1/aggregate"}},
 	{"union", unionInputs, []string{"stateStoreSave"}, []string{"0/aggregate"}},
 	{"joinagg", joinInputs("joinagg"), []string{"symmetricHashJoin", "stateStoreSave"}, []string{"0/aggregate", "1/join"}},
 	{"joindedup", joinInputs("joindedup"), []string{"symmetricHashJoin", "dedupe"}, []string{"0/dedupe", "1/join"}},
-}
-
-// TestChainedAggregationsRefused: a chain of window aggregations (per
-// minute, then per 5 minutes over window_time) runs in Spark 3.4+, and the
-// executor runs it, but a SIGKILL restart of it counted rows twice, so it
-// is refused at Start until that is fixed; it writes nothing.
-func TestChainedAggregationsRefused(t *testing.T) {
-	dir := t.TempDir()
-	chainedInputs(t, dir, rand.New(rand.NewPCG(7, 7)))
-	s := engine.Builder().AppName(t.Name()).Config(engine.ConfHome, dir).GetOrCreate()
-	t.Cleanup(s.Stop)
-	q, err := start(s, "chained", dir)
-	if err == nil {
-		q.Stop()
-		t.Fatal("a chain of aggregations started")
-	}
-	if !strings.Contains(err.Error(), "Multiple streaming aggregations are not supported yet") {
-		t.Fatalf("refusal %q does not say what is not supported", err)
-	}
 }
 
 // TestCompositions runs each combination to the end in one process and
