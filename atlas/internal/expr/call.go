@@ -387,6 +387,14 @@ func coerce(l, r Bound) (Bound, Bound, arrow.DataType, error) {
 		return castTo(l, rt), r, rt, nil
 	case lt.ID() == arrow.TIMESTAMP && rt.ID() == arrow.TIMESTAMP:
 		return l, castTo(r, lt), lt, nil
+	case lt.ID() == arrow.DATE32 && rt.ID() == arrow.TIMESTAMP:
+		return castTo(l, rt), r, rt, nil
+	case rt.ID() == arrow.DATE32 && lt.ID() == arrow.TIMESTAMP:
+		return l, castTo(r, lt), lt, nil
+	case lt.ID() == arrow.DATE32 && rt.ID() == arrow.STRING:
+		return l, castTo(r, lt), lt, nil
+	case rt.ID() == arrow.DATE32 && lt.ID() == arrow.STRING:
+		return castTo(l, rt), r, rt, nil
 	case (lt.ID() == arrow.STRING && isNumeric(rt)) || (rt.ID() == arrow.STRING && isNumeric(lt)):
 		t := arrow.PrimitiveTypes.Float64
 		return castTo(l, t), castTo(r, t), t, nil

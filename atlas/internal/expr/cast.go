@@ -66,7 +66,7 @@ func castTo(b Bound, t arrow.DataType) Bound {
 	if arrow.TypeEqual(b.Type(), t) {
 		return b
 	}
-	stringTime := (b.Type().ID() == arrow.STRING && t.ID() == arrow.TIMESTAMP) || (b.Type().ID() == arrow.TIMESTAMP && t.ID() == arrow.STRING)
+	stringTime := (b.Type().ID() == arrow.STRING && (t.ID() == arrow.TIMESTAMP || t.ID() == arrow.DATE32)) || (b.Type().ID() == arrow.TIMESTAMP && t.ID() == arrow.STRING)
 	if lb, ok := b.(*litBound); ok && !isTimeNumber(b.Type(), t) && !stringTime && !isSparkNumberCast(b.Type(), t) && !isFloatToString(b.Type(), t) {
 		if lb.lit.Value == nil {
 			return &scalarBound{s: scalar.MakeNullScalar(t)}
@@ -139,6 +139,9 @@ func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
 		}
 		defer out.Release()
 		return CastArray(c, out, t)
+	}
+	if sa, ok := in.(*array.String); ok && t.ID() == arrow.DATE32 {
+		return castStringToDate(c, sa, false)
 	}
 	if isSparkNumberCast(in.DataType(), t) {
 		return castSparkNumber(c, in, t)

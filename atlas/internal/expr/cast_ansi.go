@@ -67,7 +67,7 @@ func (m EvalMode) resolve(c *Ctx) EvalMode {
 func isANSICheckedCast(from, to arrow.DataType) bool {
 	switch {
 	case from.ID() == arrow.STRING:
-		return isSignedInteger(to) || isFloat(to) || to.ID() == arrow.BOOL || to.ID() == arrow.TIMESTAMP
+		return isSignedInteger(to) || isFloat(to) || to.ID() == arrow.BOOL || to.ID() == arrow.TIMESTAMP || to.ID() == arrow.DATE32
 	case isFloat(from) || isSignedInteger(from):
 		return isSignedInteger(to)
 	}
@@ -85,6 +85,9 @@ func isANSICheckedCast(from, to arrow.DataType) bool {
 func castANSI(c *Ctx, in arrow.Array, t arrow.DataType, try bool) (arrow.Array, error) {
 	if str, ok := in.(*array.String); ok && t.ID() == arrow.TIMESTAMP {
 		return castANSITimestamp(c, str, t, try)
+	}
+	if str, ok := in.(*array.String); ok && t.ID() == arrow.DATE32 {
+		return castStringToDate(c, str, !try)
 	}
 	b := array.NewBuilder(c.Mem, t)
 	defer b.Release()
@@ -185,7 +188,7 @@ func castInvalidInput(s string, t arrow.DataType) error {
 	switch t.ID() {
 	case arrow.BOOL:
 		java = "org.apache.spark.SparkRuntimeException"
-	case arrow.TIMESTAMP:
+	case arrow.TIMESTAMP, arrow.DATE32:
 		java = "org.apache.spark.SparkDateTimeException"
 	}
 	return &CastError{Class: "CAST_INVALID_INPUT", SQLState: "22018", JavaClass: java, Message: fmt.Sprintf(

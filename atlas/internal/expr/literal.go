@@ -1,11 +1,14 @@
 package expr
 
 import (
+	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
@@ -13,8 +16,8 @@ import (
 )
 
 // Literal is a constant: nil, bool, int/int32/int64, float64, string,
-// time.Time (a timestamp) or time.Duration (a day-time interval, in
-// microseconds: types.DayTimeInterval).
+// time.Time (a timestamp), arrow.Date32 (a date) or time.Duration (a
+// day-time interval, in microseconds: types.DayTimeInterval).
 type Literal struct {
 	Value any
 }
@@ -43,6 +46,10 @@ func (l *Literal) String() string {
 		return numfmt.JavaFloat(v, 64)
 	case time.Duration:
 		return types.IntervalText(v.Microseconds())
+	case arrow.Date32:
+		return "DATE '" + v.ToTime().Format("2006-01-02") + "'"
+	case []byte:
+		return "X'" + strings.ToUpper(hex.EncodeToString(v)) + "'"
 	}
 	return fmt.Sprint(l.Value)
 }
@@ -64,6 +71,10 @@ func (l *Literal) Type() (arrow.DataType, error) {
 		return arrow.BinaryTypes.String, nil
 	case time.Time:
 		return types.Timestamp, nil
+	case arrow.Date32:
+		return arrow.FixedWidthTypes.Date32, nil
+	case []byte:
+		return arrow.BinaryTypes.Binary, nil
 	case time.Duration:
 		return types.DayTimeInterval, nil
 	}
@@ -88,6 +99,10 @@ func (l *Literal) Scalar() (scalar.Scalar, error) {
 		return scalar.NewTimestampScalar(arrow.Timestamp(v.UnixMicro()), types.Timestamp), nil
 	case time.Duration:
 		return scalar.NewDurationScalar(arrow.Duration(v.Microseconds()), types.DayTimeInterval), nil
+	case arrow.Date32:
+		return scalar.NewDate32Scalar(v), nil
+	case []byte:
+		return scalar.NewBinaryScalar(memory.NewBufferBytes(v), arrow.BinaryTypes.Binary), nil
 	}
 	return scalar.MakeScalar(l.Value), nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/functions"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
@@ -41,7 +43,12 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		return &expr.Star{Qualifier: strings.Join(x.Qualifier, ".")}, nil
 	case *parser.Literal:
 		switch v := x.Value.(type) {
-		case time.Duration, time.Time, nil, bool, string, float64:
+		case time.Time:
+			if x.Kind == parser.DateLiteral {
+				return expr.Lit(arrow.Date32FromTime(v)), nil
+			}
+			return expr.Lit(v), nil
+		case time.Duration, nil, bool, string, float64, []byte:
 			return expr.Lit(v), nil
 		case int64:
 			if x.Kind == parser.IntLiteral {
@@ -141,6 +148,12 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		return c, nil
 	case *parser.Call:
 		return callExpr(x, rw)
+	case *parser.Like:
+		out, err := callExpr(x.Call(), rw)
+		if err != nil || !x.Not {
+			return out, err
+		}
+		return &expr.Not{X: out}, nil
 	case *parser.Case:
 		return caseExpr(x, rw)
 	}
