@@ -77,12 +77,10 @@ func (a *AggFunc) Bind(s *arrow.Schema) (*BoundAgg, error) {
 		out.Fn = "avg"
 		out.Type = arrow.PrimitiveTypes.Float64
 	case "min", "max":
+		// Spark's Min and Max keep the input's type: max of an INT column
+		// is an INT, of a DATE column a DATE.
 		switch {
-		case isFloat(t):
-			out.Type = arrow.PrimitiveTypes.Float64
-		case isNumeric(t):
-			out.Type = arrow.PrimitiveTypes.Int64
-		case t.ID() == arrow.TIMESTAMP || t.ID() == arrow.STRING:
+		case isSignedInteger(t) || isFloat(t) || t.ID() == arrow.TIMESTAMP || t.ID() == arrow.STRING || t.ID() == arrow.DATE32:
 			out.Type = t
 		default:
 			return nil, fmt.Errorf("%s(%s) is not supported for %s", fn, a.Arg, types.Name(t))

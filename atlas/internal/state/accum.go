@@ -56,7 +56,7 @@ func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
 			op = opMax
 		}
 		switch a.Type.ID() {
-		case arrow.FLOAT64:
+		case arrow.FLOAT64, arrow.FLOAT32:
 			return &numAcc[float64]{op: op}, nil
 		case arrow.STRING:
 			return &stringAcc{max: op == opMax}, nil
@@ -118,6 +118,8 @@ func int64Values(a arrow.Array) (func(int) int64, error) {
 	case *array.Int8:
 		return func(i int) int64 { return int64(c.Value(i)) }, nil
 	case *array.Timestamp:
+		return func(i int) int64 { return int64(c.Value(i)) }, nil
+	case *array.Date32:
 		return func(i int) int64 { return int64(c.Value(i)) }, nil
 	}
 	return nil, fmt.Errorf("expected an integer column, got %s", a.DataType())
@@ -237,6 +239,16 @@ func (c *numAcc[T]) appendResult(b array.Builder, g int32) {
 		x.Append(arrow.Timestamp(c.v[g]))
 	case *array.Float64Builder:
 		x.Append(float64(c.v[g]))
+	case *array.Int32Builder:
+		x.Append(int32(c.v[g]))
+	case *array.Int16Builder:
+		x.Append(int16(c.v[g]))
+	case *array.Int8Builder:
+		x.Append(int8(c.v[g]))
+	case *array.Date32Builder:
+		x.Append(arrow.Date32(c.v[g]))
+	case *array.Float32Builder:
+		x.Append(float32(c.v[g]))
 	}
 }
 
