@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -35,7 +34,6 @@ func predicateDefs() []*Def {
 			f, ok := v[0].(float64)
 			return ok && math.IsNaN(f), nil
 		}}),
-		regexDef("rlike"), regexDef("regexp"), regexDef("regexp_like"),
 		bitwise("&", func(a, b int64) int64 { return a & b }),
 		bitwise("|", func(a, b int64) int64 { return a | b }),
 		bitwise("^", func(a, b int64) int64 { return a ^ b }),
@@ -102,20 +100,6 @@ func equalValues(a, b any) bool {
 		return fmt.Sprint(a) == fmt.Sprint(b)
 	}
 	return a == b
-}
-
-// regexDef is rlike and its synonyms: a Java regular expression found
-// anywhere in the string. Spark names them in upper case: RLIKE(s, re).
-func regexDef(name string) *Def {
-	return &Def{Name: name, Group: "predicate", MinArgs: 2, MaxArgs: 2, ColumnName: upperName, Build: rowBuild(&rowImpl{
-		resolve: sig(tBool, tString, tString),
-		eval: func(v []any) (any, error) {
-			re, err := regexp.Compile(v[1].(string))
-			if err != nil {
-				return nil, fmt.Errorf("[INVALID_PARAMETER_VALUE.PATTERN] The value of parameter(s) `regexp` in `%s` is invalid: %w", name, err)
-			}
-			return re.MatchString(v[0].(string)), nil
-		}})}
 }
 
 // intType is the integer type an integer operand keeps (a string or

@@ -37,13 +37,14 @@ const (
 	TimestampLiteral                    // TIMESTAMP '2026-11-30 10:00:00'; Value time.Time in UTC
 	DateLiteral                         // DATE '2026-11-30'; Value time.Time at midnight UTC
 	IntervalLiteral                     // INTERVAL '5' MINUTES; Value time.Duration
+	BinaryLiteral                       // X'0AFF'; Value []byte
 )
 
 var literalKindNames = [...]string{
 	NullLiteral: "void", BoolLiteral: "boolean", IntLiteral: "int", BigIntLiteral: "bigint",
 	SmallIntLiteral: "smallint", TinyIntLiteral: "tinyint", DecimalLiteral: "decimal",
 	DoubleLiteral: "double", FloatLiteral: "float", StringLiteral: "string",
-	TimestampLiteral: "timestamp", DateLiteral: "date", IntervalLiteral: "interval",
+	TimestampLiteral: "timestamp", DateLiteral: "date", IntervalLiteral: "interval", BinaryLiteral: "binary",
 }
 
 // String returns the Spark type name of the kind (int, bigint, string, ...).
@@ -106,14 +107,17 @@ type Between struct {
 	At        Position
 }
 
-// Like is X LIKE Pattern; Op is LIKE, ILIKE (case-insensitive) or RLIKE
-// (regular expression, also spelt REGEXP). Not negates it.
+// Like is X LIKE Pattern [ESCAPE 'c']; Op is LIKE, ILIKE
+// (case-insensitive) or RLIKE (regular expression, also spelt REGEXP).
+// Not negates it.
 type Like struct {
 	Op      string
 	X       Expr
 	Pattern Expr
-	Not     bool
-	At      Position
+	// Escape is the ESCAPE clause's character (a string literal), or nil.
+	Escape Expr
+	Not    bool
+	At     Position
 }
 
 // Cast is CAST(X AS Type), or TRY_CAST when Try is set. Type is the type as

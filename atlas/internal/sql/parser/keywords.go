@@ -24,8 +24,8 @@ var reserved = map[string]bool{
 var notAlias = map[string]bool{"SET": true}
 
 // reservedFunctions are reserved words that are still function names when a
-// parenthesis follows: left(s, 3), right(s, 3).
-var reservedFunctions = map[string]bool{"LEFT": true, "RIGHT": true}
+// parenthesis follows: left(s, 3), right(s, 3), like(s, '_park').
+var reservedFunctions = map[string]bool{"LEFT": true, "RIGHT": true, "LIKE": true}
 
 // literalWords begin a literal or a special form when followed by the right
 // token; SQL text rendered by this package quotes them when they are names.

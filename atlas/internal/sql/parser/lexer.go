@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"encoding/hex"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -139,6 +140,10 @@ func (lx *lexer) next(prev []token) token {
 	c := lx.src[lx.off]
 	r, _ := utf8.DecodeRuneInString(lx.src[lx.off:])
 	switch {
+	case (c == 'r' || c == 'R') && (lx.peek(1) == '\'' || lx.peek(1) == '"'):
+		return lx.rawStr(start)
+	case (c == 'x' || c == 'X') && lx.peek(1) == '\'':
+		return lx.hexStr(start)
 	case isIdentStart(r):
 		for lx.off < len(lx.src) {
 			r, _ := utf8.DecodeRuneInString(lx.src[lx.off:])
@@ -257,6 +262,53 @@ func (lx *lexer) str(start Position, q byte) token {
 			lx.advance()
 		}
 	}
+}
+
+// rawStr lexes a raw string r'...' (or R"..."): every character up to the
+// closing quote stands for itself, backslashes included, as Spark's
+// raw string literals.
+func (lx *lexer) rawStr(start Position) token {
+	q := lx.peek(1)
+	lx.advanceN(2)
+	from := lx.off
+	for lx.off < len(lx.src) && lx.src[lx.off] != q {
+		lx.advance()
+	}
+	if lx.off >= len(lx.src) {
+		return token{kind: tokError, pos: start, end: start, err: lx.errorAt(start,
+			"close the raw string with "+string(q)+"; a raw string cannot hold its own quote",
+			"unterminated raw string literal: the %c opened at %s is never closed", q, start)}
+	}
+	val := lx.src[from:lx.off]
+	lx.advance()
+	return token{kind: tokString, text: lx.src[start.Offset:lx.off], val: val, pos: start, end: lx.pos()}
+}
+
+// hexStr lexes a binary literal X'0AFF': hexadecimal digits, two per
+// byte; an odd count reads as if a leading 0 were written (Spark's
+// Hex.unhex). val holds the bytes.
+func (lx *lexer) hexStr(start Position) token {
+	lx.advanceN(2)
+	from := lx.off
+	for lx.off < len(lx.src) && lx.src[lx.off] != '\'' {
+		lx.advance()
+	}
+	if lx.off >= len(lx.src) {
+		return token{kind: tokError, pos: start, end: start, err: lx.errorAt(start,
+			"close the binary literal with '", "unterminated binary literal: the X' opened at %s is never closed", start)}
+	}
+	digits := lx.src[from:lx.off]
+	lx.advance()
+	if len(digits)%2 == 1 {
+		digits = "0" + digits
+	}
+	b, err := hex.DecodeString(digits)
+	if err != nil {
+		return token{kind: tokError, pos: start, end: start, err: lx.errorAt(start,
+			"write two hexadecimal digits (0-9, A-F) per byte, such as X'1F8B'",
+			"invalid binary literal %s: %v", lx.src[start.Offset:lx.off], err)}
+	}
+	return token{kind: tokBinary, text: lx.src[start.Offset:lx.off], val: string(b), pos: start, end: lx.pos()}
 }
 
 // escape writes the character escaped by a backslash (already consumed).

@@ -94,7 +94,12 @@ func (p *parser) predicate() Expr {
 		if op == "REGEXP" {
 			op = "RLIKE"
 		}
-		return &Like{Op: op, X: x, Pattern: p.comparison(), Not: not, At: x.Pos()}
+		l := &Like{Op: op, X: x, Pattern: p.comparison(), Not: not, At: x.Pos()}
+		if op != "RLIKE" && p.accept("ESCAPE") {
+			l.Escape = &Literal{Kind: StringLiteral, At: p.tok().pos}
+			l.Escape.(*Literal).Value = p.stringLit("the escape character (a string)", "after ESCAPE")
+		}
+		return l
 	case t.is("IS"):
 		p.advance()
 		isNot := p.accept("NOT")
@@ -188,6 +193,9 @@ func (p *parser) primary() Expr {
 		return p.numberLiteral(false)
 	case tokString:
 		return &Literal{Kind: StringLiteral, Value: p.stringLit("a string", ""), At: t.pos}
+	case tokBinary:
+		p.advance()
+		return &Literal{Kind: BinaryLiteral, Value: []byte(t.val), At: t.pos}
 	case tokQuotedIdent:
 		return p.columnOrCall()
 	case tokOp:

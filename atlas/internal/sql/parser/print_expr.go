@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
@@ -284,9 +285,15 @@ func (p *printer) like(e *Like) {
 		if e.Not {
 			p.w("(NOT ")
 		}
-		p.expr(e.X)
-		p.w(" ", e.Op, " ")
-		p.expr(e.Pattern)
+		if p.namer != nil {
+			// Named by the function the planner calls: x LIKE p,
+			// ilike(x, p), RLIKE(x, p).
+			p.call(e.Call())
+		} else {
+			p.expr(e.X)
+			p.w(" ", e.Op, " ")
+			p.expr(e.Pattern)
+		}
 		if e.Not {
 			p.w(")")
 		}
@@ -299,7 +306,21 @@ func (p *printer) like(e *Like) {
 	}
 	p.w(" ", e.Op, " ")
 	p.expr(e.Pattern)
+	if e.Escape != nil {
+		p.w(" ESCAPE ")
+		p.expr(e.Escape)
+	}
 	p.w(")")
+}
+
+// Call returns the function call evaluating the comparison, without its
+// NOT: like(x, pattern[, escape]), ilike(...) or rlike(x, pattern).
+func (e *Like) Call() *Call {
+	args := []Expr{e.X, e.Pattern}
+	if e.Escape != nil {
+		args = append(args, e.Escape)
+	}
+	return &Call{Name: strings.ToLower(e.Op), Args: args, At: e.At}
 }
 
 func (p *printer) caseExpr(e *Case) {
@@ -429,6 +450,9 @@ func (p *printer) literal(e *Literal) {
 	case IntervalLiteral:
 		d, _ := e.Value.(time.Duration)
 		p.w(formatInterval(d))
+	case BinaryLiteral:
+		b, _ := e.Value.([]byte)
+		p.w("X'", strings.ToUpper(hex.EncodeToString(b)), "'")
 	default:
 		p.number(e)
 	}

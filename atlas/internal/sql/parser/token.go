@@ -15,6 +15,7 @@ const (
 	tokString                       // 'string' or "string"
 	tokNumber                       // 42, 1.5, 1e3, 10L, 1.5BD
 	tokOp                           // punctuation and operators
+	tokBinary                       // X'0AFF'; val holds the bytes
 	tokError                        // a lexical error; always the last token
 )
 
@@ -52,6 +53,8 @@ func (t token) describe() string {
 		return "string " + clip(t.text)
 	case tokNumber:
 		return "number " + t.text
+	case tokBinary:
+		return "binary " + clip(t.text)
 	case tokError:
 		return "invalid input"
 	}

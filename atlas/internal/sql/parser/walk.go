@@ -28,6 +28,7 @@ func Inspect(e Expr, f func(Expr) bool) {
 	case *Like:
 		Inspect(e.X, f)
 		Inspect(e.Pattern, f)
+		Inspect(e.Escape, f)
 	case *Cast:
 		Inspect(e.X, f)
 	case *Case:
