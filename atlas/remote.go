@@ -14,6 +14,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/authtoken"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/home"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/netaddr"
 )
 
 // EnvConnectToken names the environment variable holding the token the
@@ -92,7 +93,7 @@ func parseConnect(s string) (*remote, error) {
 		if tok, err = ambientToken(target); err != nil {
 			return nil, err
 		}
-		if tok != "" && !loopbackTarget(target) {
+		if tok != "" && !netaddr.Loopback(target) {
 			useSSL = true
 		}
 	}
@@ -112,7 +113,7 @@ func ambientToken(target string) (string, error) {
 	if t := strings.TrimSpace(os.Getenv(authtoken.Env)); t != "" {
 		return t, nil
 	}
-	if !loopbackTarget(target) {
+	if !netaddr.Loopback(target) {
 		return "", nil
 	}
 	t, err := authtoken.Lookup(home.Dir())
@@ -143,20 +144,6 @@ func clientTLS(target string) (*tls.Config, error) {
 	}
 	host, _, _ := net.SplitHostPort(target)
 	return &tls.Config{RootCAs: pool, ServerName: host, MinVersion: tls.VersionTLS12}, nil
-}
-
-// loopbackTarget reports whether host:port names this machine's loopback
-// interface.
-func loopbackTarget(target string) bool {
-	host, _, err := net.SplitHostPort(target)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // redactRemote hides a token parameter's value in messages.

@@ -2,8 +2,8 @@ package server
 
 import (
 	"fmt"
-	"net"
-	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/netaddr"
 )
 
 // The settings of a server that other machines reach (read by the atlas
@@ -20,25 +20,10 @@ const (
 	EnvTLSKey  = "ATLAS_CONNECT_TLS_KEY"
 )
 
-// loopbackAddr reports whether a listen address (host:port) binds the
-// loopback interface only: 127.0.0.0/8, ::1 or localhost. An empty host,
-// 0.0.0.0 and :: bind every interface.
-func loopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // checkExposure refuses configurations that would serve other machines
 // insecurely.
 func (c Config) checkExposure(addr string) error {
-	if loopbackAddr(addr) {
+	if netaddr.Loopback(addr) {
 		return nil
 	}
 	switch {

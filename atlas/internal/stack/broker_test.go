@@ -229,3 +229,32 @@ func TestBrokersFromEnv(t *testing.T) {
 		t.Fatalf("Brokers() = %q, want the listen address", got)
 	}
 }
+
+// TestEmbeddedBrokerStaysOnLoopback: the embedded broker has no
+// authentication, so an address other machines reach is refused before
+// any daemon starts, with the setting that allows it; the opt-in and an
+// external cluster pass the check.
+func TestEmbeddedBrokerStaysOnLoopback(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv(EnvKafkaBrokers, "")
+	t.Setenv(EnvKafkaAllowRemote, "")
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
+		_, err := Up(context.Background(), Options{Home: home, Addr: addr})
+		if err == nil || !strings.Contains(err.Error(), "refusing to run the embedded Kafka broker on "+addr) ||
+			!strings.Contains(err.Error(), EnvKafkaAllowRemote+"=1") {
+			t.Fatalf("Up on %s: %v, want a refusal naming %s", addr, err, EnvKafkaAllowRemote)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(home, "run")); len(entries) != 0 {
+		t.Fatalf("a refused Up left %d files in run/", len(entries))
+	}
+	t.Setenv(EnvKafkaAllowRemote, "1")
+	if _, err := (Options{Home: home, Addr: "0.0.0.0:0"}).withDefaults(); err != nil {
+		t.Fatalf("with %s=1: %v", EnvKafkaAllowRemote, err)
+	}
+	t.Setenv(EnvKafkaAllowRemote, "")
+	t.Setenv(EnvKafkaBrokers, "kafka.example:9092")
+	if _, err := (Options{Home: home, Addr: "0.0.0.0:0"}).withDefaults(); err != nil {
+		t.Fatalf("an external cluster starts no broker: %v", err)
+	}
+}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"time"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/netaddr"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -74,15 +74,7 @@ func Ping(ctx context.Context, brokers []string) error {
 // allLoopback reports whether every address is on the loopback interface.
 func allLoopback(addrs []string) bool {
 	for _, a := range addrs {
-		h, _, err := net.SplitHostPort(a)
-		if err != nil {
-			return false
-		}
-		if h == "localhost" {
-			continue
-		}
-		ip := net.ParseIP(h)
-		if ip == nil || !ip.IsLoopback() {
+		if !netaddr.Loopback(a) {
 			return false
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/netaddr"
 )
 
 // Environment variables that configure the stack.
@@ -24,6 +25,10 @@ const (
 	// EnvKafkaPartitions is the partition count of auto-created topics.
 	// Default [DefaultPartitions].
 	EnvKafkaPartitions = "ATLAS_KAFKA_PARTITIONS"
+	// EnvKafkaAllowRemote=1 lets the embedded broker listen on an address
+	// other machines reach. The broker has no authentication and no TLS:
+	// anyone who reaches it reads and writes every topic.
+	EnvKafkaAllowRemote = "ATLAS_KAFKA_ALLOW_REMOTE"
 )
 
 // DefaultAddr is the loopback address the embedded broker listens on.
@@ -84,6 +89,9 @@ func (o Options) withDefaults() (Options, error) {
 	if _, _, err := net.SplitHostPort(o.Addr); err != nil {
 		return o, fmt.Errorf("stack: broker listen address %q is not host:port: %w", o.Addr, err)
 	}
+	if err := checkBrokerExposure(o.Addr); err != nil {
+		return o, err
+	}
 	if o.Partitions == 0 {
 		if s := os.Getenv(EnvKafkaPartitions); s != "" {
 			n, err := strconv.Atoi(s)
@@ -107,6 +115,17 @@ func (o Options) withDefaults() (Options, error) {
 		o.Catalog = &c
 	}
 	return o, nil
+}
+
+// checkBrokerExposure refuses to run the embedded broker, which has no
+// authentication, on an address other machines reach, unless
+// $ATLAS_KAFKA_ALLOW_REMOTE=1 says so. A cluster of its own
+// ($ATLAS_KAFKA_BROKERS) starts no embedded broker and is not checked.
+func checkBrokerExposure(addr string) error {
+	if netaddr.Loopback(addr) || External(addr) || os.Getenv(EnvKafkaAllowRemote) == "1" {
+		return nil
+	}
+	return fmt.Errorf("stack: refusing to run the embedded Kafka broker on %s, which other machines reach: it has no authentication, so anyone there could read and write every topic; listen on 127.0.0.1 (unset %s), set %s=1 on a trusted network, or point %s at a secured cluster", addr, EnvKafkaAddr, EnvKafkaAllowRemote, EnvKafkaBrokers)
 }
 
 // ListenAddr returns the address the embedded broker listens on:
