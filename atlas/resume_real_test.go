@@ -2,8 +2,8 @@ package atlas_test
 
 import (
 	"bytes"
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
