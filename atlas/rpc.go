@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -224,6 +225,10 @@ func (s *Session) rpcError(err error) error {
 		return fmt.Errorf("atlas connect: %s: %w", st.msg, context.DeadlineExceeded)
 	}
 	se := &ServerError{Code: st.code, Message: st.msg}
+	if st.code == CodeResourceExhausted && st.info == nil && strings.Contains(st.msg, "received message larger than max") {
+		// grpc refuses it before the server sees it, in grpc's words.
+		se.Message += "; the request is larger than the server accepts (its setting spark.connect.grpc.maxInboundMessageSize): send less per request, e.g. write large data to a file or table and read it there"
+	}
 	if st.info != nil {
 		se.ErrorClass, se.SQLState, se.Parameters = st.info.class, st.info.sqlState, st.info.params
 	}

@@ -34,16 +34,17 @@ type Code uint32
 
 // The gRPC status codes the client tells apart.
 const (
-	CodeOK               Code = 0
-	CodeCanceled         Code = 1
-	CodeUnknown          Code = 2
-	CodeInvalidArgument  Code = 3
-	CodeDeadlineExceeded Code = 4
-	CodeNotFound         Code = 5
-	CodeUnimplemented    Code = 12
-	CodeInternal         Code = 13
-	CodeUnavailable      Code = 14
-	CodeUnauthenticated  Code = 16
+	CodeOK                Code = 0
+	CodeCanceled          Code = 1
+	CodeUnknown           Code = 2
+	CodeInvalidArgument   Code = 3
+	CodeDeadlineExceeded  Code = 4
+	CodeNotFound          Code = 5
+	CodeResourceExhausted Code = 8
+	CodeUnimplemented     Code = 12
+	CodeInternal          Code = 13
+	CodeUnavailable       Code = 14
+	CodeUnauthenticated   Code = 16
 )
 
 // conn is an HTTP/2 connection pool to one server; closing it cancels

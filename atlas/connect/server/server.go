@@ -175,7 +175,7 @@ func Start(cfg Config) (*Server, error) {
 	// the previous run left are resumed, so a client sees them among the
 	// active ones; the daemon that runs the server is ready (and `atlas
 	// up` returns) meanwhile.
-	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(lim.maxInbound)}
+	opts := []grpc.ServerOption{grpc.MaxRecvMsgSize(lim.maxInbound), grpc.ForceServerCodecV2(newLimitCodec(lim))}
 	if cfg.TLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.TLS)))
 	}
