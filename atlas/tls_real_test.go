@@ -44,10 +44,9 @@ func TestTokenParameterOverTLS(t *testing.T) {
 	}
 
 	t.Setenv(atlas.EnvConnectCA, "")
-	// (What the error says is the transport's classification, which
-	// reports a canceled call today.)
-	if _, err := count("sc://" + srv.Addr() + "/;token=" + token); err == nil {
-		t.Fatalf("a client that does not trust the certificate: %v", err)
+	if _, err := count("sc://" + srv.Addr() + "/;token=" + token); err == nil ||
+		!strings.Contains(err.Error(), "certificate") || !strings.Contains(err.Error(), atlas.EnvConnectCA) {
+		t.Fatalf("a client that does not trust the certificate: %v; want the certificate error and %s", err, atlas.EnvConnectCA)
 	}
 	t.Setenv(atlas.EnvConnectCA, filepath.Join(dir, tlscert.CertFile))
 	if n, err := count("sc://" + srv.Addr() + "/;token=" + token); err != nil || n != 2 {
@@ -57,7 +56,23 @@ func TestTokenParameterOverTLS(t *testing.T) {
 		t.Fatalf("a wrong token over TLS: %v", err)
 	}
 	t.Setenv(atlas.EnvConnectToken, token)
-	if _, err := count("sc://" + srv.Addr()); err == nil {
-		t.Fatal("a plaintext client reached the TLS server")
+	if _, err := count("sc://" + srv.Addr()); err == nil || !strings.Contains(err.Error(), "use_ssl=true") {
+		t.Fatalf("a plaintext client of the TLS server: %v; want the advice to use use_ssl=true", err)
+	}
+}
+
+// TestTLSClientOfAPlaintextServer: use_ssl=true against a server without
+// TLS says so, rather than that the server went away.
+func TestTLSClientOfAPlaintextServer(t *testing.T) {
+	srv, err := server.Start(server.Config{Addr: "127.0.0.1:0", NoResume: true, Tokens: testTokens, Conf: map[string]string{engine.ConfHome: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	spark := atlas.Builder().Remote("sc://" + srv.Addr() + "/;use_ssl=true").GetOrCreate()
+	defer spark.Close()
+	_, err = spark.SQL("SELECT 1 AS a")
+	if err == nil || !strings.Contains(err.Error(), "does not speak TLS") || strings.Contains(err.Error(), "stopped or was killed") {
+		t.Fatalf("a TLS client of a plaintext server: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package atlas
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -297,7 +299,48 @@ func (c *conn) transportStatus(ctx context.Context, err error) *rpcStatus {
 	if op, ok := errors.AsType[*net.OpError](err); ok && op.Op == "dial" {
 		return &rpcStatus{code: CodeUnavailable, msg: err.Error(), noServer: true}
 	}
+	if msg := c.tlsMismatch(err); msg != "" {
+		return &rpcStatus{code: CodeUnavailable, msg: msg}
+	}
 	return &rpcStatus{code: CodeUnavailable, msg: fmt.Sprintf("lost the connection to the Atlas server at %s (%v): the server stopped or was killed", c.target(), err)}
+}
+
+// tlsMismatch explains a connection that failed because the two sides
+// disagree on TLS: a certificate the client does not trust, a TLS client
+// of a plaintext server, or a plaintext client of a TLS server; "" for
+// any other failure.
+func (c *conn) tlsMismatch(err error) string {
+	tlsClient := strings.HasPrefix(c.base, "https://")
+	_, unknownCA := errors.AsType[x509.UnknownAuthorityError](err)
+	_, badHost := errors.AsType[x509.HostnameError](err)
+	_, invalid := errors.AsType[x509.CertificateInvalidError](err)
+	_, verify := errors.AsType[*tls.CertificateVerificationError](err)
+	_, notTLS := errors.AsType[tls.RecordHeaderError](err)
+	switch {
+	case unknownCA || badHost || invalid || verify:
+		return fmt.Sprintf("the Atlas server at %s presents a TLS certificate this client does not trust (%v): set %s to the server's certificate file (a server started with TLS and no certificate of its own keeps it in $ATLAS_HOME/tls/connect-cert.pem and prints its fingerprint), or use a certificate the system trusts", c.target(), err, EnvConnectCA)
+	case tlsClient && (notTLS || strings.Contains(err.Error(), "first record does not look like a TLS handshake")):
+		return fmt.Sprintf("the Atlas server at %s does not speak TLS (%v): connect without use_ssl=true and without a token parameter, or start the server with TLS", c.target(), err)
+	case !tlsClient && servesTLS(c.target()):
+		return fmt.Sprintf("the Atlas server at %s serves TLS and this client connected without it (%v): add use_ssl=true to the sc:// address (and %s for a self-signed certificate)", c.target(), err, EnvConnectCA)
+	}
+	return ""
+}
+
+// servesTLS probes whether the server at target completes a TLS
+// handshake: a plaintext client's first call to a TLS listener fails with
+// a bare EOF, which alone reads like a server that went away. The probe
+// verifies nothing; it only tells the two failures apart.
+func servesTLS(target string) bool {
+	d := &net.Dialer{Timeout: time.Second}
+	raw, err := d.Dial("tcp", target)
+	if err != nil {
+		return false
+	}
+	defer raw.Close()
+	_ = raw.SetDeadline(time.Now().Add(time.Second))
+	tc := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12}) //nolint:gosec // a probe: no data is sent
+	return tc.Handshake() == nil
 }
 
 // lost classifies a failure in the middle of a call: the caller's
