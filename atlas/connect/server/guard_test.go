@@ -78,7 +78,8 @@ func TestPanicInAHandlerBecomesInternalError(t *testing.T) {
 func TestHostileRequestsLeaveTheServerServing(t *testing.T) {
 	home := t.TempDir()
 	seedOrders(t, home)
-	srv, err := Start(Config{Addr: "127.0.0.1:0", Tokens: testTokens, Conf: map[string]string{
+	const studentToken = "student-token-0123456789abcdef"
+	srv, err := Start(Config{Addr: "127.0.0.1:0", Tokens: map[string]string{OwnerPrincipal: testToken, "student": studentToken}, Conf: map[string]string{
 		engine.ConfHome: home, ConfMaxSessionsPerUser: "4", ConfMaxSessions: "6",
 		ConfMaxInbound: "4m", ConfMaxResultSize: "1k",
 	}})
@@ -135,26 +136,29 @@ func TestHostileRequestsLeaveTheServerServing(t *testing.T) {
 	if _, class, _ := errorInfo(err); class != "CANNOT_MODIFY_STATIC_CONFIG" {
 		t.Fatalf("spark.conf.set(%s): %v", ConfMaxResultSize, err)
 	}
-	// Sessions: 4 per user (c's is one), 6 in all.
-	open := func(user string) error {
-		_, err := c.rpc.Config(context.Background(), &pb.ConfigRequest{SessionId: uuid.NewString(), UserContext: &pb.UserContext{UserId: user},
+	// Sessions: 4 per principal (c's is one), 6 in all. The user id is
+	// the client's to choose, so varying it does not escape the limit.
+	openAs := func(cl *client, user string) error {
+		_, err := cl.rpc.Config(context.Background(), &pb.ConfigRequest{SessionId: uuid.NewString(), UserContext: &pb.UserContext{UserId: user},
 			Operation: &pb.ConfigRequest_Operation{OpType: &pb.ConfigRequest_Operation_GetAll{GetAll: &pb.ConfigRequest_GetAll{}}}})
 		return err
 	}
-	for i := range 3 {
-		if err := open("test"); err != nil {
-			t.Fatalf("session %d of user test: %v", i+2, err)
+	open := func(user string) error { return openAs(c, user) }
+	for i, user := range []string{"test", "alias-1", "alias-2"} {
+		if err := open(user); err != nil {
+			t.Fatalf("session %d of the owner: %v", i+2, err)
 		}
 	}
-	if err := open("test"); err == nil || !strings.Contains(err.Error(), ConfMaxSessionsPerUser) {
-		t.Fatalf("a fifth session of user test: %v", err)
+	if err := open("alias-3"); err == nil || !strings.Contains(err.Error(), ConfMaxSessionsPerUser) {
+		t.Fatalf("a fifth session of the owner under yet another user id: %v", err)
 	}
+	student := dialToken(t, srv.Addr(), studentToken)
 	for i := range 2 {
-		if err := open("other"); err != nil {
-			t.Fatalf("session %d of user other: %v", i+1, err)
+		if err := openAs(student, "test"); err != nil {
+			t.Fatalf("session %d of the student: %v", i+1, err)
 		}
 	}
-	if err := open("third"); err == nil || !strings.Contains(err.Error(), ConfMaxSessions) {
+	if err := openAs(student, "test"); err == nil || !strings.Contains(err.Error(), ConfMaxSessions) {
 		t.Fatalf("a seventh session: %v", err)
 	}
 	if code, _, _ := errorInfo(open("third")); code != codes.ResourceExhausted {

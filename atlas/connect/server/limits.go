@@ -32,8 +32,9 @@ const (
 	ConfMaxResultSize = "spark.driver.maxResultSize"
 	// ConfMaxSessions bounds the sessions open at once (1000).
 	ConfMaxSessions = "spark.atlas.connect.maxSessions"
-	// ConfMaxSessionsPerUser bounds the sessions one user id has open at
-	// once (100).
+	// ConfMaxSessionsPerUser bounds the sessions one authenticated user
+	// (one token's principal) has open at once (100), whatever user_id
+	// its sessions name: the user id is the client's to choose.
 	ConfMaxSessionsPerUser = "spark.atlas.connect.maxSessionsPerUser"
 )
 

@@ -67,19 +67,28 @@ type operation struct {
 type sessions struct {
 	conf map[string]string
 	// max and maxPerUser bound the sessions open at once, in all and of
-	// one user id.
+	// one authenticated principal (byPrincipal counts them).
 	max, maxPerUser int
 	// global holds the global temp views every session sees.
 	global *engine.GlobalViews
 
-	mu     sync.Mutex
-	m      map[sessionKey]*session
-	byUser map[string]int
+	mu          sync.Mutex
+	m           map[sessionKey]*session
+	byPrincipal map[string]int
 }
 
 func newSessions(conf map[string]string, l limits) *sessions {
 	return &sessions{conf: maps.Clone(conf), max: l.maxSessions, maxPerUser: l.maxSessionsPerUser,
-		m: map[sessionKey]*session{}, byUser: map[string]int{}, global: engine.NewGlobalViews()}
+		m: map[sessionKey]*session{}, byPrincipal: map[string]int{}, global: engine.NewGlobalViews()}
+}
+
+// principalName names an authenticated principal in a message ("" is a
+// server without authentication).
+func principalName(p string) string {
+	if p == "" {
+		return "this server's only user (no authentication)"
+	}
+	return fmt.Sprintf("principal %q", p)
 }
 
 // limitErr is a session refused by a limit; err is its status.
@@ -105,9 +114,9 @@ func (r *sessions) get(k sessionKey, limited bool) (*session, bool, error) {
 		return nil, false, &limitErr{limitError("", "54000",
 			fmt.Sprintf("the server has %d sessions open, its limit: close sessions you no longer use (spark.stop()) or wait until idle ones expire", len(r.m)), ConfMaxSessions)}
 	}
-	if limited && r.maxPerUser > 0 && r.byUser[k.user] >= r.maxPerUser {
+	if limited && r.maxPerUser > 0 && r.byPrincipal[k.principal] >= r.maxPerUser {
 		return nil, false, &limitErr{limitError("", "54000",
-			fmt.Sprintf("user %q has %d sessions open, the limit per user: close sessions you no longer use (spark.stop()) or wait until idle ones expire", k.user, r.byUser[k.user]), ConfMaxSessionsPerUser)}
+			fmt.Sprintf("%s has %d sessions open, the limit per user (counted per token, whatever user_id the sessions name): close sessions you no longer use (spark.stop()) or wait until idle ones expire", principalName(k.principal), r.byPrincipal[k.principal]), ConfMaxSessionsPerUser)}
 	}
 	b := engine.Builder().AppName("atlas-connect-" + k.id).GlobalViews(r.global)
 	for key, v := range r.conf {
@@ -125,7 +134,7 @@ func (r *sessions) get(k sessionKey, limited bool) (*session, bool, error) {
 		lastUsed:     time.Now(),
 	}
 	r.m[k] = s
-	r.byUser[k.user]++
+	r.byPrincipal[k.principal]++
 	return s, true, nil
 }
 
@@ -167,8 +176,8 @@ func (r *sessions) expire(now time.Time, timeout time.Duration) []*session {
 // forget removes k from the registry; r.mu is held.
 func (r *sessions) forget(k sessionKey) {
 	delete(r.m, k)
-	if r.byUser[k.user]--; r.byUser[k.user] <= 0 {
-		delete(r.byUser, k.user)
+	if r.byPrincipal[k.principal]--; r.byPrincipal[k.principal] <= 0 {
+		delete(r.byPrincipal, k.principal)
 	}
 }
 
