@@ -2,8 +2,6 @@ package exec
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -141,35 +139,13 @@ func (o *aggregateOp) OutputWatermark(in int64) int64 { return in }
 
 func (o *aggregateOp) evictsWithoutData() bool { return true }
 
-func (o *aggregateOp) Snapshot(ctx context.Context, s opState) error {
-	t := time.Now()
-	data, err := o.st.Save()
-	if err != nil {
-		return err
-	}
-	if err := s.write(ctx, data); err != nil {
-		return err
-	}
-	o.commitMs = since(t)
-	return nil
+func (o *aggregateOp) Snapshot(ctx context.Context, s opState) (err error) {
+	o.commitMs, err = s.save(ctx, o.st.Save)
+	return err
 }
 
 func (o *aggregateOp) Restore(ctx context.Context, s opState) error {
-	data := o.empty
-	if s.version >= 0 {
-		d, ok, err := s.read(ctx, s.version)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return fmt.Errorf("checkpoint %s: state version %d of %s is missing; the checkpoint was written by a query without this aggregation: use a new checkpointLocation", s.ck.Location(), s.version, s.dir)
-		}
-		data = d
-	}
-	if err := o.st.Load(data); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", s.ck.Location(), err)
-	}
-	return nil
+	return s.restoreWhole(ctx, o.empty, "this aggregation", o.st.Load)
 }
 
 func (o *aggregateOp) Metrics() *progress.StateOperatorProgress {

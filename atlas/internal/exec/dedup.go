@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -133,36 +132,15 @@ func (d *dedupOp) OutputWatermark(in int64) int64 { return in }
 
 func (d *dedupOp) evictsWithoutData() bool { return d.st.Evicts() }
 
-func (d *dedupOp) Snapshot(ctx context.Context, s opState) error {
-	t := time.Now()
-	data, err := d.st.Save(s.version)
-	if err != nil {
-		return err
-	}
-	if err := s.write(ctx, data); err != nil {
-		return err
-	}
-	d.commit = since(t)
-	return nil
+func (d *dedupOp) Snapshot(ctx context.Context, s opState) (err error) {
+	d.commit, err = s.save(ctx, func() ([]byte, error) { return d.st.Save(s.version) })
+	return err
 }
 
 // Restore loads the keys as they were after batch s.version (nothing for
-// -1: the empty state).
+// -1: the empty state), from the last full version and the changes after it.
 func (d *dedupOp) Restore(ctx context.Context, s opState) error {
-	read := func(v int64) ([]byte, error) {
-		data, ok, err := s.read(ctx, v)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("checkpoint %s: deduplication state version %d is missing; the checkpoint was written by a query without dropDuplicates: use a new checkpointLocation", s.ck.Location(), v)
-		}
-		return data, nil
-	}
-	if err := d.st.Load(s.version, read); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", s.ck.Location(), err)
-	}
-	return nil
+	return s.restore(ctx, "dropDuplicates", func(read func(int64) ([]byte, error)) error { return d.st.Load(s.version, read) })
 }
 
 // Metrics is the deduplication's state operator report.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
@@ -66,21 +65,6 @@ type opBatch struct {
 	queryWatermark bool
 	// noData is set for a batch run only to evict state.
 	noData bool
-}
-
-// opState locates one version of an operator's state in the checkpoint.
-type opState struct {
-	ck      *checkpoint.Checkpoint
-	dir     string
-	version int64
-}
-
-func (s opState) write(ctx context.Context, data []byte) error {
-	return s.ck.WriteState(ctx, s.dir, s.version, data)
-}
-
-func (s opState) read(ctx context.Context, v int64) ([]byte, bool, error) {
-	return s.ck.ReadState(ctx, s.dir, v)
 }
 
 // stateless gives an operator without state the methods it does not need.

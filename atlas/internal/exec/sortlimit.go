@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -120,17 +119,16 @@ func (o *sortLimitOp) Advance(c *expr.Ctx, emit emitFunc) error {
 	return nil
 }
 
-func (o *sortLimitOp) Snapshot(ctx context.Context, s opState) error {
+func (o *sortLimitOp) Snapshot(ctx context.Context, s opState) (err error) {
 	if !o.stateful() {
 		return nil
 	}
-	t := time.Now()
-	if err := s.write(ctx, binary.AppendVarint([]byte("limit1"), o.emitted)); err != nil {
-		return err
-	}
-	o.commitMs = since(t)
-	return nil
+	o.commitMs, err = s.save(ctx, func() ([]byte, error) { return binary.AppendVarint([]byte(limitMagic), o.emitted), nil })
+	return err
 }
+
+// limitMagic begins every version of a limit's state.
+const limitMagic = "limit1"
 
 func (o *sortLimitOp) Restore(ctx context.Context, s opState) error {
 	if !o.stateful() {
@@ -140,19 +138,21 @@ func (o *sortLimitOp) Restore(ctx context.Context, s opState) error {
 	if s.version < 0 {
 		return nil
 	}
-	data, ok, err := s.read(ctx, s.version)
-	if err != nil {
-		return err
-	}
-	n, k := int64(0), 0
-	if ok && len(data) > 6 && string(data[:6]) == "limit1" {
-		n, k = binary.Varint(data[6:])
-	}
-	if !ok || k <= 0 {
-		return fmt.Errorf("checkpoint %s: limit state version %d is missing or corrupt; the checkpoint was written by a query without this limit: use a new checkpointLocation", s.ck.Location(), s.version)
-	}
-	o.emitted = n
-	return nil
+	return s.restore(ctx, "this limit", func(read func(int64) ([]byte, error)) error {
+		data, err := read(s.version)
+		if err != nil {
+			return err
+		}
+		n, k := int64(0), 0
+		if len(data) > len(limitMagic) && string(data[:len(limitMagic)]) == limitMagic {
+			n, k = binary.Varint(data[len(limitMagic):])
+		}
+		if k <= 0 {
+			return fmt.Errorf("limit state version %d of %s is corrupt", s.version, s.dir)
+		}
+		o.emitted = n
+		return nil
+	})
 }
 
 func (o *sortLimitOp) Metrics() *progress.StateOperatorProgress {

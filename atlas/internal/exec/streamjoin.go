@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -497,34 +496,12 @@ func (r *streamJoin) OutputWatermark(in int64) int64 {
 
 func (r *streamJoin) evictsWithoutData() bool { return r.evicts() }
 
-func (r *streamJoin) Snapshot(ctx context.Context, s opState) error {
-	t := time.Now()
-	data, err := r.st.Save()
-	if err != nil {
-		return err
-	}
-	if err := s.write(ctx, data); err != nil {
-		return err
-	}
-	r.commitMs = since(t)
-	return nil
+func (r *streamJoin) Snapshot(ctx context.Context, s opState) (err error) {
+	r.commitMs, err = s.save(ctx, r.st.Save)
+	return err
 }
 
 // Restore loads the state as it was after batch s.version (-1: empty).
 func (r *streamJoin) Restore(ctx context.Context, s opState) error {
-	data := r.empty
-	if s.version >= 0 {
-		d, ok, err := s.read(ctx, s.version)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return fmt.Errorf("checkpoint %s: join state version %d is missing; the checkpoint was written by a query without this join: use a new checkpointLocation", s.ck.Location(), s.version)
-		}
-		data = d
-	}
-	if err := r.st.Load(data); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", s.ck.Location(), err)
-	}
-	return nil
+	return s.restoreWhole(ctx, r.empty, "this join", r.st.Load)
 }
