@@ -212,10 +212,7 @@ func (q *Query) beginOperators(c *expr.Ctx, b *batchRun, outputs *[]arrow.Record
 	t := q.tree
 	t.propagateWatermarks(b.lateWatermark, b.watermark)
 	single := len(t.scans) == 1
-	for _, l := range t.leaves {
-		if l.stats == nil {
-			continue
-		}
+	for _, l := range t.wms {
 		*l.stats = EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
 		if !single {
 			continue
@@ -307,10 +304,8 @@ func (q *Query) readBatch(c *expr.Ctx, b *batchRun) (numInput int64, rows []int6
 // mergedStats are the event-time statistics of every watermark operator.
 func (t *opTree) mergedStats() EventTimeStats {
 	s := EventTimeStats{Min: math.MaxInt64, Max: math.MinInt64}
-	for _, l := range t.leaves {
-		if l.stats != nil {
-			s.Merge(*l.stats)
-		}
+	for _, l := range t.wms {
+		s.Merge(*l.stats)
 	}
 	return s
 }

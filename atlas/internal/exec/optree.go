@@ -20,8 +20,9 @@ type opNode struct {
 	id  int
 	dir string
 	// A leaf reads source `source` (its index among the query's sources)
-	// and runs chain over its rows; stats are the event-time statistics
-	// of its watermark operator (nil without one), delay its delay.
+	// and runs chain over its rows, as does a node of stateless operators
+	// over its child's; stats are the event-time statistics of the
+	// chain's watermark operator (nil without one), delay its delay.
 	source int
 	chain  *chainOp
 	stats  *EventTimeStats
@@ -48,6 +49,9 @@ type opTree struct {
 	// post is every node in post-order (children first): the order of
 	// Advance.
 	post []*opNode
+	// wms are the nodes holding a watermark operator (stats set), in
+	// post-order.
+	wms []*opNode
 	// aggs are the aggregate operators (for eventTimeMaxAheadOfProcessing
 	// and late rows).
 	aggs []*aggregateOp
@@ -83,24 +87,7 @@ func (t *opTree) build(n plan.Node) (*opNode, error) {
 		if err != nil {
 			return nil, err
 		}
-		at := child
-		if d, ok := x.In.(*plan.Deduplicate); ok && d.EventTime < 0 && len(child.children) == 1 {
-			// dropDuplicates without a watermark keeps no event-time
-			// state and leaves the columns as they are, so the watermark
-			// above it is tracked on its input's rows (a duplicate
-			// carries its first copy's event time): the old executor's
-			// shape, which the fraud pipeline uses.
-			at = child.children[0]
-		}
-		if at.chain == nil || at.source < 0 {
-			return nil, fmt.Errorf("withWatermark(%q) after a stateful operator is not supported: set the watermark on the input", x.Column)
-		}
-		if at.stats == nil {
-			at.stats = &EventTimeStats{}
-		}
-		at.delay = x.Delay
-		at.chain.ops = append(at.chain.ops, &watermarkOp{index: x.Index, stats: at.stats, schema: x.Out})
-		return child, nil
+		return t.watermark(x, child)
 	case *plan.Join:
 		ls, rs := x.Left.IsStreaming(), x.Right.IsStreaming()
 		if ls && rs {
@@ -177,6 +164,54 @@ func (t *opTree) stateless(n, in plan.Node) (*opNode, error) {
 	return node, nil
 }
 
+// watermark puts the watermark operator w over child: at the end of
+// child's chain of stateless operators when it ends in one, else as a
+// node of its own. Either way it is a node with stats: it tracks the
+// event times of the rows that reach it (after a dropDuplicates below it,
+// the rows kept, as Spark's EventTimeWatermarkExec sees them), and
+// propagateWatermarks makes its output the query's watermark, while the
+// operators below it get what reaches them from below: for a
+// dropDuplicates without a watermark, nothing (it has no event-time
+// column to judge rows by, Spark's WatermarkPropagator).
+func (t *opTree) watermark(w *plan.Watermark, child *opNode) (*opNode, error) {
+	if hasEventTimeState(child) {
+		return nil, fmt.Errorf("withWatermark(%q) after a stateful operator is not supported: set the watermark on the input", w.Column)
+	}
+	at := child
+	if at.chain == nil {
+		c := &chainOp{}
+		at = t.parentOf(c, child)
+		at.chain = c
+	}
+	if at.stats == nil {
+		at.stats = &EventTimeStats{}
+	}
+	at.delay = w.Delay
+	at.chain.ops = append(at.chain.ops, &watermarkOp{index: w.Index, stats: at.stats, schema: w.Out})
+	return at, nil
+}
+
+// hasEventTimeState reports whether the tree under n holds an operator
+// whose state is kept by event time (an aggregation, a stream-stream join,
+// a deduplication with a watermark): a watermark above one would judge
+// its output, whose event times it made, and is refused.
+func hasEventTimeState(n *opNode) bool {
+	switch o := n.op.(type) {
+	case *aggregateOp, *streamJoin:
+		return true
+	case *dedupOp:
+		if o.node.EventTime >= 0 {
+			return true
+		}
+	}
+	for _, c := range n.children {
+		if hasEventTimeState(c) {
+			return true
+		}
+	}
+	return false
+}
+
 // streamJoin builds a stream-stream join over its two sides.
 func (t *opTree) streamJoin(j *plan.Join) (*opNode, error) {
 	sj := &plan.StreamStreamJoin{Join: j}
@@ -232,6 +267,9 @@ func (t *opTree) number() {
 			post(c)
 		}
 		t.post = append(t.post, n)
+		if n.stats != nil {
+			t.wms = append(t.wms, n)
+		}
 		if n.id >= 0 {
 			t.stateful = append(t.stateful, n)
 		}
@@ -260,13 +298,5 @@ func isStateful(op Operator) bool {
 	return false
 }
 
-// hasWatermark reports whether a watermark operator reads a source of the
-// query.
-func (t *opTree) hasWatermark() bool {
-	for _, l := range t.leaves {
-		if l.stats != nil {
-			return true
-		}
-	}
-	return false
-}
+// hasWatermark reports whether the query defines a watermark.
+func (t *opTree) hasWatermark() bool { return len(t.wms) > 0 }

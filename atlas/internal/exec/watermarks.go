@@ -32,13 +32,6 @@ func (t *opTree) propagate(origin int64) map[*opNode]wmValue {
 	out := make(map[*opNode]wmValue, len(t.post))
 	for _, n := range t.post {
 		var v wmValue
-		if n.source >= 0 {
-			if n.stats != nil {
-				v = wmValue{origin, true}
-			}
-			in[n], out[n] = v, v
-			continue
-		}
 		for _, c := range n.children {
 			if o := out[c]; o.ok && (!v.ok || o.ms < v.ms) {
 				v = o
@@ -46,6 +39,13 @@ func (t *opTree) propagate(origin int64) map[*opNode]wmValue {
 		}
 		if origin == 0 && v.ok {
 			v.ms = 0
+		}
+		if n.stats != nil {
+			// A watermark operator: its rows carry the query's watermark,
+			// whatever reaches it from below (the stateless operators of
+			// its chain do not judge rows by it).
+			in[n], out[n] = wmValue{origin, true}, wmValue{origin, true}
+			continue
 		}
 		in[n] = v
 		if v.ok && origin != 0 {
@@ -63,7 +63,7 @@ func (t *opTree) propagate(origin int64) map[*opNode]wmValue {
 // them (multipleWatermarkPolicy "min") or the largest ("max"), never
 // going back either.
 type watermarkTracker struct {
-	leaves []*opNode // the leaves with a watermark
+	leaves []*opNode // the nodes with a watermark operator
 	ms     []int64
 	seen   []bool
 	useMax bool
@@ -71,11 +71,7 @@ type watermarkTracker struct {
 
 func newWatermarkTracker(t *opTree, useMax bool) *watermarkTracker {
 	w := &watermarkTracker{useMax: useMax}
-	for _, l := range t.leaves {
-		if l.stats != nil {
-			w.leaves = append(w.leaves, l)
-		}
-	}
+	w.leaves = t.wms
 	w.ms = make([]int64, len(w.leaves))
 	w.seen = make([]bool, len(w.leaves))
 	return w

@@ -1,7 +1,8 @@
 // Package opstest tests the operator executor's compositions of stateful
-// operators (Spark 3.4+): chained window aggregations, a streaming union
-// with watermarks on both sides, an aggregation and a deduplication after
-// a stream-stream join. Each query reads JSON files (one file per source
+// operators (Spark 3.4+): chained window aggregations, dropDuplicates
+// without a watermark then a watermark and an aggregation, a streaming
+// union with watermarks on both sides or one on the union, an aggregation
+// and a deduplication after a stream-stream join. Each query reads JSON files (one file per source
 // per micro-batch) and writes every batch through foreachBatch to a file
 // named by its batch id, so that a run killed with SIGKILL and restarted
 // from its checkpoint leaves exactly what an uninterrupted run leaves.
@@ -48,10 +49,12 @@ func TestMain(m *testing.M) {
 
 var base = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
-// event is one input row: a key and an event time.
+// event is one input row: a key and an event time, and for a stream
+// that is deduplicated, an id.
 type event struct {
 	k  string
 	ts time.Time
+	id string
 }
 
 // writeFiles writes one JSON file per batch into dir (modification times
@@ -64,7 +67,11 @@ func writeFiles(t *testing.T, dir, key, tcol string, files [][]event) {
 	for i, f := range files {
 		var b strings.Builder
 		for _, e := range f {
-			fmt.Fprintf(&b, "{%q: %q, %q: %q}\n", key, e.k, tcol, e.ts.Format(time.RFC3339))
+			id := ""
+			if e.id != "" {
+				id = fmt.Sprintf("%q: %q, ", "id", e.id)
+			}
+			fmt.Fprintf(&b, "{%s%q: %q, %q: %q}\n", id, key, e.k, tcol, e.ts.Format(time.RFC3339))
 		}
 		p := filepath.Join(dir, fmt.Sprintf("f%03d.json", i))
 		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
@@ -88,6 +95,12 @@ func query(s *engine.Session, mode, dir string) *engine.DataFrame {
 			GroupBy(engine.Window(engine.Col("ts"), "1 minute"), engine.Col("k")).Count()
 		return perMinute.GroupBy(engine.Window(engine.WindowTime(engine.Col("window")), "5 minutes"), engine.Col("k")).
 			Agg(engine.Sum(engine.Col("count")).Alias("events"), engine.Count(engine.Col("*")).Alias("minutes"))
+	case "dedupagg":
+		return read("a", "id string, k string, ts timestamp").DropDuplicates("id").WithWatermark("ts", "2 minutes").
+			GroupBy(engine.Window(engine.Col("ts"), "1 minute"), engine.Col("k")).Count()
+	case "unionwm":
+		a, b := read("a", "k string, ts timestamp"), read("b", "k string, ts timestamp")
+		return a.Union(b).WithWatermark("ts", "2 minutes").GroupBy(engine.Window(engine.Col("ts"), "1 minute"), engine.Col("k")).Count()
 	case "union":
 		a := read("a", "k string, ts timestamp").WithWatermark("ts", "2 minutes")
 		b := read("b", "k string, ts timestamp").WithWatermark("ts", "4 minutes")
@@ -117,7 +130,7 @@ func render(mode string, r engine.Row) string {
 	switch mode {
 	case "chained":
 		return fmt.Sprintf("%s %v events=%v minutes=%v", win, r["k"], r["events"], r["minutes"])
-	case "union":
+	case "union", "unionwm", "dedupagg":
 		return fmt.Sprintf("%s %v %v", win, r["k"], r["count"])
 	}
 	return fmt.Sprintf("%s %v", win, r["count"])
@@ -244,7 +257,9 @@ type combo struct {
 
 var combos = []combo{
 	{"chained", chainedInputs, []string{"stateStoreSave", "stateStoreSave"}, []string{"0/aggregate", "1/aggregate"}},
+	{"dedupagg", dedupInputs, []string{"dedupe", "stateStoreSave"}, []string{"0/aggregate", "1/dedupe"}},
 	{"union", unionInputs, []string{"stateStoreSave"}, []string{"0/aggregate"}},
+	{"unionwm", unionWatermarkInputs, []string{"stateStoreSave"}, []string{"0/aggregate"}},
 	{"joinagg", joinInputs("joinagg"), []string{"symmetricHashJoin", "stateStoreSave"}, []string{"0/aggregate", "1/join"}},
 	{"joindedup", joinInputs("joindedup"), []string{"symmetricHashJoin", "dedupe"}, []string{"0/dedupe", "1/join"}},
 }

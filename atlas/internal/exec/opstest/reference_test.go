@@ -63,7 +63,7 @@ func span(start, end time.Time) string { return start.Format("15:04") + "-" + en
 func spread(rng *rand.Rand, n int, keys []string, from time.Time, width time.Duration) []event {
 	out := make([]event, n)
 	for i := range out {
-		out[i] = event{keys[rng.IntN(len(keys))], from.Add(time.Duration(rng.Int64N(int64(width/time.Second))) * time.Second)}
+		out[i] = event{k: keys[rng.IntN(len(keys))], ts: from.Add(time.Duration(rng.Int64N(int64(width/time.Second))) * time.Second)}
 	}
 	return out
 }
@@ -84,7 +84,7 @@ func windowedFiles(rng *rand.Rand, offset time.Duration) [][]event {
 		rng.Shuffle(len(f), func(a, b int) { f[a], f[b] = f[b], f[a] })
 		files = append(files, f)
 	}
-	return append(files, []event{{"zz", base.Add(24 * time.Hour)}})
+	return append(files, []event{{k: "zz", ts: base.Add(24 * time.Hour)}})
 }
 
 // minuteCounts counts the rows not dropped as late per (key, minute
@@ -140,6 +140,57 @@ func chainedInputs(t *testing.T, dir string, rng *rand.Rand) []string {
 	return want
 }
 
+// dedupInputs: dropDuplicates("id") without a watermark, then a
+// watermark (2 minutes), then counts per minute window and key, as the
+// fraud pipeline runs. From file 1 on, each file resends 3 earlier events
+// as they were and one with its event time moved 30 minutes on (a
+// corrected timestamp). The deduplication drops every resend, and the
+// watermark above it sees only the rows it kept (Spark's
+// EventTimeWatermarkExec over StreamingDeduplicateExec): a moved resend
+// does not move the watermark, which would make the next files late.
+func dedupInputs(t *testing.T, dir string, rng *rand.Rand) []string {
+	files := windowedFiles(rng, 0)
+	var sent []event
+	for i, f := range files {
+		for j := range f {
+			f[j].id = fmt.Sprintf("e%02d-%03d", i, j)
+		}
+		if i >= 1 && i < len(files)-1 {
+			for r := 0; r < 3; r++ {
+				f = append(f, sent[rng.IntN(len(sent))])
+			}
+			moved := sent[rng.IntN(len(sent))]
+			moved.ts = moved.ts.Add(30 * time.Minute)
+			f = append(f, moved)
+			rng.Shuffle(len(f), func(a, b int) { f[a], f[b] = f[b], f[a] })
+			files[i] = f
+		}
+		sent = append(sent, f...)
+	}
+	writeFiles(t, filepath.Join(dir, "a"), "k", "ts", files)
+	seen := map[string]bool{}
+	kept := make([][]event, len(files))
+	for i, f := range files {
+		for _, e := range f {
+			if !seen[e.id] {
+				seen[e.id] = true
+				kept[i] = append(kept[i], e)
+			}
+		}
+	}
+	m := watermarks([][][]event{kept}, []time.Duration{2 * time.Minute})
+	var want []string
+	for k, ends := range minuteCounts([][][]event{kept}, m) {
+		for end, n := range ends {
+			if end.UnixMilli() <= m[len(m)-1] {
+				want = append(want, fmt.Sprintf("%s %s %d", span(end.Add(-time.Minute), end), k, n))
+			}
+		}
+	}
+	sort.Strings(want)
+	return want
+}
+
 // unionInputs: a union of two streams (watermark delays 2 and 4 minutes),
 // counted per minute window and key.
 func unionInputs(t *testing.T, dir string, rng *rand.Rand) []string {
@@ -151,6 +202,32 @@ func unionInputs(t *testing.T, dir string, rng *rand.Rand) []string {
 	m := watermarks(sources, []time.Duration{2 * time.Minute, 4 * time.Minute})
 	var want []string
 	for k, ends := range minuteCounts(sources, m) {
+		for end, n := range ends {
+			if end.UnixMilli() <= m[len(m)-1] {
+				want = append(want, fmt.Sprintf("%s %s %d", span(end.Add(-time.Minute), end), k, n))
+			}
+		}
+	}
+	sort.Strings(want)
+	return want
+}
+
+// unionWatermarkInputs: the union's two streams with one watermark (2
+// minutes) set on the union, counted per minute window and key: the
+// watermark operator sees the rows of both, so the query's watermark is
+// the largest event time of either minus the delay.
+func unionWatermarkInputs(t *testing.T, dir string, rng *rand.Rand) []string {
+	a := windowedFiles(rng, 0)
+	b := windowedFiles(rng, 40*time.Second)
+	writeFiles(t, filepath.Join(dir, "a"), "k", "ts", a)
+	writeFiles(t, filepath.Join(dir, "b"), "k", "ts", b)
+	both := make([][]event, len(a))
+	for i := range a {
+		both[i] = append(append([]event{}, a[i]...), b[i]...)
+	}
+	m := watermarks([][][]event{both}, []time.Duration{2 * time.Minute})
+	var want []string
+	for k, ends := range minuteCounts([][][]event{both}, m) {
 		for end, n := range ends {
 			if end.UnixMilli() <= m[len(m)-1] {
 				want = append(want, fmt.Sprintf("%s %s %d", span(end.Add(-time.Minute), end), k, n))
@@ -174,12 +251,12 @@ func joinInputs(mode string) func(t *testing.T, dir string, rng *rand.Rand) []st
 		var allImp, allClk []event
 		for i := 0; i < n; i++ {
 			for j := 0; j < 6; j++ {
-				imp := event{fmt.Sprintf("a%02d%d", i, j), base.Add(time.Duration(i)*10*time.Minute + time.Duration(rng.IntN(600))*time.Second)}
+				imp := event{k: fmt.Sprintf("a%02d%d", i, j), ts: base.Add(time.Duration(i)*10*time.Minute + time.Duration(rng.IntN(600))*time.Second)}
 				imps[i] = append(imps[i], imp)
 				allImp = append(allImp, imp)
 				if rng.IntN(10) < 6 {
 					for c := 0; c < 1+rng.IntN(3); c++ {
-						clk := event{imp.k, imp.ts.Add(time.Duration(rng.IntN(70*60)) * time.Second)}
+						clk := event{k: imp.k, ts: imp.ts.Add(time.Duration(rng.IntN(70*60)) * time.Second)}
 						if f := fileOf(clk.ts); f < n {
 							clks[f] = append(clks[f], clk)
 							allClk = append(allClk, clk)
@@ -187,10 +264,10 @@ func joinInputs(mode string) func(t *testing.T, dir string, rng *rand.Rand) []st
 					}
 				}
 			}
-			clks[i] = append(clks[i], event{"nobody", base.Add(time.Duration(i)*10*time.Minute + time.Minute)})
+			clks[i] = append(clks[i], event{k: "nobody", ts: base.Add(time.Duration(i)*10*time.Minute + time.Minute)})
 		}
-		imps[n] = []event{{"zz1", base.Add(48 * time.Hour)}}
-		clks[n] = []event{{"zz2", base.Add(48 * time.Hour)}}
+		imps[n] = []event{{k: "zz1", ts: base.Add(48 * time.Hour)}}
+		clks[n] = []event{{k: "zz2", ts: base.Add(48 * time.Hour)}}
 		for _, f := range append(imps, clks...) {
 			rng.Shuffle(len(f), func(a, b int) { f[a], f[b] = f[b], f[a] })
 		}
