@@ -436,6 +436,21 @@ func modulo(c *Ctx, ld, rd compute.Datum, n int, typ arrow.DataType) (arrow.Arra
 		}
 		return b.NewArray(), nil
 	}
+	if isSignedInteger(typ) {
+		// int, smallint, tinyint: the remainder fits the type (Java's %).
+		b := array.NewBuilder(c.Mem, typ)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			x, _, _ := numberAt(la, i)
+			y, _, _ := numberAt(ra, i)
+			if la.IsNull(i) || ra.IsNull(i) || y == 0 {
+				b.AppendNull()
+				continue
+			}
+			appendInt(b, x%y)
+		}
+		return b.NewArray(), nil
+	}
 	return nil, fmt.Errorf("%% is not supported for %s", typ)
 }
 
