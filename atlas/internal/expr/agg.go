@@ -118,7 +118,7 @@ type BoundAgg struct {
 // approx_count_distinct (HyperLogLogPlusPlus) are 0 for no rows, never null.
 func (b *BoundAgg) Nullable() bool {
 	switch b.Fn {
-	case "count", "count_distinct", "approx_count_distinct":
+	case "count", "count_distinct", "approx_count_distinct", "count_if", "regr_count":
 		return false
 	}
 	return true

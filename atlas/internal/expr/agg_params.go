@@ -36,6 +36,8 @@ type AggOptions struct {
 	Accuracy int64
 	// IgnoreNulls makes first and last skip nulls.
 	IgnoreNulls bool
+	// Separator is what string_agg and listagg put between values.
+	Separator string
 }
 
 // DefaultRSD and DefaultAccuracy are Spark's defaults.
@@ -136,6 +138,51 @@ func bindMore(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
 		}
 		if out.Opts.PercentArray {
 			out.Type = arrow.ListOf(out.Type)
+		}
+	case "bool_and", "every", "bool_or", "some", "any":
+		if t.ID() != arrow.BOOL && t.ID() != arrow.NULL {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs a boolean, got %s", out.Fn, a.Arg, types.Name(t))
+		}
+		if out.Fn == "every" {
+			out.Fn = "bool_and"
+		} else if out.Fn != "bool_and" {
+			out.Fn = "bool_or"
+		}
+		out.Type = arrow.FixedWidthTypes.Boolean
+	case "count_if":
+		if t.ID() != arrow.BOOL && t.ID() != arrow.NULL {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] count_if(%s) needs a boolean, got %s", a.Arg, types.Name(t))
+		}
+		out.Type = arrow.PrimitiveTypes.Int64
+	case "bit_and", "bit_or", "bit_xor":
+		if !isSignedInteger(t) {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs an integer, got %s", out.Fn, a.Arg, types.Name(t))
+		}
+		out.Type = t
+	case "skewness", "kurtosis":
+		if !isNumeric(t) {
+			return true, fmt.Errorf("%s(%s) needs a numeric column, got %s", out.Fn, a.Arg, types.Name(t))
+		}
+		out.Type = arrow.PrimitiveTypes.Float64
+	case "string_agg", "listagg":
+		if t.ID() != arrow.STRING && t.ID() != arrow.NULL {
+			return true, fmt.Errorf("%s(%s) needs a string column, got %s; cast it to STRING", out.Fn, a.Arg, types.Name(t))
+		}
+		out.Fn = "listagg"
+		out.Type = arrow.BinaryTypes.String
+	case "corr", "covar_pop", "covar_samp", "regr_count", "regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope", "regr_intercept", "regr_r2":
+		st, ok := t.(*arrow.StructType)
+		if !ok || st.NumFields() != 2 {
+			return true, fmt.Errorf("%s takes two columns (y, x), got %s", out.Fn, types.Name(t))
+		}
+		for _, f := range st.Fields() {
+			if !isNumeric(f.Type) && f.Type.ID() != arrow.NULL {
+				return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s needs numeric columns, got %s", out.Fn, types.Name(f.Type))
+			}
+		}
+		out.Type = arrow.PrimitiveTypes.Float64
+		if out.Fn == "regr_count" {
+			out.Type = arrow.PrimitiveTypes.Int64
 		}
 	case "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop":
 		if !isNumeric(t) {

@@ -169,6 +169,13 @@ var sqlAggregates = map[string][2]int{
 	"stddev": {1, 1}, "stddev_samp": {1, 1}, "stddev_pop": {1, 1}, "std": {1, 1},
 	"variance": {1, 1}, "var_samp": {1, 1}, "var_pop": {1, 1},
 	"percentile_approx": {2, 3}, "approx_percentile": {2, 3},
+	"bool_and": {1, 1}, "every": {1, 1}, "bool_or": {1, 1}, "some": {1, 1}, "any": {1, 1},
+	"bit_and": {1, 1}, "bit_or": {1, 1}, "bit_xor": {1, 1}, "count_if": {1, 1},
+	"skewness": {1, 1}, "kurtosis": {1, 1}, "array_agg": {1, 1},
+	"string_agg": {1, 2}, "listagg": {1, 2},
+	"corr": {2, 2}, "covar_pop": {2, 2}, "covar_samp": {2, 2}, "regr_count": {2, 2},
+	"regr_avgx": {2, 2}, "regr_avgy": {2, 2}, "regr_sxx": {2, 2}, "regr_syy": {2, 2},
+	"regr_sxy": {2, 2}, "regr_slope": {2, 2}, "regr_intercept": {2, 2}, "regr_r2": {2, 2},
 }
 
 // isAggregateName reports whether name (lower case) is an aggregate.
@@ -192,6 +199,9 @@ func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
 	}
 	if name == "std" {
 		name = "stddev"
+	}
+	if a, ok, err := moreAgg(c, name, nargs, alias); ok || err != nil {
+		return a, true, err
 	}
 	a := &expr.AggFunc{Fn: name, As: alias}
 	if c.Distinct {

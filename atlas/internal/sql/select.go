@@ -247,13 +247,21 @@ func ItemName(it *parser.SelectItem) string {
 
 // callName names function calls inside a select item: the registry's
 // functions by their definition; first, last, first_value, last_value and
-// any_value without their ignoreNulls flag, as Spark names them.
+// any_value without their ignoreNulls flag, string_agg and listagg with
+// their default delimiter, array_agg as collect_list, as Spark names them.
 func callName(name string, args []string) (string, bool) {
 	switch name {
 	case "first", "last", "first_value", "last_value", "any_value":
 		if len(args) == 2 {
 			return name + "(" + args[0] + ")", true
 		}
+	case "string_agg", "listagg":
+		if len(args) == 1 {
+			args = append(args, "NULL") // Spark names the default delimiter
+		}
+		return name + "(" + strings.Join(args, ", ") + ")", true
+	case "array_agg":
+		return "collect_list(" + strings.Join(args, ", ") + ")", true
 	}
 	return functions.ColumnName(name, args)
 }

@@ -115,6 +115,18 @@ func newMoreAccumulator(a *expr.BoundAgg) (accumulator, bool, error) {
 		return newPercentileAcc(a), true, nil
 	case "stddev_samp", "stddev_pop", "var_samp", "var_pop":
 		return newMomentAcc(a.Fn), true, nil
+	case "skewness", "kurtosis":
+		return newHighMomentAcc(a.Fn == "kurtosis"), true, nil
+	case "bool_and", "bool_or":
+		return newBoolAcc(a.Fn == "bool_and"), true, nil
+	case "count_if":
+		return newCountIfAcc(), true, nil
+	case "bit_and", "bit_or", "bit_xor":
+		return newBitAcc(a.Fn), true, nil
+	case "listagg":
+		return newListAggAcc(a.Opts.Separator, a.Opts.Distinct), true, nil
+	case "corr", "covar_pop", "covar_samp", "regr_count", "regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope", "regr_intercept", "regr_r2":
+		return newPairAcc(a.Fn), true, nil
 	}
 	return nil, false, nil
 }

@@ -362,16 +362,24 @@ func (p *printer) when(wh *When, operand Expr) {
 }
 
 func (p *printer) call(e *Call) {
-	if p.pretty && p.namer != nil && !e.Star && !e.Distinct {
+	if p.pretty && p.namer != nil && !e.Star {
 		args := make([]string, len(e.Args))
 		for i, a := range e.Args {
 			var b strings.Builder
 			(&printer{b: &b, pretty: true, namer: p.namer}).expr(a)
 			args[i] = b.String()
 		}
-		if name, ok := p.namer(strings.ToLower(e.Name), args); ok {
-			p.w(name)
-			return
+		lower := strings.ToLower(e.Name)
+		if name, ok := p.namer(lower, args); ok {
+			switch {
+			case !e.Distinct:
+				p.w(name)
+				return
+			case strings.HasPrefix(name, lower+"("):
+				// f(DISTINCT x, ...): the namer's name with DISTINCT.
+				p.w(lower, "(DISTINCT ", name[len(lower)+1:])
+				return
+			}
 		}
 	}
 	if p.pretty {
