@@ -237,13 +237,21 @@ type stageFunc func(ctx context.Context, tx *table.Transaction, cur *table.Table
 // written are data files already written for the commit: they are deleted
 // when the loop ends without committing them.
 func (t *Table) commit(ctx context.Context, op string, c Commit, written []iceberg.DataFile, stage stageFunc) (bool, error) {
+	return t.commitTracked(ctx, op, c, &written, stage)
+}
+
+// commitTracked is commit for a stage that replaces some of the files it
+// commits between attempts (a compaction folding concurrent deletes): the
+// files deleted when the loop ends without committing are those *written
+// holds then.
+func (t *Table) commitTracked(ctx context.Context, op string, c Commit, written *[]iceberg.DataFile, stage stageFunc) (bool, error) {
 	writeID := newWriteID()
 	props := c.summary(writeID)
 	committed := false
 	unknown := false // the catalog may hold our commit: keep the files
 	defer func() {
 		if !committed && !unknown {
-			t.removeFiles(written)
+			t.removeFiles(*written)
 		}
 	}()
 	start, base := time.Now(), int64(-1)

@@ -26,6 +26,9 @@ type CompactResult struct {
 	// FilesWithDeletes counts the rewritten files that had merge-on-read
 	// deletes: their deletes are folded into the new files.
 	FilesWithDeletes int
+	// ConcurrentFolds counts the bins written again at commit time to fold
+	// deletes committed meanwhile against the files they replace.
+	ConcurrentFolds int
 }
 
 // Compact rewrites the table's small data files (fewer than targetRows
@@ -38,9 +41,12 @@ type CompactResult struct {
 // values and the exactly-once history are unchanged: the snapshot carries
 // no query id, and the writers' earlier snapshots stay in its ancestry.
 //
-// It runs beside writers: appends committed meanwhile are kept. When
-// another writer replaced one of the files being compacted (a MERGE), it
-// returns an error wrapping ErrConflict and commits nothing; run it again.
+// It runs beside writers: appends committed meanwhile are kept, and
+// merge-on-read deletes committed meanwhile against the files being
+// compacted are folded into the new files at commit (the bins they touch
+// are written again from their sources). When another writer replaced one
+// of the files being compacted (a copy-on-write MERGE), it returns an
+// error wrapping ErrConflict and commits nothing; run it again.
 // Files of different partitions are never mixed (each written file holds
 // one partition).
 func (t *Table) Compact(ctx context.Context, targetRows int64) (CompactResult, error) {
@@ -103,11 +109,14 @@ func (t *Table) binPack(ctx context.Context, r *Rewrite, files []DataFile, targe
 				return err
 			}
 			res.RowsWritten += rec.NumRows()
-			err = r.Add(ctx, rec)
+			outs, err := r.add(ctx, rec)
 			rec.Release()
 			if err != nil {
 				return err
 			}
+			r.addBin(bin, outs)
+		} else {
+			r.addBin(bin, nil)
 		}
 		if err := r.Remove(bin...); err != nil {
 			return err
@@ -144,6 +153,15 @@ func (t *Table) binPack(ctx context.Context, r *Rewrite, files []DataFile, targe
 	}
 	if _, err := r.Commit(ctx, Commit{Extra: map[string]string{"atlas.operation": "compact"}}); err != nil {
 		return CompactResult{}, err
+	}
+	if r.folded > 0 { // the bins folded at commit hold fewer rows
+		res.ConcurrentFolds, res.FilesAdded, res.RowsWritten = r.folded, 0, 0
+		for _, b := range r.bins {
+			res.FilesAdded += len(b.outputs)
+			for _, f := range b.outputs {
+				res.RowsWritten += f.Count()
+			}
+		}
 	}
 	return res, nil
 }

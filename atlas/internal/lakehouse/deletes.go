@@ -3,6 +3,8 @@ package lakehouse
 import (
 	"context"
 	"fmt"
+	"iter"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -122,6 +124,23 @@ func (s *Positions) Len() int {
 		}
 	}
 	return n
+}
+
+// all yields the positions of the set in ascending order (none for a nil
+// set).
+func (s *Positions) all() iter.Seq[int64] {
+	return func(yield func(int64) bool) {
+		if s == nil {
+			return
+		}
+		for i, w := range s.words {
+			for ; w != 0; w &= w - 1 {
+				if !yield(int64(i)<<6 | int64(bits.TrailingZeros64(w))) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // DeletedPositions returns the positions of the data file f (from

@@ -55,25 +55,40 @@ func (p *pendingWrite) PlanFiles(ctx context.Context, filter iceberg.BooleanExpr
 // rewrites stay proportional to the keys they touch. An empty record writes
 // nothing. rec is not released.
 func (p *pendingWrite) Add(ctx context.Context, rec arrow.RecordBatch) error {
+	_, err := p.add(ctx, rec)
+	return err
+}
+
+// add is Add returning the files it wrote.
+func (p *pendingWrite) add(ctx context.Context, rec arrow.RecordBatch) ([]iceberg.DataFile, error) {
 	if p.isDone() {
-		return p.errFinished()
+		return nil, p.errFinished()
 	}
-	aligned, err := alignRecords(ctx, p.t.name, p.target, []arrow.RecordBatch{rec})
+	files, err := p.write(ctx, rec)
 	if err != nil {
-		return fmt.Errorf("lakehouse: %s %s: %w", p.op, p.t.name, err)
-	}
-	files, err := p.t.writeRecords(ctx, p.base, p.target, aligned)
-	if err != nil {
-		return fmt.Errorf("lakehouse: %s %s: write data files: %w", p.op, p.t.name, err)
+		return nil, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.done { // aborted meanwhile
 		p.t.removeFiles(files)
-		return p.errFinished()
+		return nil, p.errFinished()
 	}
 	p.added = append(p.added, files...)
-	return nil
+	return files, nil
+}
+
+// write writes rec as Add does, without recording the files.
+func (p *pendingWrite) write(ctx context.Context, rec arrow.RecordBatch) ([]iceberg.DataFile, error) {
+	aligned, err := alignRecords(ctx, p.t.name, p.target, []arrow.RecordBatch{rec})
+	if err != nil {
+		return nil, fmt.Errorf("lakehouse: %s %s: %w", p.op, p.t.name, err)
+	}
+	files, err := p.t.writeRecords(ctx, p.base, p.target, aligned)
+	if err != nil {
+		return nil, fmt.Errorf("lakehouse: %s %s: write data files: %w", p.op, p.t.name, err)
+	}
+	return files, nil
 }
 
 // ValidateNoConflictingData makes the write serializable for rows matching

@@ -25,6 +25,19 @@ type Rewrite struct {
 	// guarded by mu:
 	remove  []DataFile
 	removed map[string]bool
+	// bins, when set (by binPack), say which added files were written from
+	// which removed ones: Commit then folds the deletes committed
+	// concurrently against the removed files into the added ones instead
+	// of failing (foldConcurrent). folded counts the bins written again.
+	bins   []*packedBin
+	folded int
+}
+
+// addBin records that outputs were written from sources.
+func (r *Rewrite) addBin(sources []DataFile, outputs []iceberg.DataFile) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bins = append(r.bins, &packedBin{sources: sources, outputs: outputs})
 }
 
 // NewRewrite starts a rewrite based on the table's cached current state.
@@ -90,7 +103,9 @@ func (r *Rewrite) FilesAdded() int {
 // table state as long as every removed file is still live and (if
 // validated) no data file added since the base snapshot could hold a row
 // matching the filter, and no delete file added since may delete rows of a
-// removed file; otherwise Commit returns an error wrapping
+// removed file (a rewrite made by a compaction's bin-pack folds such
+// deletes into its new files instead, see foldConcurrent); otherwise
+// Commit returns an error wrapping
 // ErrConflict, commits nothing and deletes the added files. Whatever the
 // outcome, the rewrite is finished.
 func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err error) {
@@ -118,17 +133,28 @@ func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err err
 		return false, fmt.Errorf("lakehouse: rewrite files of %s: %w", t.name, err)
 	}
 	baseSeq := snapshotSeq(r.base)
-	return t.commit(ctx, "rewrite files of", c, files, func(ctx context.Context, tx *table.Transaction, cur *table.Table, props iceberg.Properties) error {
+	written := files
+	return t.commitTracked(ctx, "rewrite files of", c, &written, func(ctx context.Context, tx *table.Transaction, cur *table.Table, props iceberg.Properties) error {
 		if err := checkLive(ctx, cur, remove); err != nil {
 			return err
 		}
+		foldDeletes := foldDeletes
 		if snapshotID(cur) != baseID {
 			// The new content was read with the base's deletes applied: a
-			// delete committed since would be lost with the file it names.
-			if err := t.checkNoNewDeletes(ctx, cur, baseSeq, remove); err != nil {
+			// delete committed since would be lost with the file it names,
+			// unless it is folded into the new content (bin-packs) or the
+			// rewrite fails.
+			var err error
+			if len(r.bins) > 0 {
+				foldDeletes, err = r.foldConcurrent(ctx, cur, baseSeq, remove, foldDeletes, &written)
+			} else {
+				err = t.checkNoNewDeletes(ctx, cur, baseSeq, remove)
+			}
+			if err != nil {
 				return err
 			}
 		}
+		files := written
 		if validate {
 			if err := checkNoConflictingData(ctx, cur, baseID, filter); err != nil {
 				return err
