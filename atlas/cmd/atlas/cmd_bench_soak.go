@@ -76,8 +76,8 @@ func benchSoakVariant(ctx context.Context, variant string, batches, rows int, sq
 		ratio(float64(last.MetadataBytes), float64(first.MetadataBytes)), ratio(float64(last.CheckpointBytes), float64(first.CheckpointBytes)),
 		ratio(float64(last.RSS), float64(first.RSS)), rep.Checked)
 	m := last.Maintenance
-	fmt.Printf("%s: maintenance %d runs (%d failed): %d snapshots expired, %d manifests merged, %d data files compacted (%d with deletes folded), %d compaction attempts lost\n",
-		variant, m.Runs, m.Errors, m.SnapshotsExpired, m.ManifestsReplaced, m.FilesCompacted, m.FilesWithDeletesFolded, m.CompactConflicts)
+	fmt.Printf("%s: maintenance %d runs (%d failed): %d snapshots expired, %d manifests merged, %d data files compacted (%d with deletes folded), %d compaction attempts lost, %d bins folded concurrent deletes at commit\n",
+		variant, m.Runs, m.Errors, m.SnapshotsExpired, m.ManifestsReplaced, m.FilesCompacted, m.FilesWithDeletesFolded, m.CompactConflicts, m.ConcurrentFolds)
 	return nil
 }
 

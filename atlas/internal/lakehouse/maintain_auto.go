@@ -29,6 +29,9 @@ type MaintenanceStats struct {
 	LastError string
 	// Totals over every run.
 	SnapshotsExpired, ManifestsReplaced, FilesCompacted, FilesWithDeletesFolded, CompactConflicts, OrphansRemoved int64
+	// ConcurrentFolds counts the compaction bins written again at commit
+	// to fold deletes committed meanwhile (CompactResult.ConcurrentFolds).
+	ConcurrentFolds int64
 }
 
 // StartMaintenance makes the lakehouse maintain the tables streams write:
@@ -193,6 +196,7 @@ func (w *maintWorker) record(res MaintainResult, err error) {
 	s.FilesCompacted += int64(res.Compact.FilesRemoved)
 	s.FilesWithDeletesFolded += int64(res.Compact.FilesWithDeletes)
 	s.CompactConflicts += int64(res.CompactConflicts)
+	s.ConcurrentFolds += int64(res.Compact.ConcurrentFolds)
 	s.OrphansRemoved += int64(res.OrphansRemoved)
 }
 

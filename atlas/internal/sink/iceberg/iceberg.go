@@ -86,13 +86,16 @@ func (s *Sink) AddBatch(ctx context.Context, b *sink.Batch) error {
 // (lakehouse.StartMaintenance) has done to the table since the server
 // started. Absent until maintenance first ran on the table.
 const (
-	MetricMaintenanceRuns       = "maintenanceRuns"
-	MetricMaintenanceErrors     = "maintenanceErrors"
-	MetricSnapshotsExpired      = "snapshotsExpired"
-	MetricManifestsRewritten    = "manifestsRewritten"
-	MetricDataFilesCompacted    = "dataFilesCompacted"
-	MetricDeleteFilesFolded     = "dataFilesWithDeletesFolded"
-	MetricCompactionConflicts   = "compactionConflicts"
+	MetricMaintenanceRuns     = "maintenanceRuns"
+	MetricMaintenanceErrors   = "maintenanceErrors"
+	MetricSnapshotsExpired    = "snapshotsExpired"
+	MetricManifestsRewritten  = "manifestsRewritten"
+	MetricDataFilesCompacted  = "dataFilesCompacted"
+	MetricDeleteFilesFolded   = "dataFilesWithDeletesFolded"
+	MetricCompactionConflicts = "compactionConflicts"
+	// MetricConcurrentFolds counts compaction bins written again at commit
+	// to fold the deletes MERGEs committed against them meanwhile.
+	MetricConcurrentFolds       = "compactionConcurrentFolds"
 	MetricOrphanFilesRemoved    = "orphanFilesRemoved"
 	MetricLastMaintenanceMillis = "lastMaintenanceDurationMs"
 )
@@ -113,6 +116,7 @@ func (s *Sink) BatchMetrics(int64) map[string]string {
 		MetricDataFilesCompacted:    i(st.FilesCompacted),
 		MetricDeleteFilesFolded:     i(st.FilesWithDeletesFolded),
 		MetricCompactionConflicts:   i(st.CompactConflicts),
+		MetricConcurrentFolds:       i(st.ConcurrentFolds),
 		MetricOrphanFilesRemoved:    i(st.OrphansRemoved),
 		MetricLastMaintenanceMillis: i(st.Last.Duration.Milliseconds()),
 	}
