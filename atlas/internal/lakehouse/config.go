@@ -14,10 +14,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
 
 	// The SQL catalog registers itself with catalog.Load.
 	_ "github.com/apache/iceberg-go/catalog/sql"
@@ -191,6 +193,24 @@ type Lakehouse struct {
 	deletes *deleteCache
 	// auto is the automatic maintenance, nil until StartMaintenance.
 	auto atomic.Pointer[autoMaintenance]
+	// writeLocks holds a *sync.Mutex per table identifier (writeLock).
+	writeLocks sync.Map
+}
+
+// writeLock returns the lock every Table of this lakehouse on ident
+// commits and refreshes under. A stream's sink, the SQL MERGE of its
+// foreachBatch and the automatic maintenance each load their own Table;
+// sharing the lock makes their commits take turns instead of racing, so a
+// compaction that folds the deletes of concurrent MERGEs at commit
+// (Rewrite.Commit) cannot lose to a MERGE committing meanwhile
+// (apache/iceberg#1286).
+func (l *Lakehouse) writeLock(ident table.Identifier) *sync.Mutex {
+	key := strings.Join(ident, "\x00")
+	if mu, ok := l.writeLocks.Load(key); ok {
+		return mu.(*sync.Mutex)
+	}
+	mu, _ := l.writeLocks.LoadOrStore(key, &sync.Mutex{})
+	return mu.(*sync.Mutex)
 }
 
 // Config returns the configuration the catalog was opened with.

@@ -69,9 +69,10 @@ type CreateOptions struct {
 
 // Table is an Iceberg table of the lakehouse. It caches the table's current
 // metadata: its own commits move the cache forward, and Refresh picks up
-// other writers' commits. Writes through one Table are serialized; any number
-// of Tables (in this or other processes) may write the same Iceberg table,
-// each commit being an atomic compare-and-swap in the catalog.
+// other writers' commits. Writes through the Tables of one Lakehouse on the
+// same Iceberg table are serialized (they take turns on its commit); any
+// number of Tables in other processes may write it too, each commit being
+// an atomic compare-and-swap in the catalog.
 //
 // A Table is safe for concurrent use.
 type Table struct {
@@ -79,7 +80,9 @@ type Table struct {
 	name  string
 	ident table.Identifier
 
-	writeMu sync.Mutex                  // serializes writes and refreshes
+	// writeMu serializes writes and refreshes of every Table of this
+	// lakehouse on the same Iceberg table (Lakehouse.writeLock).
+	writeMu *sync.Mutex
 	cur     atomic.Pointer[table.Table] // the cached iceberg table
 	// maxAttempts bounds a commit's attempts; 0 means maxCommitAttempts.
 	maxAttempts int
@@ -90,7 +93,7 @@ type Table struct {
 }
 
 func (l *Lakehouse) newTable(name string, ident table.Identifier, t *table.Table) *Table {
-	tb := &Table{lh: l, name: name, ident: ident}
+	tb := &Table{lh: l, name: name, ident: ident, writeMu: l.writeLock(ident)}
 	tb.cur.Store(t)
 	return tb
 }

@@ -120,8 +120,8 @@ func TestSoakWindowsStaysBounded(t *testing.T) {
 }
 
 // TestSoakCDCStaysCorrect: the merge-on-read CDC variant (foreachBatch +
-// MERGE INTO) holds exactly the last value of every key, and its
-// snapshots, metadata and checkpoint stay bounded.
+// MERGE INTO) holds exactly the last value of every key, its snapshots and
+// metadata stay bounded, and compaction keeps its delete files bounded.
 func TestSoakCDCStaysCorrect(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long run")
@@ -130,5 +130,18 @@ func TestSoakCDCStaysCorrect(t *testing.T) {
 	h := rep.Deciles[9].Health
 	if h.Snapshots > 34 || h.MetadataLog > 10 {
 		t.Errorf("%d snapshots, %d metadata log entries at the end; want <= 34 and <= 10", h.Snapshots, h.MetadataLog)
+	}
+	// Every MERGE adds a delete file naming rows of the files a compaction
+	// is rewriting; the compaction folds them at commit instead of losing,
+	// so delete files stay below one compaction interval (50 commits) and
+	// a check interval (10). Before, compaction starved and they grew with
+	// every batch.
+	for _, d := range rep.Deciles {
+		if d.Health.DeleteFiles > 50+10 {
+			t.Errorf("decile %d: %d delete files; want at most 60", d.Index, d.Health.DeleteFiles)
+		}
+	}
+	if m := rep.Deciles[9].Maintenance; m.FilesWithDeletesFolded == 0 || m.Errors != 0 {
+		t.Errorf("maintenance %+v: want deletes folded and no failed run", m)
 	}
 }
