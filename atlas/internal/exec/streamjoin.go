@@ -163,7 +163,7 @@ func (r *streamJoin) process(c *expr.Ctx, lateMs, wmMs int64) ([]arrow.RecordBat
 	if err := r.emitFiltered(c, emit, 0, lin, in[0], preserve[0]); err != nil {
 		return fail(err)
 	}
-	keepL, err := r.keep(c, 0, lin, in[0])
+	keepL, err := r.keep(c, 0, lin, in[0], linMatched, preserve[0])
 	if err != nil {
 		return fail(err)
 	}
@@ -201,7 +201,7 @@ func (r *streamJoin) process(c *expr.Ctx, lateMs, wmMs int64) ([]arrow.RecordBat
 	if err := r.emitFiltered(c, emit, 1, rin, in[1], preserve[1]); err != nil {
 		return fail(err)
 	}
-	keepR, err := r.keep(c, 1, rin, in[1])
+	keepR, err := r.keep(c, 1, rin, in[1], rinMatched, preserve[1])
 	if err != nil {
 		return fail(err)
 	}
@@ -345,8 +345,17 @@ func (r *streamJoin) emitFiltered(c *expr.Ctx, emit func(l, rr arrow.RecordBatch
 }
 
 // keep lists the input rows of side to buffer: those passing the side's
-// own conjuncts and not already below the side's state watermark.
-func (r *streamJoin) keep(c *expr.Ctx, side int, rows *sideRows, rec arrow.RecordBatch) ([]int32, error) {
+// own conjuncts. A left row is buffered even when the state watermark
+// already passed it: the batch's right rows have yet to meet it (it is
+// evicted at the end of the batch, emitted with nulls first when an outer
+// left row never matched). A right row the state watermark passed has
+// met every left row it can and is not buffered, unless it is an
+// unmatched row of an outer right side, which its eviction emits. This is
+// Spark 3.4+'s rule (StreamingSymmetricHashJoinExec's
+// AddingProcessedRowToStateCompletionIterator); without it an inner join
+// after an aggregation, whose rows come at or below the watermark that
+// closed their windows, would never match.
+func (r *streamJoin) keep(c *expr.Ctx, side int, rows *sideRows, rec arrow.RecordBatch, matched []bool, preserve bool) ([]int32, error) {
 	vals, err := r.evictValues(c, side, rec)
 	if err != nil {
 		return nil, err
@@ -356,7 +365,8 @@ func (r *streamJoin) keep(c *expr.Ctx, side int, rows *sideRows, rec arrow.Recor
 		if !p {
 			continue
 		}
-		if vals != nil && vals.IsValid(i) && r.hasStateWatermark[side] && int64(vals.Value(i)) <= r.stateWatermark[side]*1000 {
+		evicting := vals != nil && vals.IsValid(i) && r.hasStateWatermark[side] && int64(vals.Value(i)) <= r.stateWatermark[side]*1000
+		if side == 1 && evicting && !(preserve && !matched[i]) {
 			continue
 		}
 		out = append(out, int32(i))

@@ -3,8 +3,10 @@ package opstest
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -231,6 +233,65 @@ func unionWatermarkInputs(t *testing.T, dir string, rng *rand.Rand) []string {
 		for end, n := range ends {
 			if end.UnixMilli() <= m[len(m)-1] {
 				want = append(want, fmt.Sprintf("%s %s %d", span(end.Add(-time.Minute), end), k, n))
+			}
+		}
+	}
+	sort.Strings(want)
+	return want
+}
+
+// staticInputs: a stream joined with a static table of regions on the key
+// (inner: k3 has no region and is left out), then counted per minute
+// window and region.
+func staticInputs(t *testing.T, dir string, rng *rand.Rand) []string {
+	files := windowedFiles(rng, 0)
+	writeFiles(t, filepath.Join(dir, "a"), "k", "ts", files)
+	region := map[string]string{"k0": "north", "k1": "north", "k2": "south"}
+	if err := os.MkdirAll(filepath.Join(dir, "static"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, k := range []string{"k0", "k1", "k2"} {
+		fmt.Fprintf(&b, "{\"k\": %q, \"region\": %q}\n", k, region[k])
+	}
+	if err := os.WriteFile(filepath.Join(dir, "static", "regions.json"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := watermarks([][][]event{files}, []time.Duration{2 * time.Minute})
+	counts := map[string]int{}
+	for k, ends := range minuteCounts([][][]event{files}, m) {
+		for end, n := range ends {
+			if r, ok := region[k]; ok && end.UnixMilli() <= m[len(m)-1] {
+				counts[fmt.Sprintf("%s %s", span(end.Add(-time.Minute), end), r)] += n
+			}
+		}
+	}
+	var want []string
+	for key, n := range counts {
+		want = append(want, fmt.Sprintf("%s %d", key, n))
+	}
+	sort.Strings(want)
+	return want
+}
+
+// aggJoinInputs: two streams (watermarks 2 minutes each) counted per
+// minute window and key, the counts joined on window and key (Spark 3.4+,
+// append mode). Each aggregation drops late rows and closes windows by the
+// query's watermark (the smaller of the two), so a window closed on both
+// sides by the last watermark is joined once, with both counts.
+func aggJoinInputs(t *testing.T, dir string, rng *rand.Rand) []string {
+	a := windowedFiles(rng, 0)
+	b := windowedFiles(rng, 40*time.Second)
+	writeFiles(t, filepath.Join(dir, "a"), "k", "ts", a)
+	writeFiles(t, filepath.Join(dir, "b"), "k", "ts", b)
+	m := watermarks([][][]event{a, b}, []time.Duration{2 * time.Minute, 2 * time.Minute})
+	ca := minuteCounts([][][]event{a}, m)
+	cb := minuteCounts([][][]event{b}, m)
+	var want []string
+	for k, ends := range ca {
+		for end, n := range ends {
+			if nb, ok := cb[k][end]; ok && end.UnixMilli() <= m[len(m)-1] {
+				want = append(want, fmt.Sprintf("%s %s a=%d b=%d", span(end.Add(-time.Minute), end), k, n, nb))
 			}
 		}
 	}
