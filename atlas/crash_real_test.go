@@ -14,6 +14,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas"
 	"github.com/atlas-lakehouse/atlas/atlas/connect/server"
+	"github.com/google/uuid"
 )
 
 // envCrashChild makes the test binary play a notebook cell that runs a
@@ -82,8 +83,10 @@ func TestForeachBatchExactlyOnceAcrossAKilledCell(t *testing.T) {
 	// The first cell: a separate process, killed inside batch 2 after its writes.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// The cells of one kernel share a session id, as the kernel's do.
+	sid := uuid.NewString()
 	child := exec.CommandContext(ctx, os.Args[0])
-	child.Env = append(os.Environ(), envCrashChild+"="+addr, envCrashChild+"_CHECKPOINT="+checkpoint)
+	child.Env = append(os.Environ(), envCrashChild+"="+addr, envCrashChild+"_CHECKPOINT="+checkpoint, atlas.EnvSessionID+"="+sid)
 	out, err := child.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -106,10 +109,22 @@ func TestForeachBatchExactlyOnceAcrossAKilledCell(t *testing.T) {
 		t.Fatal("the child cell never reached batch 2")
 	}
 
-	// The rerun: a new cell after the crash.
-	cell2 := connect(t, addr)
-	// The server notices the dead client and stops run 1 (the name is in
-	// use until then).
+	// The next cell of the kernel asks for the query: it failed when its
+	// cell went away, as Spark's query whose foreachBatch worker dies,
+	// and Get says so instead of that there is no such query.
+	cell2 := sessionOn(t, addr, sid)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		_, err := cell2.Streams().Get("lab")
+		if err != nil && strings.Contains(err.Error(), "terminated with an exception") && strings.Contains(err.Error(), "went away") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Get(lab) after its cell was killed: %v; want that it failed because its client went away", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The rerun: the new cell starts it again.
 	run2 := rerunLab(t, cell2, checkpoint, 15*time.Second)
 	if len(run2) == 0 || run2[0] != 2 {
 		t.Fatalf("the rerun saw batches %v: it must replay batch 2, which the killed cell never answered", run2)

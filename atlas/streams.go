@@ -60,9 +60,25 @@ func (m *StreamingQueryManager) Get(idOrName string) (*StreamingQuery, error) {
 	}
 	qi := res.GetQuery()
 	if qi == nil || qi.GetId().GetId() == "" {
-		return nil, fmt.Errorf("streams: no query %q in this session (Active lists the running ones)", idOrName)
+		return nil, m.notActive(ctx, idOrName)
 	}
 	return m.instance(qi), nil
+}
+
+// notActive is Get's error for a query that is not running: when the
+// session still knows a query of that id or name that ended, it says how
+// it ended (a foreachBatch query whose cell went away fails, and says
+// so), else that there is none.
+func (m *StreamingQueryManager) notActive(ctx context.Context, idOrName string) error {
+	ended := m.s.query(&pb.StreamingQueryInstanceId{Id: idOrName}, idOrName)
+	res, err := ended.command(ctx, &pb.StreamingQueryCommand{Command: &pb.StreamingQueryCommand_Exception{Exception: true}})
+	if err != nil {
+		return fmt.Errorf("streams: no query %q in this session (Active lists the running ones)", idOrName)
+	}
+	if e := res.GetException(); e != nil && e.ExceptionMessage != nil {
+		return fmt.Errorf("streams: query %q is not running: it terminated with an exception: %w", idOrName, &ServerError{Message: e.GetExceptionMessage()})
+	}
+	return fmt.Errorf("streams: query %q is not running: it was stopped (start it again to resume from its checkpoint)", idOrName)
 }
 
 // AwaitAnyTermination blocks until any query of the session terminates

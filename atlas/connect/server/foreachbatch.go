@@ -29,7 +29,7 @@ import (
 // (query id, batch id, write sequence) and a replayed batch skips them.
 
 // errClientGone stops a query whose client went away before it answered.
-var errClientGone = errors.New("the client running this query's foreachBatch function went away (interrupted, exited or disconnected) before answering the micro-batch; the batch is not committed and the next run of the query replays it")
+var errClientGone = errors.New("[FOREACH_BATCH_USER_FUNCTION_ERROR] the client running this query's foreachBatch function went away (its cell ended, was interrupted, or the kernel restarted): the query stopped, and a batch in flight is not committed; start the query again (it resumes from its checkpoint), or keep it running on the server with ForeachBatchSQL")
 
 // pollQuery is how often the starting call checks whether its query ended.
 const pollQuery = 50 * time.Millisecond
@@ -240,8 +240,14 @@ func (s *service) foreachBatchStart(ctx context.Context, sess *session, out *res
 	for q.IsActive() {
 		select {
 		case <-ctx.Done():
-			stop()
-			s.logf("query %s (%s) stopped: its client went away", q.Name(), q.ID())
+			// As in Spark, whose query fails when its foreachBatch
+			// worker dies: the next cell's Get(name) finds it with the
+			// reason, rather than a query that silently is not there.
+			close(quit)
+			if err := q.Fail(errClientGone); err != nil {
+				s.logf("query %s: stop: %v", q.ID(), err)
+			}
+			s.logf("query %s (%s) failed: its client went away", q.Name(), q.ID())
 			return ctx.Err()
 		case <-tick.C:
 		}

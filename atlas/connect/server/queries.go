@@ -66,7 +66,8 @@ func (q *query) isRun(runID string) bool {
 }
 
 // query finds a query by id (and run id, when given); as an Atlas
-// extension a query name also finds the query of that name.
+// extension a query name also finds the query of that name: the active
+// one, else the one that started last.
 func (s *session) query(id, runID string) (*query, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -76,10 +77,22 @@ func (s *session) query(id, runID string) (*query, error) {
 		}
 		return q, nil
 	}
+	// By name: the active query of that name, else the last one to
+	// start (a query that failed or stopped still tells why).
+	var last *query
 	for _, q := range s.queries {
-		if id != "" && q.sq.Name() == id && q.sq.IsActive() {
+		if id == "" || q.sq.Name() != id {
+			continue
+		}
+		if q.sq.IsActive() {
 			return q, nil
 		}
+		if last == nil || q.started.After(last.started) {
+			last = q
+		}
+	}
+	if last != nil {
+		return last, nil
 	}
 	return nil, fmt.Errorf("[STREAMING_QUERY_NOT_FOUND] no streaming query %q in this session", id)
 }

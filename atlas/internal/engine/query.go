@@ -149,18 +149,30 @@ func (sq *StreamingQuery) CheckpointLocation() string { return sq.checkpoint.Loc
 
 // Stop stops the query and waits (a few seconds at most) for it to end.
 // A batch in flight is abandoned and will be replayed on restart.
-func (sq *StreamingQuery) Stop() error {
+func (sq *StreamingQuery) Stop() error { return sq.end(nil) }
+
+// Fail stops the query, as Stop, and ends it with err as its exception
+// (Spark's query whose foreachBatch worker died fails the same way).
+func (sq *StreamingQuery) Fail(err error) error { return sq.end(err) }
+
+// end stops the query, failing it with err when err is not nil.
+func (sq *StreamingQuery) end(err error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), stopGrace)
 	defer cancel()
-	err := sq.q.Stop(ctx)
+	var stopErr error
+	if err != nil {
+		stopErr = sq.q.Fail(ctx, err)
+	} else {
+		stopErr = sq.q.Stop(ctx)
+	}
 	sq.close()
-	if err == nil {
+	if stopErr == nil {
 		select {
 		case <-sq.ended:
 		case <-ctx.Done():
 		}
 	}
-	return err
+	return stopErr
 }
 
 func (sq *StreamingQuery) close() {

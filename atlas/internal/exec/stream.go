@@ -133,6 +133,8 @@ type Query struct {
 	mu     sync.Mutex
 	err    error
 	status progress.QueryStatus
+	// failWith is the error a Fail ended the query with (nil for a Stop).
+	failWith error
 	recent []progress.StreamingQueryProgress
 	totals Totals
 	// checks numbers the source checks (latestOffset calls) begun so far;
@@ -391,6 +393,19 @@ func (q *Query) Stop(ctx context.Context) error {
 	}
 }
 
+// Fail stops the query as Stop does, but the query ends with err as its
+// exception, as when a batch fails: for a query whose work the caller
+// knows can no longer be done (the client running its foreachBatch went
+// away). A batch in flight is not committed and is replayed on restart.
+func (q *Query) Fail(ctx context.Context, err error) error {
+	q.mu.Lock()
+	if q.failWith == nil {
+		q.failWith = err
+	}
+	q.mu.Unlock()
+	return q.Stop(ctx)
+}
+
 // Status returns what the query is doing now.
 func (q *Query) Status() progress.QueryStatus {
 	q.mu.Lock()
@@ -481,10 +496,10 @@ func (q *Query) setTriggerActive(active bool) {
 }
 
 func (q *Query) finish(err error) {
-	if errors.Is(err, context.Canceled) {
-		err = nil
-	}
 	q.mu.Lock()
+	if errors.Is(err, context.Canceled) {
+		err = q.failWith
+	}
 	q.err = err
 	if err != nil {
 		q.status = progress.QueryStatus{Message: "Terminated with exception: " + err.Error()}
