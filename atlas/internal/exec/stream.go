@@ -135,8 +135,8 @@ type Query struct {
 	status progress.QueryStatus
 	// failWith is the error a Fail ended the query with (nil for a Stop).
 	failWith error
-	recent []progress.StreamingQueryProgress
-	totals Totals
+	recent   []progress.StreamingQueryProgress
+	totals   Totals
 	// checks numbers the source checks (latestOffset calls) begun so far;
 	// idleCheck is the number of the latest check that found nothing to
 	// run; caughtUp is closed, and replaced, whenever idleCheck moves.
