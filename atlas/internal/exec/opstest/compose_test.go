@@ -99,6 +99,9 @@ func query(s *engine.Session, mode, dir string) *engine.DataFrame {
 	case "dedupagg":
 		return read("a", "id string, k string, ts timestamp").DropDuplicates("id").WithWatermark("ts", "2 minutes").
 			GroupBy(engine.Window(engine.Col("ts"), "1 minute"), engine.Col("k")).Count()
+	case "dedupwm":
+		return read("a", "id string, k string, ts timestamp").WithWatermark("ts", "2 minutes").DropDuplicates("id", "ts").
+			GroupBy(engine.Window(engine.Col("ts"), "1 minute"), engine.Col("k")).Count()
 	case "unionwm":
 		a, b := read("a", "k string, ts timestamp"), read("b", "k string, ts timestamp")
 		return a.Union(b).WithWatermark("ts", "2 minutes").GroupBy(engine.Window(engine.Col("ts"), "1 minute"), engine.Col("k")).Count()
@@ -117,12 +120,15 @@ func query(s *engine.Session, mode, dir string) *engine.DataFrame {
 		a := read("a", "k string, ts timestamp").WithWatermark("ts", "2 minutes")
 		b := read("b", "k string, ts timestamp").WithWatermark("ts", "4 minutes")
 		return a.Union(b).GroupBy(engine.Window(engine.Col("ts"), "1 minute"), engine.Col("k")).Count()
-	case "joinagg", "joindedup":
+	case "joinagg", "joindedup", "leftouter":
 		imp := read("imp", "adId string, impressionTime timestamp").WithWatermark("impressionTime", "30 minutes")
 		clk := read("clk", "clickAdId string, clickTime timestamp").WithWatermark("clickTime", "30 minutes")
 		cond := engine.Col("clickAdId").Eq(engine.Col("adId")).
 			And(engine.Col("clickTime").Geq(engine.Col("impressionTime"))).
 			And(engine.Col("clickTime").Leq(engine.Col("impressionTime").Plus(engine.Lit(time.Hour))))
+		if mode == "leftouter" {
+			return imp.Join(clk, cond, "left_outer").Select("adId", "clickAdId")
+		}
 		joined := imp.Join(clk, cond, "inner")
 		if mode == "joinagg" {
 			return joined.GroupBy(engine.Window(engine.Col("clickTime"), "15 minutes")).Count()
@@ -134,15 +140,18 @@ func query(s *engine.Session, mode, dir string) *engine.DataFrame {
 
 // render is one output row as a line.
 func render(mode string, r engine.Row) string {
-	if mode == "joindedup" {
+	switch mode {
+	case "joindedup":
 		return fmt.Sprint(r["adId"])
+	case "leftouter":
+		return fmt.Sprint(r["adId"], " ", r["clickAdId"])
 	}
 	w := r["window"].(engine.Row)
 	win := w["start"].(time.Time).UTC().Format("15:04") + "-" + w["end"].(time.Time).UTC().Format("15:04")
 	switch mode {
 	case "chained":
 		return fmt.Sprintf("%s %v events=%v minutes=%v", win, r["k"], r["events"], r["minutes"])
-	case "union", "unionwm", "dedupagg":
+	case "union", "unionwm", "dedupagg", "dedupwm":
 		return fmt.Sprintf("%s %v %v", win, r["k"], r["count"])
 	case "staticagg":
 		return fmt.Sprintf("%s %v %v", win, r["region"], r["count"])
@@ -274,6 +283,7 @@ type combo struct {
 var combos = []combo{
 	{"chained", chainedInputs, []string{"stateStoreSave", "stateStoreSave"}, []string{"0/aggregate", "1/aggregate"}},
 	{"dedupagg", dedupInputs, []string{"dedupe", "stateStoreSave"}, []string{"0/aggregate", "1/dedupe"}},
+	{"dedupwm", dedupWatermarkInputs, []string{"dedupe", "stateStoreSave"}, []string{"0/aggregate", "1/dedupe"}},
 	{"union", unionInputs, []string{"stateStoreSave"}, []string{"0/aggregate"}},
 	{"unionwm", unionWatermarkInputs, []string{"stateStoreSave"}, []string{"0/aggregate"}},
 	{"staticagg", staticInputs, []string{"stateStoreSave"}, []string{"0/aggregate"}},

@@ -193,6 +193,59 @@ func dedupInputs(t *testing.T, dir string, rng *rand.Rand) []string {
 	return want
 }
 
+// dedupWatermarkInputs: a watermark (2 minutes), then dropDuplicates on
+// the id and the event time (Spark's StreamingDeduplicateExec with the
+// event time among the keys), then counts per minute window and key. From
+// file 1 on, each file resends 3 earlier events as they were. The
+// watermark sees every row (it is below the deduplication); the
+// deduplication drops rows at or below its watermark for late rows, and
+// the first copy of each (id, event time) is counted once: a resend whose
+// key was evicted is late by then.
+func dedupWatermarkInputs(t *testing.T, dir string, rng *rand.Rand) []string {
+	files := windowedFiles(rng, 0)
+	var sent []event
+	for i, f := range files {
+		for j := range f {
+			f[j].id = fmt.Sprintf("e%02d-%03d", i, j)
+		}
+		if i >= 1 && i < len(files)-1 {
+			for r := 0; r < 3; r++ {
+				f = append(f, sent[rng.IntN(len(sent))])
+			}
+			rng.Shuffle(len(f), func(a, b int) { f[a], f[b] = f[b], f[a] })
+			files[i] = f
+		}
+		sent = append(sent, f...)
+	}
+	writeFiles(t, filepath.Join(dir, "a"), "k", "ts", files)
+	m := watermarks([][][]event{files}, []time.Duration{2 * time.Minute})
+	seen := map[string]bool{}
+	counts := map[string]map[time.Time]int{}
+	for i, f := range files {
+		for _, e := range f {
+			key := e.id + e.ts.String()
+			if e.ts.UnixMilli() <= lateAt(m, i) || seen[key] {
+				continue
+			}
+			seen[key] = true
+			if counts[e.k] == nil {
+				counts[e.k] = map[time.Time]int{}
+			}
+			counts[e.k][minuteEnd(e.ts)]++
+		}
+	}
+	var want []string
+	for k, ends := range counts {
+		for end, n := range ends {
+			if end.UnixMilli() <= m[len(m)-1] {
+				want = append(want, fmt.Sprintf("%s %s %d", span(end.Add(-time.Minute), end), k, n))
+			}
+		}
+	}
+	sort.Strings(want)
+	return want
+}
+
 // unionInputs: a union of two streams (watermark delays 2 and 4 minutes),
 // counted per minute window and key.
 func unionInputs(t *testing.T, dir string, rng *rand.Rand) []string {
