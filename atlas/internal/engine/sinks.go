@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -127,24 +128,36 @@ func (s *Session) enterBatch(bc *batchContext) func() {
 }
 
 // memoryTable is the memory sink: rows kept in the session under the query
-// name, readable with Session.Table(name).
+// name, readable with Session.Table(name). As Spark's MemorySink, a batch
+// whose id is not above the last one added is a replay and is skipped, and
+// a complete-mode batch replaces the rows. Unlike Spark's (which keeps
+// every row of a query that runs for days in the driver's memory), it keeps
+// at most maxRows rows (ConfMemoryMaxRows): beyond them the oldest rows are
+// dropped, and the query's progress says so (sink metrics numRowsDropped).
 type memoryTable struct {
-	name   string
-	schema *arrow.Schema
-	mu     sync.Mutex
-	recs   []arrow.RecordBatch
-	done   map[int64]bool
+	name    string
+	schema  *arrow.Schema
+	maxRows int64 // 0: no bound
+	mu      sync.Mutex
+	recs    []arrow.RecordBatch
+	rows    int64 // rows in recs
+	latest  int64 // the id of the last batch added, -1 before the first
+	dropped int64 // rows dropped by maxRows so far
 }
 
-func (s *Session) newMemoryTable(name string, schema *arrow.Schema) *memoryTable {
-	t := &memoryTable{name: name, schema: schema, done: map[int64]bool{}}
+func (s *Session) newMemoryTable(name string, schema *arrow.Schema) (*memoryTable, error) {
+	maxRows, err := s.memoryMaxRows()
+	if err != nil {
+		return nil, err
+	}
+	t := &memoryTable{name: name, schema: schema, maxRows: maxRows, latest: -1}
 	s.mu.Lock()
 	if s.tables == nil {
 		s.tables = map[string]*memoryTable{}
 	}
 	s.tables[name] = t
 	s.mu.Unlock()
-	return t
+	return t, nil
 }
 
 func (m *memoryTable) Description() string { return "MemorySink[" + m.name + "]" }
@@ -152,19 +165,65 @@ func (m *memoryTable) Description() string { return "MemorySink[" + m.name + "]"
 func (m *memoryTable) AddBatch(_ context.Context, b *sink.Batch) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.done[b.BatchID] {
-		return nil
+	if b.BatchID <= m.latest {
+		return nil // already added: a replay
 	}
-	m.done[b.BatchID] = true
+	m.latest = b.BatchID
 	if b.Mode == sink.Complete {
 		releaseAll(m.recs)
-		m.recs = nil
+		m.recs, m.rows = nil, 0
 	}
 	for _, r := range b.Records {
+		if r.NumRows() == 0 {
+			continue
+		}
 		r.Retain()
 		m.recs = append(m.recs, r)
+		m.rows += r.NumRows()
 	}
+	m.trim()
 	return nil
+}
+
+// trim drops the oldest rows beyond maxRows; the caller holds mu.
+func (m *memoryTable) trim() {
+	for m.maxRows > 0 && m.rows > m.maxRows {
+		over, first := m.rows-m.maxRows, m.recs[0]
+		if n := first.NumRows(); n <= over {
+			first.Release()
+			m.recs = m.recs[1:]
+			m.rows -= n
+			m.dropped += n
+			continue
+		}
+		m.recs[0] = first.NewSlice(over, first.NumRows())
+		first.Release()
+		m.rows -= over
+		m.dropped += over
+	}
+}
+
+// Memory sink metrics (progress sink.metrics of a memory sink query).
+const (
+	// MetricMemoryRows is the rows the memory table holds.
+	MetricMemoryRows = "numRows"
+	// MetricMemoryRowsDropped is the oldest rows dropped so far to keep
+	// at most ConfMemoryMaxRows.
+	MetricMemoryRowsDropped = "numRowsDropped"
+	// MetricMemoryMaxRows is the bound in force (0: none).
+	MetricMemoryMaxRows = "maxRows"
+)
+
+// BatchMetrics implements sink.MetricsReporter: the rows kept, the rows
+// dropped by the bound and the bound.
+func (m *memoryTable) BatchMetrics(int64) map[string]string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return map[string]string{
+		MetricMemoryRows:        strconv.FormatInt(m.rows, 10),
+		MetricMemoryRowsDropped: strconv.FormatInt(m.dropped, 10),
+		MetricMemoryMaxRows:     strconv.FormatInt(m.maxRows, 10),
+	}
 }
 
 // snapshot returns the table's current rows for a batch DataFrame. Each

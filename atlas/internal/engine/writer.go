@@ -231,7 +231,9 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 			return nil, err
 		}
 	case "memory":
-		snk = df.s.newMemoryTable(name, schema)
+		if snk, err = df.s.newMemoryTable(name, schema); err != nil {
+			return nil, err
+		}
 	}
 	if mc, ok := snk.(sink.ModeChecker); ok {
 		if err := mc.CheckMode(mode); err != nil {
