@@ -68,19 +68,19 @@ func stringRowDefs() []*Def {
 			}
 			return strings.ReplaceAll(s, from, to), nil
 		}}),
-		row("left", "string", 2, 2, &rowImpl{resolve: sig(tString, tString, tInt), eval: func(v []any) (any, error) {
+		row("left", "string", 2, 2, binaryAware(&rowImpl{resolve: sig(tString, tString, tInt), eval: func(v []any) (any, error) {
 			return substringSQL(v[0].(string), 1, v[1].(int64)), nil
-		}}),
-		row("right", "string", 2, 2, &rowImpl{resolve: sig(tString, tString, tInt), eval: func(v []any) (any, error) {
+		}}, "")),
+		row("right", "string", 2, 2, binaryAware(&rowImpl{resolve: sig(tString, tString, tInt), eval: func(v []any) (any, error) {
 			n := v[1].(int64)
 			if n <= 0 {
 				return "", nil
 			}
 			return substringSQL(v[0].(string), -n, math.MaxInt32), nil
-		}}),
+		}}, "")),
 		padFn("lpad", true),
 		padFn("rpad", false),
-		{Name: "substring", Aliases: []string{"substr"}, Group: "string", MinArgs: 2, MaxArgs: 3, Build: rowBuild(&rowImpl{
+		{Name: "substring", Aliases: []string{"substr"}, Group: "string", MinArgs: 2, MaxArgs: 3, Build: rowBuild(binaryAware(&rowImpl{
 			resolve: sig(tString, tString, tInt, tInt),
 			eval: func(v []any) (any, error) {
 				n := int64(math.MaxInt32)
@@ -88,7 +88,7 @@ func stringRowDefs() []*Def {
 					n = v[2].(int64)
 				}
 				return substringSQL(v[0].(string), v[1].(int64), n), nil
-			}}), ColumnName: withDefaults(3, "2147483647")},
+			}}, "")), ColumnName: withDefaults(3, "2147483647")},
 		row("translate", "string", 3, 3, &rowImpl{resolve: sig(tString, tString), eval: func(v []any) (any, error) {
 			return translate(v[0].(string), v[1].(string), v[2].(string)), nil
 		}}),
@@ -193,7 +193,7 @@ func predicate(name string, f func(s, sub string) bool) *Def {
 }
 
 func padFn(name string, left bool) *Def {
-	return &Def{Name: name, Group: "string", MinArgs: 2, MaxArgs: 3, ColumnName: withDefaults(3, " "), Build: rowBuild(&rowImpl{
+	return &Def{Name: name, Group: "string", MinArgs: 2, MaxArgs: 3, ColumnName: withDefaults(3, " "), Build: rowBuild(binaryAware(&rowImpl{
 		resolve: sig(tString, tString, tInt, tString),
 		eval: func(v []any) (any, error) {
 			s, n := []rune(v[0].(string)), v[1].(int64)
@@ -215,7 +215,80 @@ func padFn(name string, left bool) *Def {
 				return string(fill) + string(s), nil
 			}
 			return string(s) + string(fill), nil
-		}})}
+		}}, "\x00"))}
+}
+
+// binaryAware lets a string function take a BINARY first argument, as
+// Spark's do for bytes: the bytes (and those of other BINARY arguments)
+// are the characters, one per byte, and the result is BINARY. With
+// fewer arguments than the function takes, a binary call gets pad as the
+// last (lpad and rpad pad bytes with X'00', not a blank).
+func binaryAware(impl *rowImpl, pad string) *rowImpl {
+	return &rowImpl{
+		nullSafe: impl.nullSafe, mayBeNull: impl.mayBeNull,
+		resolve: func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
+			if in[0].ID() != arrow.BINARY {
+				return impl.resolve(in)
+			}
+			asStr := make([]arrow.DataType, len(in))
+			for i, t := range in {
+				asStr[i] = t
+				if t.ID() == arrow.BINARY {
+					asStr[i] = tString
+				}
+			}
+			want, _, err := impl.resolve(asStr)
+			if err != nil {
+				return nil, nil, err
+			}
+			for i, t := range in {
+				if t.ID() == arrow.BINARY {
+					want[i] = nil
+				}
+			}
+			return want, tBinary, nil
+		},
+		eval: func(v []any) (any, error) {
+			b, ok := v[0].([]byte)
+			if !ok {
+				return impl.eval(v)
+			}
+			args := make([]any, len(v))
+			for i, x := range v {
+				args[i] = x
+				if xb, ok := x.([]byte); ok {
+					args[i] = bytesAsRunes(xb)
+				}
+			}
+			if pad != "" && len(args) == 2 {
+				args = append(args, pad)
+			}
+			args[0] = bytesAsRunes(b)
+			out, err := impl.eval(args)
+			if s, ok := out.(string); ok && err == nil {
+				return runesAsBytes(s), nil
+			}
+			return out, err
+		},
+	}
+}
+
+// bytesAsRunes makes each byte one character (U+0000 to U+00FF).
+func bytesAsRunes(b []byte) string {
+	rs := make([]rune, len(b))
+	for i, c := range b {
+		rs[i] = rune(c)
+	}
+	return string(rs)
+}
+
+// runesAsBytes undoes bytesAsRunes.
+func runesAsBytes(s string) []byte {
+	out := make([]byte, 0, len(s))
+	for _, r := range s {
+		out = append(out, byte(r))
+	}
+	return out
 }
 
 // substringSQL is Spark's UTF8String.substringSQL: 1-based pos, a
