@@ -47,7 +47,7 @@ type Def struct {
 
 // groups lists the definitions of every group; each group's file adds one.
 var groups = []func() []*Def{
-	stringDefs, stringRowDefs, collectionDefs, conditionalDefs, datetimeDefs, dateRowDefs, generatorDefs, mathDefs, predicateDefs, regexDefs, arrayDefs, mathMoreDefs,
+	stringDefs, stringRowDefs, collectionDefs, conditionalDefs, datetimeDefs, dateRowDefs, generatorDefs, mathDefs, predicateDefs, regexDefs, arrayDefs, mathMoreDefs, stringMoreDefs, datetimeMoreDefs,
 }
 
 // byName maps every name and alias (lower case) to its definition; it is

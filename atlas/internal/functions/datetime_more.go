@@ -1,0 +1,120 @@
+package functions
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+)
+
+// datetimeMoreDefs are date_trunc, trunc and date_part/datepart over
+// dates and timestamps (in the session time zone, UTC).
+func datetimeMoreDefs() []*Def {
+	return []*Def{
+		row("date_trunc", "datetime", 2, 2, &rowImpl{resolve: func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
+			return []arrow.DataType{tString, types.Timestamp}, types.Timestamp, nil
+		}, mayBeNull: true, eval: func(v []any) (any, error) {
+			return truncTime(v[1].(time.Time), v[0].(string), false), nil
+		}}),
+		row("trunc", "datetime", 2, 2, &rowImpl{resolve: dateSig(tDate, tString), mayBeNull: true, eval: func(v []any) (any, error) {
+			d, err := dateOf(v[0])
+			if err != nil {
+				return nil, err
+			}
+			return truncTime(d, v[1].(string), true), nil
+		}}),
+		datePart("date_part", func(f string, a []string) string { return "date_part(" + f + ", " + a[1] + ")" }),
+		datePart("datepart", func(f string, a []string) string { return "datepart(" + f + " FROM " + a[1] + ")" }),
+	}
+}
+
+// truncTime is Spark's DateTimeUtils.truncTimestamp/truncDate: the start
+// of the unit holding t, or nil for a unit Spark does not know (dates
+// take YEAR to WEEK only).
+func truncTime(t time.Time, unit string, dateOnly bool) any {
+	t = t.UTC()
+	y, m, d := t.Date()
+	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	switch strings.ToUpper(strings.TrimSpace(unit)) {
+	case "YEAR", "YYYY", "YY":
+		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+	case "QUARTER":
+		return time.Date(y, (m-1)/3*3+1, 1, 0, 0, 0, 0, time.UTC)
+	case "MONTH", "MM", "MON":
+		return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+	case "WEEK":
+		return day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)) // back to Monday
+	}
+	if dateOnly {
+		return nil
+	}
+	switch strings.ToUpper(strings.TrimSpace(unit)) {
+	case "DAY", "DD":
+		return day
+	case "HOUR":
+		return t.Truncate(time.Hour)
+	case "MINUTE":
+		return t.Truncate(time.Minute)
+	case "SECOND":
+		return t.Truncate(time.Second)
+	case "MILLISECOND":
+		return t.Truncate(time.Millisecond)
+	case "MICROSECOND":
+		return t.Truncate(time.Microsecond)
+	}
+	return nil
+}
+
+// datePart is date_part(field, source) for a date or timestamp source:
+// the integer fields of Spark's DatePart. Fields with a fraction
+// (SECOND: DECIMAL(8,6)) and interval sources are refused.
+func datePart(name string, col func(field string, args []string) string) *Def {
+	d := row(name, "datetime", 2, 2, &rowImpl{resolve: func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
+		switch in[1].ID() {
+		case arrow.DATE32, arrow.TIMESTAMP, arrow.NULL:
+		case arrow.STRING:
+			return []arrow.DataType{tString, types.Timestamp}, tInt, nil
+		default:
+			return nil, nil, fmt.Errorf("%s of %s is not supported: Atlas extracts fields of dates and timestamps only", name, types.Name(in[1]))
+		}
+		return []arrow.DataType{tString, nil}, tInt, nil
+	}, eval: func(v []any) (any, error) {
+		t := v[1].(time.Time).UTC()
+		field := strings.ToUpper(strings.TrimSpace(v[0].(string)))
+		switch field {
+		case "YEAR", "Y", "YEARS", "YR", "YRS":
+			return int32(t.Year()), nil
+		case "YEAROFWEEK":
+			y, _ := t.ISOWeek()
+			return int32(y), nil
+		case "QUARTER", "QTR":
+			return int32((int(t.Month())-1)/3 + 1), nil
+		case "MONTH", "MON", "MONS", "MONTHS":
+			return int32(t.Month()), nil
+		case "WEEK", "W", "WEEKS":
+			_, w := t.ISOWeek()
+			return int32(w), nil
+		case "DAY", "D", "DAYS":
+			return int32(t.Day()), nil
+		case "DAYOFWEEK", "DOW":
+			return int32(t.Weekday()) + 1, nil
+		case "DAYOFWEEK_ISO", "DOW_ISO":
+			return int32((int(t.Weekday())+6)%7 + 1), nil
+		case "DOY":
+			return int32(t.YearDay()), nil
+		case "HOUR", "H", "HOURS", "HR", "HRS":
+			return int32(t.Hour()), nil
+		case "MINUTE", "M", "MIN", "MINS", "MINUTES":
+			return int32(t.Minute()), nil
+		}
+		if strings.HasPrefix(field, "S") {
+			return nil, fmt.Errorf("[UNSUPPORTED_FEATURE] The feature is not supported: %s(%s, ...): the seconds field is a DECIMAL(8,6), which Atlas does not implement yet. SQLSTATE: 0A000", name, v[0])
+		}
+		return nil, fmt.Errorf("[INVALID_EXTRACT_FIELD] Cannot extract %s from %s. SQLSTATE: 42601", v[0], name)
+	}})
+	d.ColumnName = func(_ string, a []string) string { return col(a[0], a) }
+	return d
+}
