@@ -22,7 +22,7 @@ func javaTan(x float64) float64 {
 	return kernelTan(y0, y1, 1-((n&1)<<1))
 }
 
-func hi(x float64) int32 { return int32(math.Float64bits(x) >> 32) }
+func hi(x float64) int32  { return int32(math.Float64bits(x) >> 32) }
 func lo(x float64) uint32 { return uint32(math.Float64bits(x)) }
 
 // zeroLo clears the low 32 bits of x (fdlibm's __LO(x) = 0).
