@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
@@ -142,4 +143,27 @@ func (w BatchWrite) String() string {
 		s += " (already committed: skipped)"
 	}
 	return s
+}
+
+// maintenanceOf sums the automatic maintenance totals of the tables the
+// writes ws of batch batchID went to; ok is false when it never ran on
+// any of them (or the session has no lakehouse open).
+func (s *Session) maintenanceOf(ws []BatchWrite, batchID int64) (st lakehouse.MaintenanceStats, ok bool) {
+	s.mu.Lock()
+	lh := s.lh
+	s.mu.Unlock()
+	if lh == nil {
+		return st, false
+	}
+	seen := map[string]bool{}
+	for _, w := range ws {
+		if w.BatchID != batchID || seen[w.Table] {
+			continue
+		}
+		seen[w.Table] = true
+		if t, found := lh.MaintenanceStats(w.Table); found {
+			st, ok = st.Plus(t), true
+		}
+	}
+	return st, ok
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sink"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sink/iceberg"
 )
 
 // tapSink forwards to the real sink and keeps the last batch's first rows
@@ -92,8 +94,17 @@ func (f *foreachBatchSink) AddBatch(ctx context.Context, b *sink.Batch) error {
 // BatchMetrics sums the table writes the callback made in batch batchID
 // (the progress's sink metrics: progress.SinkNumWrites and the others), or
 // nil when it made none.
+//
+// When the automatic maintenance ran on the tables the batch wrote, the
+// metrics carry its totals for them too, under the Iceberg sink's names
+// (maintenanceRuns, snapshotsExpired, ...; summed over the tables).
 func (f *foreachBatchSink) BatchMetrics(batchID int64) map[string]string {
-	return writeMetrics(f.log.recent(), batchID)
+	ws := f.log.recent()
+	out := writeMetrics(ws, batchID)
+	if st, ok := f.s.maintenanceOf(ws, batchID); ok && out != nil {
+		maps.Copy(out, iceberg.MaintenanceMetrics(st))
+	}
+	return out
 }
 
 // batchContext identifies the micro-batch a foreachBatch callback runs

@@ -1,6 +1,7 @@
 package lakehouse
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"sync/atomic"
@@ -60,11 +61,15 @@ func (l *Lakehouse) StartMaintenance(o MaintenanceOptions) {
 }
 
 // MaintenanceStats returns what the automatic maintenance did to the table
-// name (as Table.Name spells it); ok is false when it never ran on it.
+// name (see ParseIdent: "db.t" and "lakehouse.db.t" are one table); ok is
+// false when it never ran on it.
 func (l *Lakehouse) MaintenanceStats(name string) (MaintenanceStats, bool) {
 	m := l.auto.Load()
 	if m == nil {
 		return MaintenanceStats{}, false
+	}
+	if _, full, err := l.resolve(name); err == nil {
+		name = full
 	}
 	m.mu.Lock()
 	w := m.workers[name]
@@ -79,6 +84,24 @@ func (l *Lakehouse) MaintenanceStats(name string) (MaintenanceStats, bool) {
 
 // MaintenanceStats is Lakehouse.MaintenanceStats of the table.
 func (t *Table) MaintenanceStats() (MaintenanceStats, bool) { return t.lh.MaintenanceStats(t.name) }
+
+// Plus returns the totals of s and o (several tables): counts added, the
+// last run the later one's.
+func (s MaintenanceStats) Plus(o MaintenanceStats) MaintenanceStats {
+	if o.LastRun.After(s.LastRun) {
+		s.LastRun, s.Last, s.LastError = o.LastRun, o.Last, cmp.Or(o.LastError, s.LastError)
+	}
+	s.Runs += o.Runs
+	s.Errors += o.Errors
+	s.SnapshotsExpired += o.SnapshotsExpired
+	s.ManifestsReplaced += o.ManifestsReplaced
+	s.FilesCompacted += o.FilesCompacted
+	s.FilesWithDeletesFolded += o.FilesWithDeletesFolded
+	s.CompactConflicts += o.CompactConflicts
+	s.OrphansRemoved += o.OrphansRemoved
+	s.ConcurrentFolds += o.ConcurrentFolds
+	return s
+}
 
 // autoMaintenance is the state of StartMaintenance.
 type autoMaintenance struct {

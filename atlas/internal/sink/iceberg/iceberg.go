@@ -107,6 +107,13 @@ func (s *Sink) BatchMetrics(int64) map[string]string {
 	if !ok {
 		return nil
 	}
+	return MaintenanceMetrics(st)
+}
+
+// MaintenanceMetrics returns the sink metrics (MetricMaintenanceRuns and
+// the others) of maintenance totals st: the Iceberg sink's, and those of
+// a foreachBatch query for the tables its function writes.
+func MaintenanceMetrics(st lakehouse.MaintenanceStats) map[string]string {
 	i := func(n int64) string { return strconv.FormatInt(n, 10) }
 	return map[string]string{
 		MetricMaintenanceRuns:       i(st.Runs),
