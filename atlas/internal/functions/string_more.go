@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
 // stringMoreDefs are encode, decode (both forms), unhex, elt and the
@@ -23,6 +24,9 @@ func stringMoreDefs() []*Def {
 				return &rowCall{name: called, args: a, impl: decodeCharsetImpl}, nil
 			}
 			return &rowCall{name: called, args: a, impl: decodeSwitchImpl}, nil
+		}},
+		{Name: "typeof", Group: "misc", MinArgs: 1, MaxArgs: 1, Build: func(_ string, a []expr.Expr) (expr.Expr, error) {
+			return &typeOf{x: a[0]}, nil
 		}},
 		row("unhex", "string", 1, 1, &rowImpl{resolve: sig(tBinary, tString), mayBeNull: true, eval: func(v []any) (any, error) {
 			s := v[0].(string)
@@ -203,4 +207,40 @@ func hexBytes(b []byte) string {
 		parts[i] = fmt.Sprintf("\\x%02X", c)
 	}
 	return strings.Join(parts, "")
+}
+
+// typeOf is typeof(x): Spark's simple name of x's type, a constant
+// known once x is bound.
+type typeOf struct{ x expr.Expr }
+
+func (e *typeOf) String() string { return "typeof(" + e.x.String() + ")" }
+
+// Bind resolves x and evaluates to its type's name on every row.
+func (e *typeOf) Bind(s *arrow.Schema) (expr.Bound, error) {
+	b, err := e.x.Bind(s)
+	if err != nil {
+		return nil, err
+	}
+	return expr.Lit(simpleString(b.Type())).Bind(s)
+}
+
+// simpleString is Spark's DataType.simpleString: int, array<int>,
+// struct<a:int,b:string>, map<string,int>.
+func simpleString(t arrow.DataType) string {
+	switch t := t.(type) {
+	case *arrow.ListType:
+		return "array<" + simpleString(t.Elem()) + ">"
+	case *arrow.MapType:
+		return "map<" + simpleString(t.KeyType()) + "," + simpleString(t.ItemType()) + ">"
+	case *arrow.StructType:
+		parts := make([]string, t.NumFields())
+		for i, f := range t.Fields() {
+			parts[i] = f.Name + ":" + simpleString(f.Type)
+		}
+		return "struct<" + strings.Join(parts, ",") + ">"
+	}
+	if t.ID() == arrow.NULL {
+		return "void"
+	}
+	return strings.ToLower(types.SQL(t))
 }
