@@ -8,10 +8,14 @@
 // neither.
 //
 // One file per function group of Spark's documentation: string.go,
-// math.go, datetime.go, collection.go, conditional.go, ...
+// string_more.go, math.go, math_more.go, datetime.go, datetime_more.go,
+// array.go, collection.go, conditional.go, regex.go (Java regular
+// expressions through package javaregex, LIKE/ILIKE), fdlibm.go (tan as
+// Java computes it), ...
 //
 // Aggregate, window and generator-as-relation functions are planned by
-// their callers; a name this registry does not know is refused with
+// their callers (aggregates: internal/sql's Agg and agg_more.go, state's
+// accumulators); a name this registry does not know is refused with
 // Spark's UNRESOLVED_ROUTINE error, naming the function.
 package functions
 
