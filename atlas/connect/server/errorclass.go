@@ -13,8 +13,10 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
-// classify finds the Spark error class of err: the one it carries, else
-// the class of an error type the engine returns without one.
+// classify finds the Spark error class of err: the one it carries (the
+// planner and engine raise unknown tables, columns and paths as
+// *sparkerr.Error), else the class of an error type the engine returns
+// without one.
 func classify(err error) *sparkerr.Error {
 	if e, ok := sparkerr.As(err); ok {
 		return e
@@ -37,13 +39,10 @@ func classify(err error) *sparkerr.Error {
 		return &sparkerr.Error{Class: m[1], SQLState: m[2], Message: msg, Cause: err}
 	}
 	switch {
-	case errors.Is(err, lakehouse.ErrNoSuchTable), strings.Contains(msg, "no temp view or memory table named"),
-		strings.Contains(msg, lakehouse.ErrNoSuchTable.Error()):
+	case errors.Is(err, lakehouse.ErrNoSuchTable):
 		return &sparkerr.Error{Class: "TABLE_OR_VIEW_NOT_FOUND", Message: msg, Cause: err}
 	case errors.Is(err, fs.ErrNotExist):
 		return &sparkerr.Error{Class: "PATH_NOT_FOUND", Message: msg, Cause: err}
-	case strings.Contains(msg, "cannot resolve column"):
-		return &sparkerr.Error{Class: "UNRESOLVED_COLUMN.WITH_SUGGESTION", Message: msg, Cause: err}
 	}
 	return nil
 }

@@ -425,7 +425,7 @@ func TestInvalidQueriesFailAtStart(t *testing.T) {
 	}{
 		{"append without watermark", events.GroupBy(engine.Window(engine.Col("ts"), "5 minutes"), "event").Count(), "append", "without watermark"},
 		{"complete without aggregation", events, "complete", "no streaming aggregations"},
-		{"unknown column", events.Select("nope"), "append", "cannot resolve column \"nope\""},
+		{"unknown column", events.Select("nope"), "append", "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function parameter with name `nope` cannot be resolved"},
 		{"bad duration", events.WithWatermark("ts", "10 parsecs"), "append", "unknown unit"},
 		{"watermark on a string", events.WithWatermark("event", "10 minutes"), "append", "must be a timestamp"},
 		{"unknown kafka option", e.session.ReadStream().Format("kafka").Option("subscribe", "events").Option("startingOffset", "earliest").Load(), "append", "startingOffsets"},

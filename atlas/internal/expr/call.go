@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -163,7 +164,10 @@ func (b *binaryBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 	}
 	defer rd.Release()
 	if b.op == "%" {
-		return modulo(c, ld, rd, int(rec.NumRows()), b.typ)
+		return modulo(c, b, ld, rd, int(rec.NumRows()))
+	}
+	if b.op == "/" && b.typ.ID() == arrow.FLOAT64 {
+		return divideFloats(c, b, ld, rd, int(rec.NumRows()))
 	}
 	if (b.op == "+" || b.op == "-") && isSignedInteger(b.typ) {
 		return addSubIntegers(c, b, ld, rd, int(rec.NumRows()))
@@ -402,43 +406,22 @@ func coerce(l, r Bound) (Bound, Bound, arrow.DataType, error) {
 	return nil, nil, nil, fmt.Errorf("cannot compare or combine %s with %s", lt, rt)
 }
 
-func modulo(c *Ctx, ld, rd compute.Datum, n int, typ arrow.DataType) (arrow.Array, error) {
+// modulo is Spark's %: the sign of the dividend, NULL for a zero divisor
+// without ANSI, DIVIDE_BY_ZERO under it (a NULL operand gives NULL
+// either way), on every integer width and on doubles.
+func modulo(c *Ctx, bb *binaryBound, ld, rd compute.Datum, n int) (arrow.Array, error) {
 	la, ra, err := operandArrays(c, ld, rd, n)
 	if err != nil {
 		return nil, err
 	}
 	defer la.Release()
 	defer ra.Release()
-	switch typ.ID() {
-	case arrow.INT64:
-		x, y := la.(*array.Int64), ra.(*array.Int64)
-		b := array.NewInt64Builder(c.Mem)
-		defer b.Release()
-		for i := 0; i < n; i++ {
-			if x.IsNull(i) || y.IsNull(i) || y.Value(i) == 0 {
-				b.AppendNull()
-				continue
-			}
-			b.Append(x.Value(i) % y.Value(i))
-		}
-		return b.NewArray(), nil
-	case arrow.FLOAT64:
-		x, y := la.(*array.Float64), ra.(*array.Float64)
-		b := array.NewFloat64Builder(c.Mem)
-		defer b.Release()
-		for i := 0; i < n; i++ {
-			if x.IsNull(i) || y.IsNull(i) || y.Value(i) == 0 {
-				b.AppendNull()
-				continue
-			}
-			q := x.Value(i) / y.Value(i)
-			b.Append(x.Value(i) - float64(int64(q))*y.Value(i))
-		}
-		return b.NewArray(), nil
+	if ansi(c) && zeroDivisor(la, ra) {
+		return nil, divideByZero(bb.src)
 	}
-	if isSignedInteger(typ) {
-		// int, smallint, tinyint: the remainder fits the type (Java's %).
-		b := array.NewBuilder(c.Mem, typ)
+	switch {
+	case isSignedInteger(bb.typ):
+		b := array.NewBuilder(c.Mem, bb.typ)
 		defer b.Release()
 		for i := 0; i < n; i++ {
 			x, _, _ := numberAt(la, i)
@@ -447,11 +430,27 @@ func modulo(c *Ctx, ld, rd compute.Datum, n int, typ arrow.DataType) (arrow.Arra
 				b.AppendNull()
 				continue
 			}
+			if y == -1 { // MinInt % -1 would trap
+				appendInt(b, 0)
+				continue
+			}
 			appendInt(b, x%y)
 		}
 		return b.NewArray(), nil
+	case bb.typ.ID() == arrow.FLOAT64:
+		x, y := la.(*array.Float64), ra.(*array.Float64)
+		b := array.NewFloat64Builder(c.Mem)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if x.IsNull(i) || y.IsNull(i) || y.Value(i) == 0 {
+				b.AppendNull()
+				continue
+			}
+			b.Append(math.Mod(x.Value(i), y.Value(i)))
+		}
+		return b.NewArray(), nil
 	}
-	return nil, fmt.Errorf("%% is not supported for %s", typ)
+	return nil, fmt.Errorf("%% is not supported for %s", bb.typ)
 }
 
 func datumArray(c *Ctx, d compute.Datum, n int) (arrow.Array, error) {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sparkerr"
 )
 
 // Ctx carries what evaluation needs besides the input: an allocator, a
@@ -165,7 +167,7 @@ func (c *ColumnRef) Bind(s *arrow.Schema) (Bound, error) {
 		}
 	}
 	if idx < 0 {
-		return nil, fmt.Errorf("cannot resolve column %q given input columns [%s]", c.String(), columnList(s))
+		return nil, UnresolvedColumn(c.Parts, s)
 	}
 	b := &colBound{index: idx, field: s.Field(idx)}
 	var out Bound = b
@@ -181,7 +183,12 @@ func (c *ColumnRef) Bind(s *arrow.Schema) (Bound, error) {
 			for i, f := range st.Fields() {
 				names[i] = f.Name
 			}
-			return nil, fmt.Errorf("cannot resolve %q: no field %q in struct<%s>", c.String(), p, strings.Join(names, ", "))
+			fields := QuoteID(names[0])
+			for _, n := range names[1:] {
+				fields += ", " + QuoteID(n)
+			}
+			return nil, sparkerr.WithParams("FIELD_NOT_FOUND", map[string]string{"fieldName": QuoteID(p), "fields": fields},
+				"No such struct field %s in %s (in %s).", QuoteID(p), fields, QuoteID(c.Parts...))
 		}
 		out = &fieldBound{inner: out, index: fi, field: st.Field(fi)}
 		typ = st.Field(fi).Type
@@ -236,7 +243,8 @@ func resolvePlanID(s *arrow.Schema, parts []string, planID int64) (int, bool, er
 		}
 	}
 	if found < 0 && tagged {
-		return 0, false, fmt.Errorf("cannot resolve column %q of the DataFrame with plan id %d: it is not an input of this join; given input columns [%s]", parts[0], planID, columnList(s))
+		return 0, false, sparkerr.WithParams("CANNOT_RESOLVE_DATAFRAME_COLUMN", map[string]string{"name": parts[0]},
+			"Cannot resolve dataframe column %q (plan id %d): it is not an input of this join, whose input columns are [%s]. It's probably because of illegal references like `df1.select(df2.col(\"a\"))`.", parts[0], planID, columnList(s))
 	}
 	return found, found >= 0, nil
 }

@@ -86,6 +86,8 @@ var states = map[string]string{
 	"UNRESOLVED_ROUTINE":                         "42883",
 	"TABLE_OR_VIEW_NOT_FOUND":                    "42P01",
 	"SCHEMA_NOT_FOUND":                           "42704",
+	"FIELD_NOT_FOUND":                            "42704",
+	"CANNOT_RESOLVE_DATAFRAME_COLUMN":            "42704",
 	"TABLE_OR_VIEW_ALREADY_EXISTS":               "42P07",
 	"TEMP_TABLE_OR_VIEW_ALREADY_EXISTS":          "42P07",
 	"PARSE_SYNTAX_ERROR":                         "42601",

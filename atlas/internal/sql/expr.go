@@ -297,13 +297,32 @@ func isLiteralOne(e parser.Expr) bool {
 type Error struct {
 	Line, Col int
 	Msg       string
+	// Cause is the error Msg quotes, if any: its Spark error class (an
+	// unknown column or table) stays reachable through errors.As.
+	Cause error
 }
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("error at line %d, column %d: %s", e.Line, e.Col, e.Msg)
 }
 
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// ErrorAt is an Error at line and column with a formatted message; its
+// cause is the first error among args.
+func ErrorAt(line, col int, format string, args ...any) *Error {
+	e := &Error{Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			e.Cause = err
+			break
+		}
+	}
+	return e
+}
+
 func errAt(n parser.Node, format string, args ...any) error {
 	p := n.Pos()
-	return &Error{Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+	return ErrorAt(p.Line, p.Col, format, args...)
 }

@@ -1,7 +1,7 @@
 package sql
 
 import (
-	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -146,7 +146,8 @@ func (p *MergePlan) ref(c *parser.ColumnRef) (side, int, []string, error) {
 	case si >= 0:
 		return sourceSide, si, parts[1:], nil
 	}
-	return 0, 0, nil, errAt(c, "cannot resolve column %s: the target %s has %s, the source %s has %s", c.SQL(), p.Spec.TargetAlias, names(p.Target), p.Spec.SourceAlias, names(p.Source))
+	both := arrow.NewSchema(append(slices.Clone(p.Target.Fields()), p.Source.Fields()...), nil)
+	return 0, 0, nil, errAt(c, "%v (the target %s has %s, the source %s has %s)", expr.UnresolvedColumn(parts, both), p.Spec.TargetAlias, names(p.Target), p.Spec.SourceAlias, names(p.Source))
 }
 
 func (p *MergePlan) joinedName(sd side, i int) string {
@@ -341,5 +342,5 @@ func names(s *arrow.Schema) string {
 }
 
 func errAtPos(p parser.Position, format string, args ...any) error {
-	return &Error{Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+	return ErrorAt(p.Line, p.Col, format, args...)
 }

@@ -105,7 +105,7 @@ func relations(ctx context.Context, s Session) sql.Relations {
 
 func errAtNode(n parser.Node, format string, args ...any) error {
 	p := n.Pos()
-	return &sql.Error{Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+	return sql.ErrorAt(p.Line, p.Col, format, args...)
 }
 
 // atName reports err, met resolving the table or view name written at n,

@@ -1,6 +1,7 @@
 package file
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sinklog"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sparkerr"
 )
 
 // status is a listed file: its absolute path and modification time (ms).
@@ -94,13 +96,18 @@ func ListFiles(paths []string) ([]string, error) {
 		}
 		glob := strings.ContainsAny(p, "*?[")
 		if !glob {
-			if _, err := os.Stat(abs); err != nil {
-				return nil, fmt.Errorf("path does not exist: %s", abs)
+			if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+				return nil, pathNotFound(abs, err)
+			} else if err != nil {
+				return nil, err
 			}
 		}
 		files, err := listFiles(abs, glob, "")
 		if err != nil {
 			return nil, err
+		}
+		if glob && len(files) == 0 {
+			return nil, pathNotFound(abs, fs.ErrNotExist)
 		}
 		for _, f := range files {
 			out = append(out, f.path)
@@ -108,6 +115,14 @@ func ListFiles(paths []string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// pathNotFound is Spark's PATH_NOT_FOUND for the local path p (a path or
+// a glob that matches nothing).
+func pathNotFound(p string, cause error) *sparkerr.Error {
+	u := "file:" + filepath.ToSlash(p)
+	return &sparkerr.Error{Class: "PATH_NOT_FOUND", Params: map[string]string{"path": u}, Cause: cause,
+		Message: "Path does not exist: " + u + "."}
 }
 
 // fileURL is a path as the seen-files log records it (Spark's SparkPath
