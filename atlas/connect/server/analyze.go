@@ -21,6 +21,15 @@ func (s *service) AnalyzePlan(ctx context.Context, req *pb.AnalyzePlanRequest) (
 	if err != nil {
 		return nil, err
 	}
+	resp, err := s.analyze(ctx, sess, req)
+	if err != nil {
+		return nil, sess.withErrorID(err)
+	}
+	return resp, nil
+}
+
+// analyze answers AnalyzePlan for sess.
+func (s *service) analyze(ctx context.Context, sess *session, req *pb.AnalyzePlanRequest) (*pb.AnalyzePlanResponse, error) {
 	resp := &pb.AnalyzePlanResponse{SessionId: sess.key.id, ServerSideSessionId: sess.serverSideID}
 	df := func(p *pb.Plan) (*engine.DataFrame, error) {
 		root := p.GetRoot()

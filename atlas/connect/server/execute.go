@@ -41,7 +41,7 @@ func (s *service) ExecutePlan(req *pb.ExecutePlanRequest, stream pb.SparkConnect
 		err = invalidArgument(fmt.Errorf("the plan has neither a root relation nor a command"))
 	}
 	if err != nil {
-		return toStatus(err)
+		return sess.withErrorID(toStatus(err))
 	}
 	return out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_ResultComplete_{ResultComplete: &pb.ExecutePlanResponse_ResultComplete{}}})
 }

@@ -41,6 +41,8 @@ type session struct {
 	// busListener forwards query events to the client that added it with
 	// StreamingQueryListenerBusCommand, nil for none.
 	busListener *busListener
+	// errs are the errors answered, for FetchErrorDetails.
+	errs errorDetails
 }
 
 // sessionKey identifies a session as Spark does, by user id and session

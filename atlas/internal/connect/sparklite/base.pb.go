@@ -125,6 +125,39 @@ func (x InterruptRequest_InterruptType) String() string {
 	return strconv.Itoa(int(x))
 }
 
+type FetchErrorDetailsResponse_QueryContext_ContextType int32
+
+const (
+	FetchErrorDetailsResponse_QueryContext_SQL       FetchErrorDetailsResponse_QueryContext_ContextType = 0
+	FetchErrorDetailsResponse_QueryContext_DATAFRAME FetchErrorDetailsResponse_QueryContext_ContextType = 1
+)
+
+// Enum value maps for FetchErrorDetailsResponse_QueryContext_ContextType.
+var (
+	FetchErrorDetailsResponse_QueryContext_ContextType_name = map[int32]string{
+		0: "SQL",
+		1: "DATAFRAME",
+	}
+	FetchErrorDetailsResponse_QueryContext_ContextType_value = map[string]int32{
+		"SQL":       0,
+		"DATAFRAME": 1,
+	}
+)
+
+func (x FetchErrorDetailsResponse_QueryContext_ContextType) Enum() *FetchErrorDetailsResponse_QueryContext_ContextType {
+	p := new(FetchErrorDetailsResponse_QueryContext_ContextType)
+	*p = x
+	return p
+}
+
+func (x FetchErrorDetailsResponse_QueryContext_ContextType) String() string {
+	name, valid := FetchErrorDetailsResponse_QueryContext_ContextType_name[int32(x)]
+	if valid {
+		return name
+	}
+	return strconv.Itoa(int(x))
+}
+
 type Plan struct {
 	unknownFields []byte
 	// Types that are assignable to OpType:
@@ -1291,6 +1324,101 @@ func (x *ReleaseSessionResponse) GetServerSideSessionId() string {
 	return ""
 }
 
+// FetchErrorDetails returns the full error an earlier response named by
+// the errorId of its ErrorInfo detail (Spark 3.5+). An error can be
+// fetched once.
+type FetchErrorDetailsRequest struct {
+	unknownFields                     []byte
+	SessionId                         string       `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"sessionId,omitempty"`
+	ClientObservedServerSideSessionId *string      `protobuf:"bytes,5,opt,name=client_observed_server_side_session_id,json=clientObservedServerSideSessionId,proto3,oneof" json:"clientObservedServerSideSessionId,omitempty"`
+	UserContext                       *UserContext `protobuf:"bytes,2,opt,name=user_context,json=userContext,proto3" json:"userContext,omitempty"`
+	ErrorId                           string       `protobuf:"bytes,3,opt,name=error_id,json=errorId,proto3" json:"errorId,omitempty"`
+	ClientType                        *string      `protobuf:"bytes,4,opt,name=client_type,json=clientType,proto3,oneof" json:"clientType,omitempty"`
+}
+
+func (x *FetchErrorDetailsRequest) Reset() {
+	*x = FetchErrorDetailsRequest{}
+}
+
+func (*FetchErrorDetailsRequest) ProtoMessage() {}
+
+func (x *FetchErrorDetailsRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsRequest) GetClientObservedServerSideSessionId() string {
+	if x != nil && x.ClientObservedServerSideSessionId != nil {
+		return *x.ClientObservedServerSideSessionId
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsRequest) GetUserContext() *UserContext {
+	if x != nil {
+		return x.UserContext
+	}
+	return nil
+}
+
+func (x *FetchErrorDetailsRequest) GetErrorId() string {
+	if x != nil {
+		return x.ErrorId
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsRequest) GetClientType() string {
+	if x != nil && x.ClientType != nil {
+		return *x.ClientType
+	}
+	return ""
+}
+
+type FetchErrorDetailsResponse struct {
+	unknownFields       []byte
+	ServerSideSessionId string                             `protobuf:"bytes,3,opt,name=server_side_session_id,json=serverSideSessionId,proto3" json:"serverSideSessionId,omitempty"`
+	SessionId           string                             `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3" json:"sessionId,omitempty"`
+	RootErrorIdx        *int32                             `protobuf:"varint,1,opt,name=root_error_idx,json=rootErrorIdx,proto3,oneof" json:"rootErrorIdx,omitempty"`
+	Errors              []*FetchErrorDetailsResponse_Error `protobuf:"bytes,2,rep,name=errors,proto3" json:"errors,omitempty"`
+}
+
+func (x *FetchErrorDetailsResponse) Reset() {
+	*x = FetchErrorDetailsResponse{}
+}
+
+func (*FetchErrorDetailsResponse) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse) GetServerSideSessionId() string {
+	if x != nil {
+		return x.ServerSideSessionId
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse) GetRootErrorIdx() int32 {
+	if x != nil && x.RootErrorIdx != nil {
+		return *x.RootErrorIdx
+	}
+	return 0
+}
+
+func (x *FetchErrorDetailsResponse) GetErrors() []*FetchErrorDetailsResponse_Error {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
 type AnalyzePlanRequest_Schema struct {
 	unknownFields []byte
 	Plan          *Plan `protobuf:"bytes,1,opt,name=plan,proto3" json:"plan,omitempty"`
@@ -2061,6 +2189,240 @@ func (x *ConfigRequest_IsModifiable) GetKeys() []string {
 		return x.Keys
 	}
 	return nil
+}
+
+type FetchErrorDetailsResponse_StackTraceElement struct {
+	unknownFields  []byte
+	DeclaringClass string  `protobuf:"bytes,1,opt,name=declaring_class,json=declaringClass,proto3" json:"declaringClass,omitempty"`
+	MethodName     string  `protobuf:"bytes,2,opt,name=method_name,json=methodName,proto3" json:"methodName,omitempty"`
+	FileName       *string `protobuf:"bytes,3,opt,name=file_name,json=fileName,proto3,oneof" json:"fileName,omitempty"`
+	LineNumber     int32   `protobuf:"varint,4,opt,name=line_number,json=lineNumber,proto3" json:"lineNumber,omitempty"`
+}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) Reset() {
+	*x = FetchErrorDetailsResponse_StackTraceElement{}
+}
+
+func (*FetchErrorDetailsResponse_StackTraceElement) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) GetDeclaringClass() string {
+	if x != nil {
+		return x.DeclaringClass
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) GetMethodName() string {
+	if x != nil {
+		return x.MethodName
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) GetFileName() string {
+	if x != nil && x.FileName != nil {
+		return *x.FileName
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) GetLineNumber() int32 {
+	if x != nil {
+		return x.LineNumber
+	}
+	return 0
+}
+
+type FetchErrorDetailsResponse_QueryContext struct {
+	unknownFields []byte
+	ContextType   FetchErrorDetailsResponse_QueryContext_ContextType `protobuf:"varint,10,opt,name=context_type,json=contextType,proto3" json:"contextType,omitempty"`
+	ObjectType    string                                             `protobuf:"bytes,1,opt,name=object_type,json=objectType,proto3" json:"objectType,omitempty"`
+	ObjectName    string                                             `protobuf:"bytes,2,opt,name=object_name,json=objectName,proto3" json:"objectName,omitempty"`
+	StartIndex    int32                                              `protobuf:"varint,3,opt,name=start_index,json=startIndex,proto3" json:"startIndex,omitempty"`
+	StopIndex     int32                                              `protobuf:"varint,4,opt,name=stop_index,json=stopIndex,proto3" json:"stopIndex,omitempty"`
+	Fragment      string                                             `protobuf:"bytes,5,opt,name=fragment,proto3" json:"fragment,omitempty"`
+	CallSite      string                                             `protobuf:"bytes,6,opt,name=call_site,json=callSite,proto3" json:"callSite,omitempty"`
+	Summary       string                                             `protobuf:"bytes,7,opt,name=summary,proto3" json:"summary,omitempty"`
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) Reset() {
+	*x = FetchErrorDetailsResponse_QueryContext{}
+}
+
+func (*FetchErrorDetailsResponse_QueryContext) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetContextType() FetchErrorDetailsResponse_QueryContext_ContextType {
+	if x != nil {
+		return x.ContextType
+	}
+	return FetchErrorDetailsResponse_QueryContext_SQL
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetObjectType() string {
+	if x != nil {
+		return x.ObjectType
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetObjectName() string {
+	if x != nil {
+		return x.ObjectName
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetStartIndex() int32 {
+	if x != nil {
+		return x.StartIndex
+	}
+	return 0
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetStopIndex() int32 {
+	if x != nil {
+		return x.StopIndex
+	}
+	return 0
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetFragment() string {
+	if x != nil {
+		return x.Fragment
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetCallSite() string {
+	if x != nil {
+		return x.CallSite
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+type FetchErrorDetailsResponse_SparkThrowable struct {
+	unknownFields     []byte
+	ErrorClass        *string                                   `protobuf:"bytes,1,opt,name=error_class,json=errorClass,proto3,oneof" json:"errorClass,omitempty"`
+	MessageParameters map[string]string                         `protobuf:"bytes,2,rep,name=message_parameters,json=messageParameters,proto3" json:"messageParameters,omitempty" protobuf_key:"bytes,1,opt,name=key,proto3" protobuf_val:"bytes,2,opt,name=value,proto3"`
+	QueryContexts     []*FetchErrorDetailsResponse_QueryContext `protobuf:"bytes,3,rep,name=query_contexts,json=queryContexts,proto3" json:"queryContexts,omitempty"`
+	SqlState          *string                                   `protobuf:"bytes,4,opt,name=sql_state,json=sqlState,proto3,oneof" json:"sqlState,omitempty"`
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) Reset() {
+	*x = FetchErrorDetailsResponse_SparkThrowable{}
+}
+
+func (*FetchErrorDetailsResponse_SparkThrowable) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) GetErrorClass() string {
+	if x != nil && x.ErrorClass != nil {
+		return *x.ErrorClass
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) GetMessageParameters() map[string]string {
+	if x != nil {
+		return x.MessageParameters
+	}
+	return nil
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) GetQueryContexts() []*FetchErrorDetailsResponse_QueryContext {
+	if x != nil {
+		return x.QueryContexts
+	}
+	return nil
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) GetSqlState() string {
+	if x != nil && x.SqlState != nil {
+		return *x.SqlState
+	}
+	return ""
+}
+
+type FetchErrorDetailsResponse_Error struct {
+	unknownFields      []byte
+	ErrorTypeHierarchy []string                                       `protobuf:"bytes,1,rep,name=error_type_hierarchy,json=errorTypeHierarchy,proto3" json:"errorTypeHierarchy,omitempty"`
+	Message            string                                         `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	StackTrace         []*FetchErrorDetailsResponse_StackTraceElement `protobuf:"bytes,3,rep,name=stack_trace,json=stackTrace,proto3" json:"stackTrace,omitempty"`
+	CauseIdx           *int32                                         `protobuf:"varint,4,opt,name=cause_idx,json=causeIdx,proto3,oneof" json:"causeIdx,omitempty"`
+	SparkThrowable     *FetchErrorDetailsResponse_SparkThrowable      `protobuf:"bytes,5,opt,name=spark_throwable,json=sparkThrowable,proto3,oneof" json:"sparkThrowable,omitempty"`
+}
+
+func (x *FetchErrorDetailsResponse_Error) Reset() {
+	*x = FetchErrorDetailsResponse_Error{}
+}
+
+func (*FetchErrorDetailsResponse_Error) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse_Error) GetErrorTypeHierarchy() []string {
+	if x != nil {
+		return x.ErrorTypeHierarchy
+	}
+	return nil
+}
+
+func (x *FetchErrorDetailsResponse_Error) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_Error) GetStackTrace() []*FetchErrorDetailsResponse_StackTraceElement {
+	if x != nil {
+		return x.StackTrace
+	}
+	return nil
+}
+
+func (x *FetchErrorDetailsResponse_Error) GetCauseIdx() int32 {
+	if x != nil && x.CauseIdx != nil {
+		return *x.CauseIdx
+	}
+	return 0
+}
+
+func (x *FetchErrorDetailsResponse_Error) GetSparkThrowable() *FetchErrorDetailsResponse_SparkThrowable {
+	if x != nil {
+		return x.SparkThrowable
+	}
+	return nil
+}
+
+type FetchErrorDetailsResponse_SparkThrowable_MessageParametersEntry struct {
+	unknownFields []byte
+	Key           string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Value         string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable_MessageParametersEntry) Reset() {
+	*x = FetchErrorDetailsResponse_SparkThrowable_MessageParametersEntry{}
+}
+
+func (*FetchErrorDetailsResponse_SparkThrowable_MessageParametersEntry) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable_MessageParametersEntry) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable_MessageParametersEntry) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
 }
 
 func (m *Plan) MarshalVT() (dAtA []byte, err error) {
@@ -5476,6 +5838,437 @@ func (m *ReleaseSessionResponse) MarshalToSizedBufferVT(dAtA []byte) (int, error
 	return len(dAtA) - i, nil
 }
 
+func (m *FetchErrorDetailsRequest) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *FetchErrorDetailsRequest) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *FetchErrorDetailsRequest) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.ClientObservedServerSideSessionId != nil {
+		i -= len(*m.ClientObservedServerSideSessionId)
+		copy(dAtA[i:], *m.ClientObservedServerSideSessionId)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.ClientObservedServerSideSessionId)))
+		i--
+		dAtA[i] = 0x2a
+	}
+	if m.ClientType != nil {
+		i -= len(*m.ClientType)
+		copy(dAtA[i:], *m.ClientType)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.ClientType)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.ErrorId) > 0 {
+		i -= len(m.ErrorId)
+		copy(dAtA[i:], m.ErrorId)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.ErrorId)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.UserContext != nil {
+		size, err := m.UserContext.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.SessionId) > 0 {
+		i -= len(m.SessionId)
+		copy(dAtA[i:], m.SessionId)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.SessionId)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *FetchErrorDetailsResponse_StackTraceElement) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *FetchErrorDetailsResponse_StackTraceElement) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *FetchErrorDetailsResponse_StackTraceElement) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.LineNumber != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.LineNumber))
+		i--
+		dAtA[i] = 0x20
+	}
+	if m.FileName != nil {
+		i -= len(*m.FileName)
+		copy(dAtA[i:], *m.FileName)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.FileName)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if len(m.MethodName) > 0 {
+		i -= len(m.MethodName)
+		copy(dAtA[i:], m.MethodName)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.MethodName)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.DeclaringClass) > 0 {
+		i -= len(m.DeclaringClass)
+		copy(dAtA[i:], m.DeclaringClass)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.DeclaringClass)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *FetchErrorDetailsResponse_QueryContext) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *FetchErrorDetailsResponse_QueryContext) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *FetchErrorDetailsResponse_QueryContext) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.ContextType != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.ContextType))
+		i--
+		dAtA[i] = 0x50
+	}
+	if len(m.Summary) > 0 {
+		i -= len(m.Summary)
+		copy(dAtA[i:], m.Summary)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.Summary)))
+		i--
+		dAtA[i] = 0x3a
+	}
+	if len(m.CallSite) > 0 {
+		i -= len(m.CallSite)
+		copy(dAtA[i:], m.CallSite)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.CallSite)))
+		i--
+		dAtA[i] = 0x32
+	}
+	if len(m.Fragment) > 0 {
+		i -= len(m.Fragment)
+		copy(dAtA[i:], m.Fragment)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.Fragment)))
+		i--
+		dAtA[i] = 0x2a
+	}
+	if m.StopIndex != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.StopIndex))
+		i--
+		dAtA[i] = 0x20
+	}
+	if m.StartIndex != 0 {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(m.StartIndex))
+		i--
+		dAtA[i] = 0x18
+	}
+	if len(m.ObjectName) > 0 {
+		i -= len(m.ObjectName)
+		copy(dAtA[i:], m.ObjectName)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.ObjectName)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.ObjectType) > 0 {
+		i -= len(m.ObjectType)
+		copy(dAtA[i:], m.ObjectType)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.ObjectType)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *FetchErrorDetailsResponse_SparkThrowable) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *FetchErrorDetailsResponse_SparkThrowable) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *FetchErrorDetailsResponse_SparkThrowable) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.SqlState != nil {
+		i -= len(*m.SqlState)
+		copy(dAtA[i:], *m.SqlState)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.SqlState)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.QueryContexts) > 0 {
+		for iNdEx := len(m.QueryContexts) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.QueryContexts[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0x1a
+		}
+	}
+	if len(m.MessageParameters) > 0 {
+		for k := range m.MessageParameters {
+			v := m.MessageParameters[k]
+			baseI := i
+			i -= len(v)
+			copy(dAtA[i:], v)
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(v)))
+			i--
+			dAtA[i] = 0x12
+			i -= len(k)
+			copy(dAtA[i:], k)
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(k)))
+			i--
+			dAtA[i] = 0xa
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(baseI-i))
+			i--
+			dAtA[i] = 0x12
+		}
+	}
+	if m.ErrorClass != nil {
+		i -= len(*m.ErrorClass)
+		copy(dAtA[i:], *m.ErrorClass)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.ErrorClass)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *FetchErrorDetailsResponse_Error) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *FetchErrorDetailsResponse_Error) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *FetchErrorDetailsResponse_Error) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.SparkThrowable != nil {
+		size, err := m.SparkThrowable.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x2a
+	}
+	if m.CauseIdx != nil {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.CauseIdx))
+		i--
+		dAtA[i] = 0x20
+	}
+	if len(m.StackTrace) > 0 {
+		for iNdEx := len(m.StackTrace) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.StackTrace[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0x1a
+		}
+	}
+	if len(m.Message) > 0 {
+		i -= len(m.Message)
+		copy(dAtA[i:], m.Message)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.Message)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.ErrorTypeHierarchy) > 0 {
+		for iNdEx := len(m.ErrorTypeHierarchy) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.ErrorTypeHierarchy[iNdEx])
+			copy(dAtA[i:], m.ErrorTypeHierarchy[iNdEx])
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.ErrorTypeHierarchy[iNdEx])))
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *FetchErrorDetailsResponse) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *FetchErrorDetailsResponse) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *FetchErrorDetailsResponse) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if len(m.SessionId) > 0 {
+		i -= len(m.SessionId)
+		copy(dAtA[i:], m.SessionId)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.SessionId)))
+		i--
+		dAtA[i] = 0x22
+	}
+	if len(m.ServerSideSessionId) > 0 {
+		i -= len(m.ServerSideSessionId)
+		copy(dAtA[i:], m.ServerSideSessionId)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.ServerSideSessionId)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if len(m.Errors) > 0 {
+		for iNdEx := len(m.Errors) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.Errors[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0x12
+		}
+	}
+	if m.RootErrorIdx != nil {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.RootErrorIdx))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
 func (m *Plan) SizeVT() (n int) {
 	if m == nil {
 		return 0
@@ -6946,6 +7739,192 @@ func (m *ReleaseSessionResponse) SizeVT() (n int) {
 		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
 	}
 	l = len(m.ServerSideSessionId)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *FetchErrorDetailsRequest) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.SessionId)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.UserContext != nil {
+		l = m.UserContext.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	l = len(m.ErrorId)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.ClientType != nil {
+		l = len(*m.ClientType)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.ClientObservedServerSideSessionId != nil {
+		l = len(*m.ClientObservedServerSideSessionId)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *FetchErrorDetailsResponse_StackTraceElement) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.DeclaringClass)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	l = len(m.MethodName)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.FileName != nil {
+		l = len(*m.FileName)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.LineNumber != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.LineNumber))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *FetchErrorDetailsResponse_QueryContext) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	l = len(m.ObjectType)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	l = len(m.ObjectName)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.StartIndex != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.StartIndex))
+	}
+	if m.StopIndex != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.StopIndex))
+	}
+	l = len(m.Fragment)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	l = len(m.CallSite)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	l = len(m.Summary)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.ContextType != 0 {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(m.ContextType))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *FetchErrorDetailsResponse_SparkThrowable) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.ErrorClass != nil {
+		l = len(*m.ErrorClass)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if len(m.MessageParameters) > 0 {
+		for k, v := range m.MessageParameters {
+			_ = k
+			_ = v
+			mapEntrySize := 1 + len(k) + protobuf_go_lite.SizeOfVarint(uint64(len(k))) + 1 + len(v) + protobuf_go_lite.SizeOfVarint(uint64(len(v)))
+			n += mapEntrySize + 1 + protobuf_go_lite.SizeOfVarint(uint64(mapEntrySize))
+		}
+	}
+	if len(m.QueryContexts) > 0 {
+		for _, e := range m.QueryContexts {
+			l = e.SizeVT()
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	if m.SqlState != nil {
+		l = len(*m.SqlState)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *FetchErrorDetailsResponse_Error) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.ErrorTypeHierarchy) > 0 {
+		for _, s := range m.ErrorTypeHierarchy {
+			l = len(s)
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	l = len(m.Message)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if len(m.StackTrace) > 0 {
+		for _, e := range m.StackTrace {
+			l = e.SizeVT()
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	if m.CauseIdx != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.CauseIdx))
+	}
+	if m.SparkThrowable != nil {
+		l = m.SparkThrowable.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *FetchErrorDetailsResponse) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.RootErrorIdx != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.RootErrorIdx))
+	}
+	if len(m.Errors) > 0 {
+		for _, e := range m.Errors {
+			l = e.SizeVT()
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	l = len(m.ServerSideSessionId)
+	if l > 0 {
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	l = len(m.SessionId)
 	if l > 0 {
 		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
 	}
@@ -12549,6 +13528,940 @@ func (m *ReleaseSessionResponse) UnmarshalVT(dAtA []byte) error {
 				return io.ErrUnexpectedEOF
 			}
 			m.ServerSideSessionId = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *FetchErrorDetailsRequest) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: FetchErrorDetailsRequest: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: FetchErrorDetailsRequest: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field SessionId", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.SessionId = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field UserContext", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.UserContext == nil {
+				m.UserContext = &UserContext{}
+			}
+			if err := m.UserContext.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ErrorId", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ErrorId = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ClientType", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.ClientType = &s
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ClientObservedServerSideSessionId", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.ClientObservedServerSideSessionId = &s
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *FetchErrorDetailsResponse_StackTraceElement) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: FetchErrorDetailsResponse_StackTraceElement: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: FetchErrorDetailsResponse_StackTraceElement: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field DeclaringClass", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.DeclaringClass = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MethodName", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.MethodName = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field FileName", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.FileName = &s
+			iNdEx = postIndex
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LineNumber", wireType)
+			}
+			m.LineNumber = 0
+			m.LineNumber, iNdEx, err = protobuf_go_lite.DecodeVarintInt32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *FetchErrorDetailsResponse_QueryContext) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: FetchErrorDetailsResponse_QueryContext: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: FetchErrorDetailsResponse_QueryContext: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ObjectType", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ObjectType = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ObjectName", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ObjectName = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field StartIndex", wireType)
+			}
+			m.StartIndex = 0
+			m.StartIndex, iNdEx, err = protobuf_go_lite.DecodeVarintInt32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field StopIndex", wireType)
+			}
+			m.StopIndex = 0
+			m.StopIndex, iNdEx, err = protobuf_go_lite.DecodeVarintInt32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Fragment", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Fragment = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field CallSite", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.CallSite = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 7:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Summary", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Summary = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 10:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ContextType", wireType)
+			}
+			m.ContextType = 0
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			m.ContextType = FetchErrorDetailsResponse_QueryContext_ContextType(_v)
+			if err != nil {
+				return err
+			}
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *FetchErrorDetailsResponse_SparkThrowable) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: FetchErrorDetailsResponse_SparkThrowable: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: FetchErrorDetailsResponse_SparkThrowable: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ErrorClass", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.ErrorClass = &s
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MessageParameters", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.MessageParameters == nil {
+				m.MessageParameters = make(map[string]string)
+			}
+			var mapkey string
+			var mapvalue string
+			for iNdEx < postIndex {
+				entryPreIndex := iNdEx
+				var wire uint64
+				wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+				if err != nil {
+					return err
+				}
+				fieldNum := int32(wire >> 3)
+				if fieldNum == 1 {
+					var stringLenmapkey uint64
+					stringLenmapkey, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+					if err != nil {
+						return err
+					}
+					intStringLenmapkey := int(stringLenmapkey)
+					if intStringLenmapkey < 0 {
+						return protobuf_go_lite.ErrInvalidLength
+					}
+					postStringIndexmapkey := iNdEx + intStringLenmapkey
+					if postStringIndexmapkey < 0 {
+						return protobuf_go_lite.ErrInvalidLength
+					}
+					if postStringIndexmapkey > l {
+						return io.ErrUnexpectedEOF
+					}
+					mapkey = string(dAtA[iNdEx:postStringIndexmapkey])
+					iNdEx = postStringIndexmapkey
+				} else if fieldNum == 2 {
+					var stringLenmapvalue uint64
+					stringLenmapvalue, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+					if err != nil {
+						return err
+					}
+					intStringLenmapvalue := int(stringLenmapvalue)
+					if intStringLenmapvalue < 0 {
+						return protobuf_go_lite.ErrInvalidLength
+					}
+					postStringIndexmapvalue := iNdEx + intStringLenmapvalue
+					if postStringIndexmapvalue < 0 {
+						return protobuf_go_lite.ErrInvalidLength
+					}
+					if postStringIndexmapvalue > l {
+						return io.ErrUnexpectedEOF
+					}
+					mapvalue = string(dAtA[iNdEx:postStringIndexmapvalue])
+					iNdEx = postStringIndexmapvalue
+				} else {
+					iNdEx = entryPreIndex
+					skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+					if err != nil {
+						return err
+					}
+					if (skippy < 0) || (iNdEx+skippy) < 0 {
+						return protobuf_go_lite.ErrInvalidLength
+					}
+					if (iNdEx + skippy) > postIndex {
+						return io.ErrUnexpectedEOF
+					}
+					iNdEx += skippy
+				}
+			}
+			m.MessageParameters[mapkey] = mapvalue
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field QueryContexts", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.QueryContexts = append(m.QueryContexts, &FetchErrorDetailsResponse_QueryContext{})
+			if err := m.QueryContexts[len(m.QueryContexts)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field SqlState", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.SqlState = &s
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *FetchErrorDetailsResponse_Error) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: FetchErrorDetailsResponse_Error: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: FetchErrorDetailsResponse_Error: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ErrorTypeHierarchy", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ErrorTypeHierarchy = append(m.ErrorTypeHierarchy, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Message", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Message = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field StackTrace", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.StackTrace = append(m.StackTrace, &FetchErrorDetailsResponse_StackTraceElement{})
+			if err := m.StackTrace[len(m.StackTrace)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field CauseIdx", wireType)
+			}
+			var v int32
+			v, iNdEx, err = protobuf_go_lite.DecodeVarintInt32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			m.CauseIdx = &v
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field SparkThrowable", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.SparkThrowable == nil {
+				m.SparkThrowable = &FetchErrorDetailsResponse_SparkThrowable{}
+			}
+			if err := m.SparkThrowable.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *FetchErrorDetailsResponse) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: FetchErrorDetailsResponse: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: FetchErrorDetailsResponse: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field RootErrorIdx", wireType)
+			}
+			var v int32
+			v, iNdEx, err = protobuf_go_lite.DecodeVarintInt32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			m.RootErrorIdx = &v
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Errors", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Errors = append(m.Errors, &FetchErrorDetailsResponse_Error{})
+			if err := m.Errors[len(m.Errors)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ServerSideSessionId", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.ServerSideSessionId = string(dAtA[iNdEx:postIndex])
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field SessionId", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.SessionId = string(dAtA[iNdEx:postIndex])
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex

@@ -161,6 +161,52 @@ func (InterruptRequest_InterruptType) EnumDescriptor() ([]byte, []int) {
 	return file_spark_connect_base_proto_rawDescGZIP(), []int{9, 0}
 }
 
+type FetchErrorDetailsResponse_QueryContext_ContextType int32
+
+const (
+	FetchErrorDetailsResponse_QueryContext_SQL       FetchErrorDetailsResponse_QueryContext_ContextType = 0
+	FetchErrorDetailsResponse_QueryContext_DATAFRAME FetchErrorDetailsResponse_QueryContext_ContextType = 1
+)
+
+// Enum value maps for FetchErrorDetailsResponse_QueryContext_ContextType.
+var (
+	FetchErrorDetailsResponse_QueryContext_ContextType_name = map[int32]string{
+		0: "SQL",
+		1: "DATAFRAME",
+	}
+	FetchErrorDetailsResponse_QueryContext_ContextType_value = map[string]int32{
+		"SQL":       0,
+		"DATAFRAME": 1,
+	}
+)
+
+func (x FetchErrorDetailsResponse_QueryContext_ContextType) Enum() *FetchErrorDetailsResponse_QueryContext_ContextType {
+	p := new(FetchErrorDetailsResponse_QueryContext_ContextType)
+	*p = x
+	return p
+}
+
+func (x FetchErrorDetailsResponse_QueryContext_ContextType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (FetchErrorDetailsResponse_QueryContext_ContextType) Descriptor() protoreflect.EnumDescriptor {
+	return file_spark_connect_base_proto_enumTypes[2].Descriptor()
+}
+
+func (FetchErrorDetailsResponse_QueryContext_ContextType) Type() protoreflect.EnumType {
+	return &file_spark_connect_base_proto_enumTypes[2]
+}
+
+func (x FetchErrorDetailsResponse_QueryContext_ContextType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use FetchErrorDetailsResponse_QueryContext_ContextType.Descriptor instead.
+func (FetchErrorDetailsResponse_QueryContext_ContextType) EnumDescriptor() ([]byte, []int) {
+	return file_spark_connect_base_proto_rawDescGZIP(), []int{17, 1, 0}
+}
+
 type Plan struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to OpType:
@@ -1807,6 +1853,153 @@ func (x *ReleaseSessionResponse) GetServerSideSessionId() string {
 	return ""
 }
 
+// FetchErrorDetails returns the full error an earlier response named by
+// the errorId of its ErrorInfo detail (Spark 3.5+). An error can be
+// fetched once.
+type FetchErrorDetailsRequest struct {
+	state                             protoimpl.MessageState `protogen:"open.v1"`
+	SessionId                         string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	ClientObservedServerSideSessionId *string                `protobuf:"bytes,5,opt,name=client_observed_server_side_session_id,json=clientObservedServerSideSessionId,proto3,oneof" json:"client_observed_server_side_session_id,omitempty"`
+	UserContext                       *UserContext           `protobuf:"bytes,2,opt,name=user_context,json=userContext,proto3" json:"user_context,omitempty"`
+	ErrorId                           string                 `protobuf:"bytes,3,opt,name=error_id,json=errorId,proto3" json:"error_id,omitempty"`
+	ClientType                        *string                `protobuf:"bytes,4,opt,name=client_type,json=clientType,proto3,oneof" json:"client_type,omitempty"`
+	unknownFields                     protoimpl.UnknownFields
+	sizeCache                         protoimpl.SizeCache
+}
+
+func (x *FetchErrorDetailsRequest) Reset() {
+	*x = FetchErrorDetailsRequest{}
+	mi := &file_spark_connect_base_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FetchErrorDetailsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FetchErrorDetailsRequest) ProtoMessage() {}
+
+func (x *FetchErrorDetailsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_base_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FetchErrorDetailsRequest.ProtoReflect.Descriptor instead.
+func (*FetchErrorDetailsRequest) Descriptor() ([]byte, []int) {
+	return file_spark_connect_base_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *FetchErrorDetailsRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsRequest) GetClientObservedServerSideSessionId() string {
+	if x != nil && x.ClientObservedServerSideSessionId != nil {
+		return *x.ClientObservedServerSideSessionId
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsRequest) GetUserContext() *UserContext {
+	if x != nil {
+		return x.UserContext
+	}
+	return nil
+}
+
+func (x *FetchErrorDetailsRequest) GetErrorId() string {
+	if x != nil {
+		return x.ErrorId
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsRequest) GetClientType() string {
+	if x != nil && x.ClientType != nil {
+		return *x.ClientType
+	}
+	return ""
+}
+
+type FetchErrorDetailsResponse struct {
+	state               protoimpl.MessageState             `protogen:"open.v1"`
+	ServerSideSessionId string                             `protobuf:"bytes,3,opt,name=server_side_session_id,json=serverSideSessionId,proto3" json:"server_side_session_id,omitempty"`
+	SessionId           string                             `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	RootErrorIdx        *int32                             `protobuf:"varint,1,opt,name=root_error_idx,json=rootErrorIdx,proto3,oneof" json:"root_error_idx,omitempty"`
+	Errors              []*FetchErrorDetailsResponse_Error `protobuf:"bytes,2,rep,name=errors,proto3" json:"errors,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *FetchErrorDetailsResponse) Reset() {
+	*x = FetchErrorDetailsResponse{}
+	mi := &file_spark_connect_base_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FetchErrorDetailsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FetchErrorDetailsResponse) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_base_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FetchErrorDetailsResponse.ProtoReflect.Descriptor instead.
+func (*FetchErrorDetailsResponse) Descriptor() ([]byte, []int) {
+	return file_spark_connect_base_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *FetchErrorDetailsResponse) GetServerSideSessionId() string {
+	if x != nil {
+		return x.ServerSideSessionId
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse) GetRootErrorIdx() int32 {
+	if x != nil && x.RootErrorIdx != nil {
+		return *x.RootErrorIdx
+	}
+	return 0
+}
+
+func (x *FetchErrorDetailsResponse) GetErrors() []*FetchErrorDetailsResponse_Error {
+	if x != nil {
+		return x.Errors
+	}
+	return nil
+}
+
 type AnalyzePlanRequest_Schema struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Plan          *Plan                  `protobuf:"bytes,1,opt,name=plan,proto3" json:"plan,omitempty"`
@@ -1816,7 +2009,7 @@ type AnalyzePlanRequest_Schema struct {
 
 func (x *AnalyzePlanRequest_Schema) Reset() {
 	*x = AnalyzePlanRequest_Schema{}
-	mi := &file_spark_connect_base_proto_msgTypes[16]
+	mi := &file_spark_connect_base_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1828,7 +2021,7 @@ func (x *AnalyzePlanRequest_Schema) String() string {
 func (*AnalyzePlanRequest_Schema) ProtoMessage() {}
 
 func (x *AnalyzePlanRequest_Schema) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[16]
+	mi := &file_spark_connect_base_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +2054,7 @@ type AnalyzePlanRequest_Explain struct {
 
 func (x *AnalyzePlanRequest_Explain) Reset() {
 	*x = AnalyzePlanRequest_Explain{}
-	mi := &file_spark_connect_base_proto_msgTypes[17]
+	mi := &file_spark_connect_base_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +2066,7 @@ func (x *AnalyzePlanRequest_Explain) String() string {
 func (*AnalyzePlanRequest_Explain) ProtoMessage() {}
 
 func (x *AnalyzePlanRequest_Explain) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[17]
+	mi := &file_spark_connect_base_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1913,7 +2106,7 @@ type AnalyzePlanRequest_TreeString struct {
 
 func (x *AnalyzePlanRequest_TreeString) Reset() {
 	*x = AnalyzePlanRequest_TreeString{}
-	mi := &file_spark_connect_base_proto_msgTypes[18]
+	mi := &file_spark_connect_base_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1925,7 +2118,7 @@ func (x *AnalyzePlanRequest_TreeString) String() string {
 func (*AnalyzePlanRequest_TreeString) ProtoMessage() {}
 
 func (x *AnalyzePlanRequest_TreeString) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[18]
+	mi := &file_spark_connect_base_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1964,7 +2157,7 @@ type AnalyzePlanRequest_IsLocal struct {
 
 func (x *AnalyzePlanRequest_IsLocal) Reset() {
 	*x = AnalyzePlanRequest_IsLocal{}
-	mi := &file_spark_connect_base_proto_msgTypes[19]
+	mi := &file_spark_connect_base_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1976,7 +2169,7 @@ func (x *AnalyzePlanRequest_IsLocal) String() string {
 func (*AnalyzePlanRequest_IsLocal) ProtoMessage() {}
 
 func (x *AnalyzePlanRequest_IsLocal) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[19]
+	mi := &file_spark_connect_base_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2008,7 +2201,7 @@ type AnalyzePlanRequest_IsStreaming struct {
 
 func (x *AnalyzePlanRequest_IsStreaming) Reset() {
 	*x = AnalyzePlanRequest_IsStreaming{}
-	mi := &file_spark_connect_base_proto_msgTypes[20]
+	mi := &file_spark_connect_base_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2020,7 +2213,7 @@ func (x *AnalyzePlanRequest_IsStreaming) String() string {
 func (*AnalyzePlanRequest_IsStreaming) ProtoMessage() {}
 
 func (x *AnalyzePlanRequest_IsStreaming) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[20]
+	mi := &file_spark_connect_base_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2052,7 +2245,7 @@ type AnalyzePlanRequest_InputFiles struct {
 
 func (x *AnalyzePlanRequest_InputFiles) Reset() {
 	*x = AnalyzePlanRequest_InputFiles{}
-	mi := &file_spark_connect_base_proto_msgTypes[21]
+	mi := &file_spark_connect_base_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2064,7 +2257,7 @@ func (x *AnalyzePlanRequest_InputFiles) String() string {
 func (*AnalyzePlanRequest_InputFiles) ProtoMessage() {}
 
 func (x *AnalyzePlanRequest_InputFiles) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[21]
+	mi := &file_spark_connect_base_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2095,7 +2288,7 @@ type AnalyzePlanRequest_SparkVersion struct {
 
 func (x *AnalyzePlanRequest_SparkVersion) Reset() {
 	*x = AnalyzePlanRequest_SparkVersion{}
-	mi := &file_spark_connect_base_proto_msgTypes[22]
+	mi := &file_spark_connect_base_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2107,7 +2300,7 @@ func (x *AnalyzePlanRequest_SparkVersion) String() string {
 func (*AnalyzePlanRequest_SparkVersion) ProtoMessage() {}
 
 func (x *AnalyzePlanRequest_SparkVersion) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[22]
+	mi := &file_spark_connect_base_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2132,7 +2325,7 @@ type AnalyzePlanRequest_DDLParse struct {
 
 func (x *AnalyzePlanRequest_DDLParse) Reset() {
 	*x = AnalyzePlanRequest_DDLParse{}
-	mi := &file_spark_connect_base_proto_msgTypes[23]
+	mi := &file_spark_connect_base_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2144,7 +2337,7 @@ func (x *AnalyzePlanRequest_DDLParse) String() string {
 func (*AnalyzePlanRequest_DDLParse) ProtoMessage() {}
 
 func (x *AnalyzePlanRequest_DDLParse) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[23]
+	mi := &file_spark_connect_base_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2176,7 +2369,7 @@ type AnalyzePlanRequest_Persist struct {
 
 func (x *AnalyzePlanRequest_Persist) Reset() {
 	*x = AnalyzePlanRequest_Persist{}
-	mi := &file_spark_connect_base_proto_msgTypes[24]
+	mi := &file_spark_connect_base_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2188,7 +2381,7 @@ func (x *AnalyzePlanRequest_Persist) String() string {
 func (*AnalyzePlanRequest_Persist) ProtoMessage() {}
 
 func (x *AnalyzePlanRequest_Persist) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[24]
+	mi := &file_spark_connect_base_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2221,7 +2414,7 @@ type AnalyzePlanRequest_Unpersist struct {
 
 func (x *AnalyzePlanRequest_Unpersist) Reset() {
 	*x = AnalyzePlanRequest_Unpersist{}
-	mi := &file_spark_connect_base_proto_msgTypes[25]
+	mi := &file_spark_connect_base_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2233,7 +2426,7 @@ func (x *AnalyzePlanRequest_Unpersist) String() string {
 func (*AnalyzePlanRequest_Unpersist) ProtoMessage() {}
 
 func (x *AnalyzePlanRequest_Unpersist) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[25]
+	mi := &file_spark_connect_base_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2272,7 +2465,7 @@ type AnalyzePlanResponse_Schema struct {
 
 func (x *AnalyzePlanResponse_Schema) Reset() {
 	*x = AnalyzePlanResponse_Schema{}
-	mi := &file_spark_connect_base_proto_msgTypes[26]
+	mi := &file_spark_connect_base_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2284,7 +2477,7 @@ func (x *AnalyzePlanResponse_Schema) String() string {
 func (*AnalyzePlanResponse_Schema) ProtoMessage() {}
 
 func (x *AnalyzePlanResponse_Schema) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[26]
+	mi := &file_spark_connect_base_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2316,7 +2509,7 @@ type AnalyzePlanResponse_Explain struct {
 
 func (x *AnalyzePlanResponse_Explain) Reset() {
 	*x = AnalyzePlanResponse_Explain{}
-	mi := &file_spark_connect_base_proto_msgTypes[27]
+	mi := &file_spark_connect_base_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2328,7 +2521,7 @@ func (x *AnalyzePlanResponse_Explain) String() string {
 func (*AnalyzePlanResponse_Explain) ProtoMessage() {}
 
 func (x *AnalyzePlanResponse_Explain) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[27]
+	mi := &file_spark_connect_base_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2360,7 +2553,7 @@ type AnalyzePlanResponse_TreeString struct {
 
 func (x *AnalyzePlanResponse_TreeString) Reset() {
 	*x = AnalyzePlanResponse_TreeString{}
-	mi := &file_spark_connect_base_proto_msgTypes[28]
+	mi := &file_spark_connect_base_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2372,7 +2565,7 @@ func (x *AnalyzePlanResponse_TreeString) String() string {
 func (*AnalyzePlanResponse_TreeString) ProtoMessage() {}
 
 func (x *AnalyzePlanResponse_TreeString) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[28]
+	mi := &file_spark_connect_base_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2404,7 +2597,7 @@ type AnalyzePlanResponse_IsLocal struct {
 
 func (x *AnalyzePlanResponse_IsLocal) Reset() {
 	*x = AnalyzePlanResponse_IsLocal{}
-	mi := &file_spark_connect_base_proto_msgTypes[29]
+	mi := &file_spark_connect_base_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2416,7 +2609,7 @@ func (x *AnalyzePlanResponse_IsLocal) String() string {
 func (*AnalyzePlanResponse_IsLocal) ProtoMessage() {}
 
 func (x *AnalyzePlanResponse_IsLocal) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[29]
+	mi := &file_spark_connect_base_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2448,7 +2641,7 @@ type AnalyzePlanResponse_IsStreaming struct {
 
 func (x *AnalyzePlanResponse_IsStreaming) Reset() {
 	*x = AnalyzePlanResponse_IsStreaming{}
-	mi := &file_spark_connect_base_proto_msgTypes[30]
+	mi := &file_spark_connect_base_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2460,7 +2653,7 @@ func (x *AnalyzePlanResponse_IsStreaming) String() string {
 func (*AnalyzePlanResponse_IsStreaming) ProtoMessage() {}
 
 func (x *AnalyzePlanResponse_IsStreaming) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[30]
+	mi := &file_spark_connect_base_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2492,7 +2685,7 @@ type AnalyzePlanResponse_InputFiles struct {
 
 func (x *AnalyzePlanResponse_InputFiles) Reset() {
 	*x = AnalyzePlanResponse_InputFiles{}
-	mi := &file_spark_connect_base_proto_msgTypes[31]
+	mi := &file_spark_connect_base_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2504,7 +2697,7 @@ func (x *AnalyzePlanResponse_InputFiles) String() string {
 func (*AnalyzePlanResponse_InputFiles) ProtoMessage() {}
 
 func (x *AnalyzePlanResponse_InputFiles) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[31]
+	mi := &file_spark_connect_base_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2536,7 +2729,7 @@ type AnalyzePlanResponse_SparkVersion struct {
 
 func (x *AnalyzePlanResponse_SparkVersion) Reset() {
 	*x = AnalyzePlanResponse_SparkVersion{}
-	mi := &file_spark_connect_base_proto_msgTypes[32]
+	mi := &file_spark_connect_base_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2548,7 +2741,7 @@ func (x *AnalyzePlanResponse_SparkVersion) String() string {
 func (*AnalyzePlanResponse_SparkVersion) ProtoMessage() {}
 
 func (x *AnalyzePlanResponse_SparkVersion) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[32]
+	mi := &file_spark_connect_base_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2580,7 +2773,7 @@ type AnalyzePlanResponse_DDLParse struct {
 
 func (x *AnalyzePlanResponse_DDLParse) Reset() {
 	*x = AnalyzePlanResponse_DDLParse{}
-	mi := &file_spark_connect_base_proto_msgTypes[33]
+	mi := &file_spark_connect_base_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2592,7 +2785,7 @@ func (x *AnalyzePlanResponse_DDLParse) String() string {
 func (*AnalyzePlanResponse_DDLParse) ProtoMessage() {}
 
 func (x *AnalyzePlanResponse_DDLParse) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[33]
+	mi := &file_spark_connect_base_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2623,7 +2816,7 @@ type AnalyzePlanResponse_Persist struct {
 
 func (x *AnalyzePlanResponse_Persist) Reset() {
 	*x = AnalyzePlanResponse_Persist{}
-	mi := &file_spark_connect_base_proto_msgTypes[34]
+	mi := &file_spark_connect_base_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2635,7 +2828,7 @@ func (x *AnalyzePlanResponse_Persist) String() string {
 func (*AnalyzePlanResponse_Persist) ProtoMessage() {}
 
 func (x *AnalyzePlanResponse_Persist) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[34]
+	mi := &file_spark_connect_base_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2659,7 +2852,7 @@ type AnalyzePlanResponse_Unpersist struct {
 
 func (x *AnalyzePlanResponse_Unpersist) Reset() {
 	*x = AnalyzePlanResponse_Unpersist{}
-	mi := &file_spark_connect_base_proto_msgTypes[35]
+	mi := &file_spark_connect_base_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2671,7 +2864,7 @@ func (x *AnalyzePlanResponse_Unpersist) String() string {
 func (*AnalyzePlanResponse_Unpersist) ProtoMessage() {}
 
 func (x *AnalyzePlanResponse_Unpersist) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[35]
+	mi := &file_spark_connect_base_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2696,7 +2889,7 @@ type ExecutePlanResponse_SqlCommandResult struct {
 
 func (x *ExecutePlanResponse_SqlCommandResult) Reset() {
 	*x = ExecutePlanResponse_SqlCommandResult{}
-	mi := &file_spark_connect_base_proto_msgTypes[36]
+	mi := &file_spark_connect_base_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2708,7 +2901,7 @@ func (x *ExecutePlanResponse_SqlCommandResult) String() string {
 func (*ExecutePlanResponse_SqlCommandResult) ProtoMessage() {}
 
 func (x *ExecutePlanResponse_SqlCommandResult) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[36]
+	mi := &file_spark_connect_base_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2742,7 +2935,7 @@ type ExecutePlanResponse_ArrowBatch struct {
 
 func (x *ExecutePlanResponse_ArrowBatch) Reset() {
 	*x = ExecutePlanResponse_ArrowBatch{}
-	mi := &file_spark_connect_base_proto_msgTypes[37]
+	mi := &file_spark_connect_base_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2754,7 +2947,7 @@ func (x *ExecutePlanResponse_ArrowBatch) String() string {
 func (*ExecutePlanResponse_ArrowBatch) ProtoMessage() {}
 
 func (x *ExecutePlanResponse_ArrowBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[37]
+	mi := &file_spark_connect_base_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2800,7 +2993,7 @@ type ExecutePlanResponse_Metrics struct {
 
 func (x *ExecutePlanResponse_Metrics) Reset() {
 	*x = ExecutePlanResponse_Metrics{}
-	mi := &file_spark_connect_base_proto_msgTypes[38]
+	mi := &file_spark_connect_base_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2812,7 +3005,7 @@ func (x *ExecutePlanResponse_Metrics) String() string {
 func (*ExecutePlanResponse_Metrics) ProtoMessage() {}
 
 func (x *ExecutePlanResponse_Metrics) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[38]
+	mi := &file_spark_connect_base_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2847,7 +3040,7 @@ type ExecutePlanResponse_ObservedMetrics struct {
 
 func (x *ExecutePlanResponse_ObservedMetrics) Reset() {
 	*x = ExecutePlanResponse_ObservedMetrics{}
-	mi := &file_spark_connect_base_proto_msgTypes[39]
+	mi := &file_spark_connect_base_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2859,7 +3052,7 @@ func (x *ExecutePlanResponse_ObservedMetrics) String() string {
 func (*ExecutePlanResponse_ObservedMetrics) ProtoMessage() {}
 
 func (x *ExecutePlanResponse_ObservedMetrics) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[39]
+	mi := &file_spark_connect_base_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2911,7 +3104,7 @@ type ExecutePlanResponse_ResultComplete struct {
 
 func (x *ExecutePlanResponse_ResultComplete) Reset() {
 	*x = ExecutePlanResponse_ResultComplete{}
-	mi := &file_spark_connect_base_proto_msgTypes[40]
+	mi := &file_spark_connect_base_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2923,7 +3116,7 @@ func (x *ExecutePlanResponse_ResultComplete) String() string {
 func (*ExecutePlanResponse_ResultComplete) ProtoMessage() {}
 
 func (x *ExecutePlanResponse_ResultComplete) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[40]
+	mi := &file_spark_connect_base_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2950,7 +3143,7 @@ type ExecutePlanResponse_Metrics_MetricObject struct {
 
 func (x *ExecutePlanResponse_Metrics_MetricObject) Reset() {
 	*x = ExecutePlanResponse_Metrics_MetricObject{}
-	mi := &file_spark_connect_base_proto_msgTypes[41]
+	mi := &file_spark_connect_base_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2962,7 +3155,7 @@ func (x *ExecutePlanResponse_Metrics_MetricObject) String() string {
 func (*ExecutePlanResponse_Metrics_MetricObject) ProtoMessage() {}
 
 func (x *ExecutePlanResponse_Metrics_MetricObject) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[41]
+	mi := &file_spark_connect_base_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3017,7 +3210,7 @@ type ConfigRequest_Operation struct {
 
 func (x *ConfigRequest_Operation) Reset() {
 	*x = ConfigRequest_Operation{}
-	mi := &file_spark_connect_base_proto_msgTypes[42]
+	mi := &file_spark_connect_base_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3029,7 +3222,7 @@ func (x *ConfigRequest_Operation) String() string {
 func (*ConfigRequest_Operation) ProtoMessage() {}
 
 func (x *ConfigRequest_Operation) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[42]
+	mi := &file_spark_connect_base_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3171,7 +3364,7 @@ type ConfigRequest_Set struct {
 
 func (x *ConfigRequest_Set) Reset() {
 	*x = ConfigRequest_Set{}
-	mi := &file_spark_connect_base_proto_msgTypes[43]
+	mi := &file_spark_connect_base_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3183,7 +3376,7 @@ func (x *ConfigRequest_Set) String() string {
 func (*ConfigRequest_Set) ProtoMessage() {}
 
 func (x *ConfigRequest_Set) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[43]
+	mi := &file_spark_connect_base_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3222,7 +3415,7 @@ type ConfigRequest_Get struct {
 
 func (x *ConfigRequest_Get) Reset() {
 	*x = ConfigRequest_Get{}
-	mi := &file_spark_connect_base_proto_msgTypes[44]
+	mi := &file_spark_connect_base_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3234,7 +3427,7 @@ func (x *ConfigRequest_Get) String() string {
 func (*ConfigRequest_Get) ProtoMessage() {}
 
 func (x *ConfigRequest_Get) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[44]
+	mi := &file_spark_connect_base_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3266,7 +3459,7 @@ type ConfigRequest_GetWithDefault struct {
 
 func (x *ConfigRequest_GetWithDefault) Reset() {
 	*x = ConfigRequest_GetWithDefault{}
-	mi := &file_spark_connect_base_proto_msgTypes[45]
+	mi := &file_spark_connect_base_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3278,7 +3471,7 @@ func (x *ConfigRequest_GetWithDefault) String() string {
 func (*ConfigRequest_GetWithDefault) ProtoMessage() {}
 
 func (x *ConfigRequest_GetWithDefault) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[45]
+	mi := &file_spark_connect_base_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3310,7 +3503,7 @@ type ConfigRequest_GetOption struct {
 
 func (x *ConfigRequest_GetOption) Reset() {
 	*x = ConfigRequest_GetOption{}
-	mi := &file_spark_connect_base_proto_msgTypes[46]
+	mi := &file_spark_connect_base_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3322,7 +3515,7 @@ func (x *ConfigRequest_GetOption) String() string {
 func (*ConfigRequest_GetOption) ProtoMessage() {}
 
 func (x *ConfigRequest_GetOption) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[46]
+	mi := &file_spark_connect_base_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3354,7 +3547,7 @@ type ConfigRequest_GetAll struct {
 
 func (x *ConfigRequest_GetAll) Reset() {
 	*x = ConfigRequest_GetAll{}
-	mi := &file_spark_connect_base_proto_msgTypes[47]
+	mi := &file_spark_connect_base_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3366,7 +3559,7 @@ func (x *ConfigRequest_GetAll) String() string {
 func (*ConfigRequest_GetAll) ProtoMessage() {}
 
 func (x *ConfigRequest_GetAll) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[47]
+	mi := &file_spark_connect_base_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3398,7 +3591,7 @@ type ConfigRequest_Unset struct {
 
 func (x *ConfigRequest_Unset) Reset() {
 	*x = ConfigRequest_Unset{}
-	mi := &file_spark_connect_base_proto_msgTypes[48]
+	mi := &file_spark_connect_base_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3410,7 +3603,7 @@ func (x *ConfigRequest_Unset) String() string {
 func (*ConfigRequest_Unset) ProtoMessage() {}
 
 func (x *ConfigRequest_Unset) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[48]
+	mi := &file_spark_connect_base_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3442,7 +3635,7 @@ type ConfigRequest_IsModifiable struct {
 
 func (x *ConfigRequest_IsModifiable) Reset() {
 	*x = ConfigRequest_IsModifiable{}
-	mi := &file_spark_connect_base_proto_msgTypes[49]
+	mi := &file_spark_connect_base_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3454,7 +3647,7 @@ func (x *ConfigRequest_IsModifiable) String() string {
 func (*ConfigRequest_IsModifiable) ProtoMessage() {}
 
 func (x *ConfigRequest_IsModifiable) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_base_proto_msgTypes[49]
+	mi := &file_spark_connect_base_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3473,6 +3666,318 @@ func (*ConfigRequest_IsModifiable) Descriptor() ([]byte, []int) {
 func (x *ConfigRequest_IsModifiable) GetKeys() []string {
 	if x != nil {
 		return x.Keys
+	}
+	return nil
+}
+
+type FetchErrorDetailsResponse_StackTraceElement struct {
+	state          protoimpl.MessageState `protogen:"open.v1"`
+	DeclaringClass string                 `protobuf:"bytes,1,opt,name=declaring_class,json=declaringClass,proto3" json:"declaring_class,omitempty"`
+	MethodName     string                 `protobuf:"bytes,2,opt,name=method_name,json=methodName,proto3" json:"method_name,omitempty"`
+	FileName       *string                `protobuf:"bytes,3,opt,name=file_name,json=fileName,proto3,oneof" json:"file_name,omitempty"`
+	LineNumber     int32                  `protobuf:"varint,4,opt,name=line_number,json=lineNumber,proto3" json:"line_number,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) Reset() {
+	*x = FetchErrorDetailsResponse_StackTraceElement{}
+	mi := &file_spark_connect_base_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FetchErrorDetailsResponse_StackTraceElement) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_base_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FetchErrorDetailsResponse_StackTraceElement.ProtoReflect.Descriptor instead.
+func (*FetchErrorDetailsResponse_StackTraceElement) Descriptor() ([]byte, []int) {
+	return file_spark_connect_base_proto_rawDescGZIP(), []int{17, 0}
+}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) GetDeclaringClass() string {
+	if x != nil {
+		return x.DeclaringClass
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) GetMethodName() string {
+	if x != nil {
+		return x.MethodName
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) GetFileName() string {
+	if x != nil && x.FileName != nil {
+		return *x.FileName
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_StackTraceElement) GetLineNumber() int32 {
+	if x != nil {
+		return x.LineNumber
+	}
+	return 0
+}
+
+type FetchErrorDetailsResponse_QueryContext struct {
+	state         protoimpl.MessageState                             `protogen:"open.v1"`
+	ContextType   FetchErrorDetailsResponse_QueryContext_ContextType `protobuf:"varint,10,opt,name=context_type,json=contextType,proto3,enum=spark.connect.FetchErrorDetailsResponse_QueryContext_ContextType" json:"context_type,omitempty"`
+	ObjectType    string                                             `protobuf:"bytes,1,opt,name=object_type,json=objectType,proto3" json:"object_type,omitempty"`
+	ObjectName    string                                             `protobuf:"bytes,2,opt,name=object_name,json=objectName,proto3" json:"object_name,omitempty"`
+	StartIndex    int32                                              `protobuf:"varint,3,opt,name=start_index,json=startIndex,proto3" json:"start_index,omitempty"`
+	StopIndex     int32                                              `protobuf:"varint,4,opt,name=stop_index,json=stopIndex,proto3" json:"stop_index,omitempty"`
+	Fragment      string                                             `protobuf:"bytes,5,opt,name=fragment,proto3" json:"fragment,omitempty"`
+	CallSite      string                                             `protobuf:"bytes,6,opt,name=call_site,json=callSite,proto3" json:"call_site,omitempty"`
+	Summary       string                                             `protobuf:"bytes,7,opt,name=summary,proto3" json:"summary,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) Reset() {
+	*x = FetchErrorDetailsResponse_QueryContext{}
+	mi := &file_spark_connect_base_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FetchErrorDetailsResponse_QueryContext) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse_QueryContext) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_base_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FetchErrorDetailsResponse_QueryContext.ProtoReflect.Descriptor instead.
+func (*FetchErrorDetailsResponse_QueryContext) Descriptor() ([]byte, []int) {
+	return file_spark_connect_base_proto_rawDescGZIP(), []int{17, 1}
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetContextType() FetchErrorDetailsResponse_QueryContext_ContextType {
+	if x != nil {
+		return x.ContextType
+	}
+	return FetchErrorDetailsResponse_QueryContext_SQL
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetObjectType() string {
+	if x != nil {
+		return x.ObjectType
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetObjectName() string {
+	if x != nil {
+		return x.ObjectName
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetStartIndex() int32 {
+	if x != nil {
+		return x.StartIndex
+	}
+	return 0
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetStopIndex() int32 {
+	if x != nil {
+		return x.StopIndex
+	}
+	return 0
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetFragment() string {
+	if x != nil {
+		return x.Fragment
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetCallSite() string {
+	if x != nil {
+		return x.CallSite
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_QueryContext) GetSummary() string {
+	if x != nil {
+		return x.Summary
+	}
+	return ""
+}
+
+type FetchErrorDetailsResponse_SparkThrowable struct {
+	state             protoimpl.MessageState                    `protogen:"open.v1"`
+	ErrorClass        *string                                   `protobuf:"bytes,1,opt,name=error_class,json=errorClass,proto3,oneof" json:"error_class,omitempty"`
+	MessageParameters map[string]string                         `protobuf:"bytes,2,rep,name=message_parameters,json=messageParameters,proto3" json:"message_parameters,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	QueryContexts     []*FetchErrorDetailsResponse_QueryContext `protobuf:"bytes,3,rep,name=query_contexts,json=queryContexts,proto3" json:"query_contexts,omitempty"`
+	SqlState          *string                                   `protobuf:"bytes,4,opt,name=sql_state,json=sqlState,proto3,oneof" json:"sql_state,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) Reset() {
+	*x = FetchErrorDetailsResponse_SparkThrowable{}
+	mi := &file_spark_connect_base_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FetchErrorDetailsResponse_SparkThrowable) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_base_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FetchErrorDetailsResponse_SparkThrowable.ProtoReflect.Descriptor instead.
+func (*FetchErrorDetailsResponse_SparkThrowable) Descriptor() ([]byte, []int) {
+	return file_spark_connect_base_proto_rawDescGZIP(), []int{17, 2}
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) GetErrorClass() string {
+	if x != nil && x.ErrorClass != nil {
+		return *x.ErrorClass
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) GetMessageParameters() map[string]string {
+	if x != nil {
+		return x.MessageParameters
+	}
+	return nil
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) GetQueryContexts() []*FetchErrorDetailsResponse_QueryContext {
+	if x != nil {
+		return x.QueryContexts
+	}
+	return nil
+}
+
+func (x *FetchErrorDetailsResponse_SparkThrowable) GetSqlState() string {
+	if x != nil && x.SqlState != nil {
+		return *x.SqlState
+	}
+	return ""
+}
+
+type FetchErrorDetailsResponse_Error struct {
+	state              protoimpl.MessageState                         `protogen:"open.v1"`
+	ErrorTypeHierarchy []string                                       `protobuf:"bytes,1,rep,name=error_type_hierarchy,json=errorTypeHierarchy,proto3" json:"error_type_hierarchy,omitempty"`
+	Message            string                                         `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	StackTrace         []*FetchErrorDetailsResponse_StackTraceElement `protobuf:"bytes,3,rep,name=stack_trace,json=stackTrace,proto3" json:"stack_trace,omitempty"`
+	CauseIdx           *int32                                         `protobuf:"varint,4,opt,name=cause_idx,json=causeIdx,proto3,oneof" json:"cause_idx,omitempty"`
+	SparkThrowable     *FetchErrorDetailsResponse_SparkThrowable      `protobuf:"bytes,5,opt,name=spark_throwable,json=sparkThrowable,proto3,oneof" json:"spark_throwable,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *FetchErrorDetailsResponse_Error) Reset() {
+	*x = FetchErrorDetailsResponse_Error{}
+	mi := &file_spark_connect_base_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FetchErrorDetailsResponse_Error) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FetchErrorDetailsResponse_Error) ProtoMessage() {}
+
+func (x *FetchErrorDetailsResponse_Error) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_base_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FetchErrorDetailsResponse_Error.ProtoReflect.Descriptor instead.
+func (*FetchErrorDetailsResponse_Error) Descriptor() ([]byte, []int) {
+	return file_spark_connect_base_proto_rawDescGZIP(), []int{17, 3}
+}
+
+func (x *FetchErrorDetailsResponse_Error) GetErrorTypeHierarchy() []string {
+	if x != nil {
+		return x.ErrorTypeHierarchy
+	}
+	return nil
+}
+
+func (x *FetchErrorDetailsResponse_Error) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *FetchErrorDetailsResponse_Error) GetStackTrace() []*FetchErrorDetailsResponse_StackTraceElement {
+	if x != nil {
+		return x.StackTrace
+	}
+	return nil
+}
+
+func (x *FetchErrorDetailsResponse_Error) GetCauseIdx() int32 {
+	if x != nil && x.CauseIdx != nil {
+		return *x.CauseIdx
+	}
+	return 0
+}
+
+func (x *FetchErrorDetailsResponse_Error) GetSparkThrowable() *FetchErrorDetailsResponse_SparkThrowable {
+	if x != nil {
+		return x.SparkThrowable
 	}
 	return nil
 }
@@ -3747,7 +4252,72 @@ const file_spark_connect_base_proto_rawDesc = "" +
 	"\x16ReleaseSessionResponse\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x123\n" +
-	"\x16server_side_session_id\x18\x02 \x01(\tR\x13serverSideSessionId2\xf8\x04\n" +
+	"\x16server_side_session_id\x18\x02 \x01(\tR\x13serverSideSessionId\"\xcc\x02\n" +
+	"\x18FetchErrorDetailsRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12V\n" +
+	"&client_observed_server_side_session_id\x18\x05 \x01(\tH\x00R!clientObservedServerSideSessionId\x88\x01\x01\x12=\n" +
+	"\fuser_context\x18\x02 \x01(\v2\x1a.spark.connect.UserContextR\vuserContext\x12\x19\n" +
+	"\berror_id\x18\x03 \x01(\tR\aerrorId\x12$\n" +
+	"\vclient_type\x18\x04 \x01(\tH\x01R\n" +
+	"clientType\x88\x01\x01B)\n" +
+	"'_client_observed_server_side_session_idB\x0e\n" +
+	"\f_client_type\"\x93\f\n" +
+	"\x19FetchErrorDetailsResponse\x123\n" +
+	"\x16server_side_session_id\x18\x03 \x01(\tR\x13serverSideSessionId\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x04 \x01(\tR\tsessionId\x12)\n" +
+	"\x0eroot_error_idx\x18\x01 \x01(\x05H\x00R\frootErrorIdx\x88\x01\x01\x12F\n" +
+	"\x06errors\x18\x02 \x03(\v2..spark.connect.FetchErrorDetailsResponse.ErrorR\x06errors\x1a\xae\x01\n" +
+	"\x11StackTraceElement\x12'\n" +
+	"\x0fdeclaring_class\x18\x01 \x01(\tR\x0edeclaringClass\x12\x1f\n" +
+	"\vmethod_name\x18\x02 \x01(\tR\n" +
+	"methodName\x12 \n" +
+	"\tfile_name\x18\x03 \x01(\tH\x00R\bfileName\x88\x01\x01\x12\x1f\n" +
+	"\vline_number\x18\x04 \x01(\x05R\n" +
+	"lineNumberB\f\n" +
+	"\n" +
+	"_file_name\x1a\xf0\x02\n" +
+	"\fQueryContext\x12d\n" +
+	"\fcontext_type\x18\n" +
+	" \x01(\x0e2A.spark.connect.FetchErrorDetailsResponse.QueryContext.ContextTypeR\vcontextType\x12\x1f\n" +
+	"\vobject_type\x18\x01 \x01(\tR\n" +
+	"objectType\x12\x1f\n" +
+	"\vobject_name\x18\x02 \x01(\tR\n" +
+	"objectName\x12\x1f\n" +
+	"\vstart_index\x18\x03 \x01(\x05R\n" +
+	"startIndex\x12\x1d\n" +
+	"\n" +
+	"stop_index\x18\x04 \x01(\x05R\tstopIndex\x12\x1a\n" +
+	"\bfragment\x18\x05 \x01(\tR\bfragment\x12\x1b\n" +
+	"\tcall_site\x18\x06 \x01(\tR\bcallSite\x12\x18\n" +
+	"\asummary\x18\a \x01(\tR\asummary\"%\n" +
+	"\vContextType\x12\a\n" +
+	"\x03SQL\x10\x00\x12\r\n" +
+	"\tDATAFRAME\x10\x01\x1a\x99\x03\n" +
+	"\x0eSparkThrowable\x12$\n" +
+	"\verror_class\x18\x01 \x01(\tH\x00R\n" +
+	"errorClass\x88\x01\x01\x12}\n" +
+	"\x12message_parameters\x18\x02 \x03(\v2N.spark.connect.FetchErrorDetailsResponse.SparkThrowable.MessageParametersEntryR\x11messageParameters\x12\\\n" +
+	"\x0equery_contexts\x18\x03 \x03(\v25.spark.connect.FetchErrorDetailsResponse.QueryContextR\rqueryContexts\x12 \n" +
+	"\tsql_state\x18\x04 \x01(\tH\x01R\bsqlState\x88\x01\x01\x1aD\n" +
+	"\x16MessageParametersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x0e\n" +
+	"\f_error_classB\f\n" +
+	"\n" +
+	"_sql_state\x1a\xdb\x02\n" +
+	"\x05Error\x120\n" +
+	"\x14error_type_hierarchy\x18\x01 \x03(\tR\x12errorTypeHierarchy\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12[\n" +
+	"\vstack_trace\x18\x03 \x03(\v2:.spark.connect.FetchErrorDetailsResponse.StackTraceElementR\n" +
+	"stackTrace\x12 \n" +
+	"\tcause_idx\x18\x04 \x01(\x05H\x00R\bcauseIdx\x88\x01\x01\x12e\n" +
+	"\x0fspark_throwable\x18\x05 \x01(\v27.spark.connect.FetchErrorDetailsResponse.SparkThrowableH\x01R\x0esparkThrowable\x88\x01\x01B\f\n" +
+	"\n" +
+	"_cause_idxB\x12\n" +
+	"\x10_spark_throwableB\x11\n" +
+	"\x0f_root_error_idx2\xe0\x05\n" +
 	"\x13SparkConnectService\x12V\n" +
 	"\vExecutePlan\x12!.spark.connect.ExecutePlanRequest\x1a\".spark.connect.ExecutePlanResponse0\x01\x12T\n" +
 	"\vAnalyzePlan\x12!.spark.connect.AnalyzePlanRequest\x1a\".spark.connect.AnalyzePlanResponse\x12E\n" +
@@ -3755,7 +4325,8 @@ const file_spark_connect_base_proto_rawDesc = "" +
 	"\tInterrupt\x12\x1f.spark.connect.InterruptRequest\x1a .spark.connect.InterruptResponse\x12^\n" +
 	"\x0fReattachExecute\x12%.spark.connect.ReattachExecuteRequest\x1a\".spark.connect.ExecutePlanResponse0\x01\x12]\n" +
 	"\x0eReleaseExecute\x12$.spark.connect.ReleaseExecuteRequest\x1a%.spark.connect.ReleaseExecuteResponse\x12]\n" +
-	"\x0eReleaseSession\x12$.spark.connect.ReleaseSessionRequest\x1a%.spark.connect.ReleaseSessionResponseBc\n" +
+	"\x0eReleaseSession\x12$.spark.connect.ReleaseSessionRequest\x1a%.spark.connect.ReleaseSessionResponse\x12f\n" +
+	"\x11FetchErrorDetails\x12'.spark.connect.FetchErrorDetailsRequest\x1a(.spark.connect.FetchErrorDetailsResponseBc\n" +
 	"\x1eorg.apache.spark.connect.protoP\x01Z?github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpbb\x06proto3"
 
 var (
@@ -3770,158 +4341,175 @@ func file_spark_connect_base_proto_rawDescGZIP() []byte {
 	return file_spark_connect_base_proto_rawDescData
 }
 
-var file_spark_connect_base_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_spark_connect_base_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_spark_connect_base_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_spark_connect_base_proto_msgTypes = make([]protoimpl.MessageInfo, 57)
 var file_spark_connect_base_proto_goTypes = []any{
-	(AnalyzePlanRequest_Explain_ExplainMode)(0),      // 0: spark.connect.AnalyzePlanRequest.Explain.ExplainMode
-	(InterruptRequest_InterruptType)(0),              // 1: spark.connect.InterruptRequest.InterruptType
-	(*Plan)(nil),                                     // 2: spark.connect.Plan
-	(*UserContext)(nil),                              // 3: spark.connect.UserContext
-	(*AnalyzePlanRequest)(nil),                       // 4: spark.connect.AnalyzePlanRequest
-	(*AnalyzePlanResponse)(nil),                      // 5: spark.connect.AnalyzePlanResponse
-	(*ExecutePlanRequest)(nil),                       // 6: spark.connect.ExecutePlanRequest
-	(*ExecutePlanResponse)(nil),                      // 7: spark.connect.ExecutePlanResponse
-	(*KeyValue)(nil),                                 // 8: spark.connect.KeyValue
-	(*ConfigRequest)(nil),                            // 9: spark.connect.ConfigRequest
-	(*ConfigResponse)(nil),                           // 10: spark.connect.ConfigResponse
-	(*InterruptRequest)(nil),                         // 11: spark.connect.InterruptRequest
-	(*InterruptResponse)(nil),                        // 12: spark.connect.InterruptResponse
-	(*ReattachExecuteRequest)(nil),                   // 13: spark.connect.ReattachExecuteRequest
-	(*ReleaseExecuteRequest)(nil),                    // 14: spark.connect.ReleaseExecuteRequest
-	(*ReleaseExecuteResponse)(nil),                   // 15: spark.connect.ReleaseExecuteResponse
-	(*ReleaseSessionRequest)(nil),                    // 16: spark.connect.ReleaseSessionRequest
-	(*ReleaseSessionResponse)(nil),                   // 17: spark.connect.ReleaseSessionResponse
-	(*AnalyzePlanRequest_Schema)(nil),                // 18: spark.connect.AnalyzePlanRequest.Schema
-	(*AnalyzePlanRequest_Explain)(nil),               // 19: spark.connect.AnalyzePlanRequest.Explain
-	(*AnalyzePlanRequest_TreeString)(nil),            // 20: spark.connect.AnalyzePlanRequest.TreeString
-	(*AnalyzePlanRequest_IsLocal)(nil),               // 21: spark.connect.AnalyzePlanRequest.IsLocal
-	(*AnalyzePlanRequest_IsStreaming)(nil),           // 22: spark.connect.AnalyzePlanRequest.IsStreaming
-	(*AnalyzePlanRequest_InputFiles)(nil),            // 23: spark.connect.AnalyzePlanRequest.InputFiles
-	(*AnalyzePlanRequest_SparkVersion)(nil),          // 24: spark.connect.AnalyzePlanRequest.SparkVersion
-	(*AnalyzePlanRequest_DDLParse)(nil),              // 25: spark.connect.AnalyzePlanRequest.DDLParse
-	(*AnalyzePlanRequest_Persist)(nil),               // 26: spark.connect.AnalyzePlanRequest.Persist
-	(*AnalyzePlanRequest_Unpersist)(nil),             // 27: spark.connect.AnalyzePlanRequest.Unpersist
-	(*AnalyzePlanResponse_Schema)(nil),               // 28: spark.connect.AnalyzePlanResponse.Schema
-	(*AnalyzePlanResponse_Explain)(nil),              // 29: spark.connect.AnalyzePlanResponse.Explain
-	(*AnalyzePlanResponse_TreeString)(nil),           // 30: spark.connect.AnalyzePlanResponse.TreeString
-	(*AnalyzePlanResponse_IsLocal)(nil),              // 31: spark.connect.AnalyzePlanResponse.IsLocal
-	(*AnalyzePlanResponse_IsStreaming)(nil),          // 32: spark.connect.AnalyzePlanResponse.IsStreaming
-	(*AnalyzePlanResponse_InputFiles)(nil),           // 33: spark.connect.AnalyzePlanResponse.InputFiles
-	(*AnalyzePlanResponse_SparkVersion)(nil),         // 34: spark.connect.AnalyzePlanResponse.SparkVersion
-	(*AnalyzePlanResponse_DDLParse)(nil),             // 35: spark.connect.AnalyzePlanResponse.DDLParse
-	(*AnalyzePlanResponse_Persist)(nil),              // 36: spark.connect.AnalyzePlanResponse.Persist
-	(*AnalyzePlanResponse_Unpersist)(nil),            // 37: spark.connect.AnalyzePlanResponse.Unpersist
-	(*ExecutePlanResponse_SqlCommandResult)(nil),     // 38: spark.connect.ExecutePlanResponse.SqlCommandResult
-	(*ExecutePlanResponse_ArrowBatch)(nil),           // 39: spark.connect.ExecutePlanResponse.ArrowBatch
-	(*ExecutePlanResponse_Metrics)(nil),              // 40: spark.connect.ExecutePlanResponse.Metrics
-	(*ExecutePlanResponse_ObservedMetrics)(nil),      // 41: spark.connect.ExecutePlanResponse.ObservedMetrics
-	(*ExecutePlanResponse_ResultComplete)(nil),       // 42: spark.connect.ExecutePlanResponse.ResultComplete
-	(*ExecutePlanResponse_Metrics_MetricObject)(nil), // 43: spark.connect.ExecutePlanResponse.Metrics.MetricObject
-	(*ConfigRequest_Operation)(nil),                  // 44: spark.connect.ConfigRequest.Operation
-	(*ConfigRequest_Set)(nil),                        // 45: spark.connect.ConfigRequest.Set
-	(*ConfigRequest_Get)(nil),                        // 46: spark.connect.ConfigRequest.Get
-	(*ConfigRequest_GetWithDefault)(nil),             // 47: spark.connect.ConfigRequest.GetWithDefault
-	(*ConfigRequest_GetOption)(nil),                  // 48: spark.connect.ConfigRequest.GetOption
-	(*ConfigRequest_GetAll)(nil),                     // 49: spark.connect.ConfigRequest.GetAll
-	(*ConfigRequest_Unset)(nil),                      // 50: spark.connect.ConfigRequest.Unset
-	(*ConfigRequest_IsModifiable)(nil),               // 51: spark.connect.ConfigRequest.IsModifiable
-	(*Relation)(nil),                                 // 52: spark.connect.Relation
-	(*Command)(nil),                                  // 53: spark.connect.Command
-	(*WriteStreamOperationStartResult)(nil),          // 54: spark.connect.WriteStreamOperationStartResult
-	(*StreamingQueryCommandResult)(nil),              // 55: spark.connect.StreamingQueryCommandResult
-	(*StreamingQueryManagerCommandResult)(nil),       // 56: spark.connect.StreamingQueryManagerCommandResult
-	(*StreamingQueryListenerEventsResult)(nil),       // 57: spark.connect.StreamingQueryListenerEventsResult
-	(*anypb.Any)(nil),                                // 58: google.protobuf.Any
-	(*DataType)(nil),                                 // 59: spark.connect.DataType
-	(*Expression_Literal)(nil),                       // 60: spark.connect.Expression.Literal
+	(AnalyzePlanRequest_Explain_ExplainMode)(0),             // 0: spark.connect.AnalyzePlanRequest.Explain.ExplainMode
+	(InterruptRequest_InterruptType)(0),                     // 1: spark.connect.InterruptRequest.InterruptType
+	(FetchErrorDetailsResponse_QueryContext_ContextType)(0), // 2: spark.connect.FetchErrorDetailsResponse.QueryContext.ContextType
+	(*Plan)(nil),                                        // 3: spark.connect.Plan
+	(*UserContext)(nil),                                 // 4: spark.connect.UserContext
+	(*AnalyzePlanRequest)(nil),                          // 5: spark.connect.AnalyzePlanRequest
+	(*AnalyzePlanResponse)(nil),                         // 6: spark.connect.AnalyzePlanResponse
+	(*ExecutePlanRequest)(nil),                          // 7: spark.connect.ExecutePlanRequest
+	(*ExecutePlanResponse)(nil),                         // 8: spark.connect.ExecutePlanResponse
+	(*KeyValue)(nil),                                    // 9: spark.connect.KeyValue
+	(*ConfigRequest)(nil),                               // 10: spark.connect.ConfigRequest
+	(*ConfigResponse)(nil),                              // 11: spark.connect.ConfigResponse
+	(*InterruptRequest)(nil),                            // 12: spark.connect.InterruptRequest
+	(*InterruptResponse)(nil),                           // 13: spark.connect.InterruptResponse
+	(*ReattachExecuteRequest)(nil),                      // 14: spark.connect.ReattachExecuteRequest
+	(*ReleaseExecuteRequest)(nil),                       // 15: spark.connect.ReleaseExecuteRequest
+	(*ReleaseExecuteResponse)(nil),                      // 16: spark.connect.ReleaseExecuteResponse
+	(*ReleaseSessionRequest)(nil),                       // 17: spark.connect.ReleaseSessionRequest
+	(*ReleaseSessionResponse)(nil),                      // 18: spark.connect.ReleaseSessionResponse
+	(*FetchErrorDetailsRequest)(nil),                    // 19: spark.connect.FetchErrorDetailsRequest
+	(*FetchErrorDetailsResponse)(nil),                   // 20: spark.connect.FetchErrorDetailsResponse
+	(*AnalyzePlanRequest_Schema)(nil),                   // 21: spark.connect.AnalyzePlanRequest.Schema
+	(*AnalyzePlanRequest_Explain)(nil),                  // 22: spark.connect.AnalyzePlanRequest.Explain
+	(*AnalyzePlanRequest_TreeString)(nil),               // 23: spark.connect.AnalyzePlanRequest.TreeString
+	(*AnalyzePlanRequest_IsLocal)(nil),                  // 24: spark.connect.AnalyzePlanRequest.IsLocal
+	(*AnalyzePlanRequest_IsStreaming)(nil),              // 25: spark.connect.AnalyzePlanRequest.IsStreaming
+	(*AnalyzePlanRequest_InputFiles)(nil),               // 26: spark.connect.AnalyzePlanRequest.InputFiles
+	(*AnalyzePlanRequest_SparkVersion)(nil),             // 27: spark.connect.AnalyzePlanRequest.SparkVersion
+	(*AnalyzePlanRequest_DDLParse)(nil),                 // 28: spark.connect.AnalyzePlanRequest.DDLParse
+	(*AnalyzePlanRequest_Persist)(nil),                  // 29: spark.connect.AnalyzePlanRequest.Persist
+	(*AnalyzePlanRequest_Unpersist)(nil),                // 30: spark.connect.AnalyzePlanRequest.Unpersist
+	(*AnalyzePlanResponse_Schema)(nil),                  // 31: spark.connect.AnalyzePlanResponse.Schema
+	(*AnalyzePlanResponse_Explain)(nil),                 // 32: spark.connect.AnalyzePlanResponse.Explain
+	(*AnalyzePlanResponse_TreeString)(nil),              // 33: spark.connect.AnalyzePlanResponse.TreeString
+	(*AnalyzePlanResponse_IsLocal)(nil),                 // 34: spark.connect.AnalyzePlanResponse.IsLocal
+	(*AnalyzePlanResponse_IsStreaming)(nil),             // 35: spark.connect.AnalyzePlanResponse.IsStreaming
+	(*AnalyzePlanResponse_InputFiles)(nil),              // 36: spark.connect.AnalyzePlanResponse.InputFiles
+	(*AnalyzePlanResponse_SparkVersion)(nil),            // 37: spark.connect.AnalyzePlanResponse.SparkVersion
+	(*AnalyzePlanResponse_DDLParse)(nil),                // 38: spark.connect.AnalyzePlanResponse.DDLParse
+	(*AnalyzePlanResponse_Persist)(nil),                 // 39: spark.connect.AnalyzePlanResponse.Persist
+	(*AnalyzePlanResponse_Unpersist)(nil),               // 40: spark.connect.AnalyzePlanResponse.Unpersist
+	(*ExecutePlanResponse_SqlCommandResult)(nil),        // 41: spark.connect.ExecutePlanResponse.SqlCommandResult
+	(*ExecutePlanResponse_ArrowBatch)(nil),              // 42: spark.connect.ExecutePlanResponse.ArrowBatch
+	(*ExecutePlanResponse_Metrics)(nil),                 // 43: spark.connect.ExecutePlanResponse.Metrics
+	(*ExecutePlanResponse_ObservedMetrics)(nil),         // 44: spark.connect.ExecutePlanResponse.ObservedMetrics
+	(*ExecutePlanResponse_ResultComplete)(nil),          // 45: spark.connect.ExecutePlanResponse.ResultComplete
+	(*ExecutePlanResponse_Metrics_MetricObject)(nil),    // 46: spark.connect.ExecutePlanResponse.Metrics.MetricObject
+	(*ConfigRequest_Operation)(nil),                     // 47: spark.connect.ConfigRequest.Operation
+	(*ConfigRequest_Set)(nil),                           // 48: spark.connect.ConfigRequest.Set
+	(*ConfigRequest_Get)(nil),                           // 49: spark.connect.ConfigRequest.Get
+	(*ConfigRequest_GetWithDefault)(nil),                // 50: spark.connect.ConfigRequest.GetWithDefault
+	(*ConfigRequest_GetOption)(nil),                     // 51: spark.connect.ConfigRequest.GetOption
+	(*ConfigRequest_GetAll)(nil),                        // 52: spark.connect.ConfigRequest.GetAll
+	(*ConfigRequest_Unset)(nil),                         // 53: spark.connect.ConfigRequest.Unset
+	(*ConfigRequest_IsModifiable)(nil),                  // 54: spark.connect.ConfigRequest.IsModifiable
+	(*FetchErrorDetailsResponse_StackTraceElement)(nil), // 55: spark.connect.FetchErrorDetailsResponse.StackTraceElement
+	(*FetchErrorDetailsResponse_QueryContext)(nil),      // 56: spark.connect.FetchErrorDetailsResponse.QueryContext
+	(*FetchErrorDetailsResponse_SparkThrowable)(nil),    // 57: spark.connect.FetchErrorDetailsResponse.SparkThrowable
+	(*FetchErrorDetailsResponse_Error)(nil),             // 58: spark.connect.FetchErrorDetailsResponse.Error
+	nil,                                                 // 59: spark.connect.FetchErrorDetailsResponse.SparkThrowable.MessageParametersEntry
+	(*Relation)(nil),                                    // 60: spark.connect.Relation
+	(*Command)(nil),                                     // 61: spark.connect.Command
+	(*WriteStreamOperationStartResult)(nil),             // 62: spark.connect.WriteStreamOperationStartResult
+	(*StreamingQueryCommandResult)(nil),                 // 63: spark.connect.StreamingQueryCommandResult
+	(*StreamingQueryManagerCommandResult)(nil),          // 64: spark.connect.StreamingQueryManagerCommandResult
+	(*StreamingQueryListenerEventsResult)(nil),          // 65: spark.connect.StreamingQueryListenerEventsResult
+	(*anypb.Any)(nil),                                   // 66: google.protobuf.Any
+	(*DataType)(nil),                                    // 67: spark.connect.DataType
+	(*Expression_Literal)(nil),                          // 68: spark.connect.Expression.Literal
 }
 var file_spark_connect_base_proto_depIdxs = []int32{
-	52, // 0: spark.connect.Plan.root:type_name -> spark.connect.Relation
-	53, // 1: spark.connect.Plan.command:type_name -> spark.connect.Command
-	3,  // 2: spark.connect.AnalyzePlanRequest.user_context:type_name -> spark.connect.UserContext
-	18, // 3: spark.connect.AnalyzePlanRequest.schema:type_name -> spark.connect.AnalyzePlanRequest.Schema
-	19, // 4: spark.connect.AnalyzePlanRequest.explain:type_name -> spark.connect.AnalyzePlanRequest.Explain
-	20, // 5: spark.connect.AnalyzePlanRequest.tree_string:type_name -> spark.connect.AnalyzePlanRequest.TreeString
-	21, // 6: spark.connect.AnalyzePlanRequest.is_local:type_name -> spark.connect.AnalyzePlanRequest.IsLocal
-	22, // 7: spark.connect.AnalyzePlanRequest.is_streaming:type_name -> spark.connect.AnalyzePlanRequest.IsStreaming
-	23, // 8: spark.connect.AnalyzePlanRequest.input_files:type_name -> spark.connect.AnalyzePlanRequest.InputFiles
-	24, // 9: spark.connect.AnalyzePlanRequest.spark_version:type_name -> spark.connect.AnalyzePlanRequest.SparkVersion
-	25, // 10: spark.connect.AnalyzePlanRequest.ddl_parse:type_name -> spark.connect.AnalyzePlanRequest.DDLParse
-	26, // 11: spark.connect.AnalyzePlanRequest.persist:type_name -> spark.connect.AnalyzePlanRequest.Persist
-	27, // 12: spark.connect.AnalyzePlanRequest.unpersist:type_name -> spark.connect.AnalyzePlanRequest.Unpersist
-	28, // 13: spark.connect.AnalyzePlanResponse.schema:type_name -> spark.connect.AnalyzePlanResponse.Schema
-	29, // 14: spark.connect.AnalyzePlanResponse.explain:type_name -> spark.connect.AnalyzePlanResponse.Explain
-	30, // 15: spark.connect.AnalyzePlanResponse.tree_string:type_name -> spark.connect.AnalyzePlanResponse.TreeString
-	31, // 16: spark.connect.AnalyzePlanResponse.is_local:type_name -> spark.connect.AnalyzePlanResponse.IsLocal
-	32, // 17: spark.connect.AnalyzePlanResponse.is_streaming:type_name -> spark.connect.AnalyzePlanResponse.IsStreaming
-	33, // 18: spark.connect.AnalyzePlanResponse.input_files:type_name -> spark.connect.AnalyzePlanResponse.InputFiles
-	34, // 19: spark.connect.AnalyzePlanResponse.spark_version:type_name -> spark.connect.AnalyzePlanResponse.SparkVersion
-	35, // 20: spark.connect.AnalyzePlanResponse.ddl_parse:type_name -> spark.connect.AnalyzePlanResponse.DDLParse
-	36, // 21: spark.connect.AnalyzePlanResponse.persist:type_name -> spark.connect.AnalyzePlanResponse.Persist
-	37, // 22: spark.connect.AnalyzePlanResponse.unpersist:type_name -> spark.connect.AnalyzePlanResponse.Unpersist
-	3,  // 23: spark.connect.ExecutePlanRequest.user_context:type_name -> spark.connect.UserContext
-	2,  // 24: spark.connect.ExecutePlanRequest.plan:type_name -> spark.connect.Plan
-	39, // 25: spark.connect.ExecutePlanResponse.arrow_batch:type_name -> spark.connect.ExecutePlanResponse.ArrowBatch
-	38, // 26: spark.connect.ExecutePlanResponse.sql_command_result:type_name -> spark.connect.ExecutePlanResponse.SqlCommandResult
-	54, // 27: spark.connect.ExecutePlanResponse.write_stream_operation_start_result:type_name -> spark.connect.WriteStreamOperationStartResult
-	55, // 28: spark.connect.ExecutePlanResponse.streaming_query_command_result:type_name -> spark.connect.StreamingQueryCommandResult
-	56, // 29: spark.connect.ExecutePlanResponse.streaming_query_manager_command_result:type_name -> spark.connect.StreamingQueryManagerCommandResult
-	57, // 30: spark.connect.ExecutePlanResponse.streaming_query_listener_events_result:type_name -> spark.connect.StreamingQueryListenerEventsResult
-	42, // 31: spark.connect.ExecutePlanResponse.result_complete:type_name -> spark.connect.ExecutePlanResponse.ResultComplete
-	58, // 32: spark.connect.ExecutePlanResponse.extension:type_name -> google.protobuf.Any
-	40, // 33: spark.connect.ExecutePlanResponse.metrics:type_name -> spark.connect.ExecutePlanResponse.Metrics
-	41, // 34: spark.connect.ExecutePlanResponse.observed_metrics:type_name -> spark.connect.ExecutePlanResponse.ObservedMetrics
-	59, // 35: spark.connect.ExecutePlanResponse.schema:type_name -> spark.connect.DataType
-	3,  // 36: spark.connect.ConfigRequest.user_context:type_name -> spark.connect.UserContext
-	44, // 37: spark.connect.ConfigRequest.operation:type_name -> spark.connect.ConfigRequest.Operation
-	8,  // 38: spark.connect.ConfigResponse.pairs:type_name -> spark.connect.KeyValue
-	3,  // 39: spark.connect.InterruptRequest.user_context:type_name -> spark.connect.UserContext
+	60, // 0: spark.connect.Plan.root:type_name -> spark.connect.Relation
+	61, // 1: spark.connect.Plan.command:type_name -> spark.connect.Command
+	4,  // 2: spark.connect.AnalyzePlanRequest.user_context:type_name -> spark.connect.UserContext
+	21, // 3: spark.connect.AnalyzePlanRequest.schema:type_name -> spark.connect.AnalyzePlanRequest.Schema
+	22, // 4: spark.connect.AnalyzePlanRequest.explain:type_name -> spark.connect.AnalyzePlanRequest.Explain
+	23, // 5: spark.connect.AnalyzePlanRequest.tree_string:type_name -> spark.connect.AnalyzePlanRequest.TreeString
+	24, // 6: spark.connect.AnalyzePlanRequest.is_local:type_name -> spark.connect.AnalyzePlanRequest.IsLocal
+	25, // 7: spark.connect.AnalyzePlanRequest.is_streaming:type_name -> spark.connect.AnalyzePlanRequest.IsStreaming
+	26, // 8: spark.connect.AnalyzePlanRequest.input_files:type_name -> spark.connect.AnalyzePlanRequest.InputFiles
+	27, // 9: spark.connect.AnalyzePlanRequest.spark_version:type_name -> spark.connect.AnalyzePlanRequest.SparkVersion
+	28, // 10: spark.connect.AnalyzePlanRequest.ddl_parse:type_name -> spark.connect.AnalyzePlanRequest.DDLParse
+	29, // 11: spark.connect.AnalyzePlanRequest.persist:type_name -> spark.connect.AnalyzePlanRequest.Persist
+	30, // 12: spark.connect.AnalyzePlanRequest.unpersist:type_name -> spark.connect.AnalyzePlanRequest.Unpersist
+	31, // 13: spark.connect.AnalyzePlanResponse.schema:type_name -> spark.connect.AnalyzePlanResponse.Schema
+	32, // 14: spark.connect.AnalyzePlanResponse.explain:type_name -> spark.connect.AnalyzePlanResponse.Explain
+	33, // 15: spark.connect.AnalyzePlanResponse.tree_string:type_name -> spark.connect.AnalyzePlanResponse.TreeString
+	34, // 16: spark.connect.AnalyzePlanResponse.is_local:type_name -> spark.connect.AnalyzePlanResponse.IsLocal
+	35, // 17: spark.connect.AnalyzePlanResponse.is_streaming:type_name -> spark.connect.AnalyzePlanResponse.IsStreaming
+	36, // 18: spark.connect.AnalyzePlanResponse.input_files:type_name -> spark.connect.AnalyzePlanResponse.InputFiles
+	37, // 19: spark.connect.AnalyzePlanResponse.spark_version:type_name -> spark.connect.AnalyzePlanResponse.SparkVersion
+	38, // 20: spark.connect.AnalyzePlanResponse.ddl_parse:type_name -> spark.connect.AnalyzePlanResponse.DDLParse
+	39, // 21: spark.connect.AnalyzePlanResponse.persist:type_name -> spark.connect.AnalyzePlanResponse.Persist
+	40, // 22: spark.connect.AnalyzePlanResponse.unpersist:type_name -> spark.connect.AnalyzePlanResponse.Unpersist
+	4,  // 23: spark.connect.ExecutePlanRequest.user_context:type_name -> spark.connect.UserContext
+	3,  // 24: spark.connect.ExecutePlanRequest.plan:type_name -> spark.connect.Plan
+	42, // 25: spark.connect.ExecutePlanResponse.arrow_batch:type_name -> spark.connect.ExecutePlanResponse.ArrowBatch
+	41, // 26: spark.connect.ExecutePlanResponse.sql_command_result:type_name -> spark.connect.ExecutePlanResponse.SqlCommandResult
+	62, // 27: spark.connect.ExecutePlanResponse.write_stream_operation_start_result:type_name -> spark.connect.WriteStreamOperationStartResult
+	63, // 28: spark.connect.ExecutePlanResponse.streaming_query_command_result:type_name -> spark.connect.StreamingQueryCommandResult
+	64, // 29: spark.connect.ExecutePlanResponse.streaming_query_manager_command_result:type_name -> spark.connect.StreamingQueryManagerCommandResult
+	65, // 30: spark.connect.ExecutePlanResponse.streaming_query_listener_events_result:type_name -> spark.connect.StreamingQueryListenerEventsResult
+	45, // 31: spark.connect.ExecutePlanResponse.result_complete:type_name -> spark.connect.ExecutePlanResponse.ResultComplete
+	66, // 32: spark.connect.ExecutePlanResponse.extension:type_name -> google.protobuf.Any
+	43, // 33: spark.connect.ExecutePlanResponse.metrics:type_name -> spark.connect.ExecutePlanResponse.Metrics
+	44, // 34: spark.connect.ExecutePlanResponse.observed_metrics:type_name -> spark.connect.ExecutePlanResponse.ObservedMetrics
+	67, // 35: spark.connect.ExecutePlanResponse.schema:type_name -> spark.connect.DataType
+	4,  // 36: spark.connect.ConfigRequest.user_context:type_name -> spark.connect.UserContext
+	47, // 37: spark.connect.ConfigRequest.operation:type_name -> spark.connect.ConfigRequest.Operation
+	9,  // 38: spark.connect.ConfigResponse.pairs:type_name -> spark.connect.KeyValue
+	4,  // 39: spark.connect.InterruptRequest.user_context:type_name -> spark.connect.UserContext
 	1,  // 40: spark.connect.InterruptRequest.interrupt_type:type_name -> spark.connect.InterruptRequest.InterruptType
-	3,  // 41: spark.connect.ReattachExecuteRequest.user_context:type_name -> spark.connect.UserContext
-	3,  // 42: spark.connect.ReleaseExecuteRequest.user_context:type_name -> spark.connect.UserContext
-	3,  // 43: spark.connect.ReleaseSessionRequest.user_context:type_name -> spark.connect.UserContext
-	2,  // 44: spark.connect.AnalyzePlanRequest.Schema.plan:type_name -> spark.connect.Plan
-	2,  // 45: spark.connect.AnalyzePlanRequest.Explain.plan:type_name -> spark.connect.Plan
-	0,  // 46: spark.connect.AnalyzePlanRequest.Explain.explain_mode:type_name -> spark.connect.AnalyzePlanRequest.Explain.ExplainMode
-	2,  // 47: spark.connect.AnalyzePlanRequest.TreeString.plan:type_name -> spark.connect.Plan
-	2,  // 48: spark.connect.AnalyzePlanRequest.IsLocal.plan:type_name -> spark.connect.Plan
-	2,  // 49: spark.connect.AnalyzePlanRequest.IsStreaming.plan:type_name -> spark.connect.Plan
-	2,  // 50: spark.connect.AnalyzePlanRequest.InputFiles.plan:type_name -> spark.connect.Plan
-	52, // 51: spark.connect.AnalyzePlanRequest.Persist.relation:type_name -> spark.connect.Relation
-	52, // 52: spark.connect.AnalyzePlanRequest.Unpersist.relation:type_name -> spark.connect.Relation
-	59, // 53: spark.connect.AnalyzePlanResponse.Schema.schema:type_name -> spark.connect.DataType
-	59, // 54: spark.connect.AnalyzePlanResponse.DDLParse.parsed:type_name -> spark.connect.DataType
-	52, // 55: spark.connect.ExecutePlanResponse.SqlCommandResult.relation:type_name -> spark.connect.Relation
-	43, // 56: spark.connect.ExecutePlanResponse.Metrics.metrics:type_name -> spark.connect.ExecutePlanResponse.Metrics.MetricObject
-	60, // 57: spark.connect.ExecutePlanResponse.ObservedMetrics.values:type_name -> spark.connect.Expression.Literal
-	45, // 58: spark.connect.ConfigRequest.Operation.set:type_name -> spark.connect.ConfigRequest.Set
-	46, // 59: spark.connect.ConfigRequest.Operation.get:type_name -> spark.connect.ConfigRequest.Get
-	47, // 60: spark.connect.ConfigRequest.Operation.get_with_default:type_name -> spark.connect.ConfigRequest.GetWithDefault
-	48, // 61: spark.connect.ConfigRequest.Operation.get_option:type_name -> spark.connect.ConfigRequest.GetOption
-	49, // 62: spark.connect.ConfigRequest.Operation.get_all:type_name -> spark.connect.ConfigRequest.GetAll
-	50, // 63: spark.connect.ConfigRequest.Operation.unset:type_name -> spark.connect.ConfigRequest.Unset
-	51, // 64: spark.connect.ConfigRequest.Operation.is_modifiable:type_name -> spark.connect.ConfigRequest.IsModifiable
-	8,  // 65: spark.connect.ConfigRequest.Set.pairs:type_name -> spark.connect.KeyValue
-	8,  // 66: spark.connect.ConfigRequest.GetWithDefault.pairs:type_name -> spark.connect.KeyValue
-	6,  // 67: spark.connect.SparkConnectService.ExecutePlan:input_type -> spark.connect.ExecutePlanRequest
-	4,  // 68: spark.connect.SparkConnectService.AnalyzePlan:input_type -> spark.connect.AnalyzePlanRequest
-	9,  // 69: spark.connect.SparkConnectService.Config:input_type -> spark.connect.ConfigRequest
-	11, // 70: spark.connect.SparkConnectService.Interrupt:input_type -> spark.connect.InterruptRequest
-	13, // 71: spark.connect.SparkConnectService.ReattachExecute:input_type -> spark.connect.ReattachExecuteRequest
-	14, // 72: spark.connect.SparkConnectService.ReleaseExecute:input_type -> spark.connect.ReleaseExecuteRequest
-	16, // 73: spark.connect.SparkConnectService.ReleaseSession:input_type -> spark.connect.ReleaseSessionRequest
-	7,  // 74: spark.connect.SparkConnectService.ExecutePlan:output_type -> spark.connect.ExecutePlanResponse
-	5,  // 75: spark.connect.SparkConnectService.AnalyzePlan:output_type -> spark.connect.AnalyzePlanResponse
-	10, // 76: spark.connect.SparkConnectService.Config:output_type -> spark.connect.ConfigResponse
-	12, // 77: spark.connect.SparkConnectService.Interrupt:output_type -> spark.connect.InterruptResponse
-	7,  // 78: spark.connect.SparkConnectService.ReattachExecute:output_type -> spark.connect.ExecutePlanResponse
-	15, // 79: spark.connect.SparkConnectService.ReleaseExecute:output_type -> spark.connect.ReleaseExecuteResponse
-	17, // 80: spark.connect.SparkConnectService.ReleaseSession:output_type -> spark.connect.ReleaseSessionResponse
-	74, // [74:81] is the sub-list for method output_type
-	67, // [67:74] is the sub-list for method input_type
-	67, // [67:67] is the sub-list for extension type_name
-	67, // [67:67] is the sub-list for extension extendee
-	0,  // [0:67] is the sub-list for field type_name
+	4,  // 41: spark.connect.ReattachExecuteRequest.user_context:type_name -> spark.connect.UserContext
+	4,  // 42: spark.connect.ReleaseExecuteRequest.user_context:type_name -> spark.connect.UserContext
+	4,  // 43: spark.connect.ReleaseSessionRequest.user_context:type_name -> spark.connect.UserContext
+	4,  // 44: spark.connect.FetchErrorDetailsRequest.user_context:type_name -> spark.connect.UserContext
+	58, // 45: spark.connect.FetchErrorDetailsResponse.errors:type_name -> spark.connect.FetchErrorDetailsResponse.Error
+	3,  // 46: spark.connect.AnalyzePlanRequest.Schema.plan:type_name -> spark.connect.Plan
+	3,  // 47: spark.connect.AnalyzePlanRequest.Explain.plan:type_name -> spark.connect.Plan
+	0,  // 48: spark.connect.AnalyzePlanRequest.Explain.explain_mode:type_name -> spark.connect.AnalyzePlanRequest.Explain.ExplainMode
+	3,  // 49: spark.connect.AnalyzePlanRequest.TreeString.plan:type_name -> spark.connect.Plan
+	3,  // 50: spark.connect.AnalyzePlanRequest.IsLocal.plan:type_name -> spark.connect.Plan
+	3,  // 51: spark.connect.AnalyzePlanRequest.IsStreaming.plan:type_name -> spark.connect.Plan
+	3,  // 52: spark.connect.AnalyzePlanRequest.InputFiles.plan:type_name -> spark.connect.Plan
+	60, // 53: spark.connect.AnalyzePlanRequest.Persist.relation:type_name -> spark.connect.Relation
+	60, // 54: spark.connect.AnalyzePlanRequest.Unpersist.relation:type_name -> spark.connect.Relation
+	67, // 55: spark.connect.AnalyzePlanResponse.Schema.schema:type_name -> spark.connect.DataType
+	67, // 56: spark.connect.AnalyzePlanResponse.DDLParse.parsed:type_name -> spark.connect.DataType
+	60, // 57: spark.connect.ExecutePlanResponse.SqlCommandResult.relation:type_name -> spark.connect.Relation
+	46, // 58: spark.connect.ExecutePlanResponse.Metrics.metrics:type_name -> spark.connect.ExecutePlanResponse.Metrics.MetricObject
+	68, // 59: spark.connect.ExecutePlanResponse.ObservedMetrics.values:type_name -> spark.connect.Expression.Literal
+	48, // 60: spark.connect.ConfigRequest.Operation.set:type_name -> spark.connect.ConfigRequest.Set
+	49, // 61: spark.connect.ConfigRequest.Operation.get:type_name -> spark.connect.ConfigRequest.Get
+	50, // 62: spark.connect.ConfigRequest.Operation.get_with_default:type_name -> spark.connect.ConfigRequest.GetWithDefault
+	51, // 63: spark.connect.ConfigRequest.Operation.get_option:type_name -> spark.connect.ConfigRequest.GetOption
+	52, // 64: spark.connect.ConfigRequest.Operation.get_all:type_name -> spark.connect.ConfigRequest.GetAll
+	53, // 65: spark.connect.ConfigRequest.Operation.unset:type_name -> spark.connect.ConfigRequest.Unset
+	54, // 66: spark.connect.ConfigRequest.Operation.is_modifiable:type_name -> spark.connect.ConfigRequest.IsModifiable
+	9,  // 67: spark.connect.ConfigRequest.Set.pairs:type_name -> spark.connect.KeyValue
+	9,  // 68: spark.connect.ConfigRequest.GetWithDefault.pairs:type_name -> spark.connect.KeyValue
+	2,  // 69: spark.connect.FetchErrorDetailsResponse.QueryContext.context_type:type_name -> spark.connect.FetchErrorDetailsResponse.QueryContext.ContextType
+	59, // 70: spark.connect.FetchErrorDetailsResponse.SparkThrowable.message_parameters:type_name -> spark.connect.FetchErrorDetailsResponse.SparkThrowable.MessageParametersEntry
+	56, // 71: spark.connect.FetchErrorDetailsResponse.SparkThrowable.query_contexts:type_name -> spark.connect.FetchErrorDetailsResponse.QueryContext
+	55, // 72: spark.connect.FetchErrorDetailsResponse.Error.stack_trace:type_name -> spark.connect.FetchErrorDetailsResponse.StackTraceElement
+	57, // 73: spark.connect.FetchErrorDetailsResponse.Error.spark_throwable:type_name -> spark.connect.FetchErrorDetailsResponse.SparkThrowable
+	7,  // 74: spark.connect.SparkConnectService.ExecutePlan:input_type -> spark.connect.ExecutePlanRequest
+	5,  // 75: spark.connect.SparkConnectService.AnalyzePlan:input_type -> spark.connect.AnalyzePlanRequest
+	10, // 76: spark.connect.SparkConnectService.Config:input_type -> spark.connect.ConfigRequest
+	12, // 77: spark.connect.SparkConnectService.Interrupt:input_type -> spark.connect.InterruptRequest
+	14, // 78: spark.connect.SparkConnectService.ReattachExecute:input_type -> spark.connect.ReattachExecuteRequest
+	15, // 79: spark.connect.SparkConnectService.ReleaseExecute:input_type -> spark.connect.ReleaseExecuteRequest
+	17, // 80: spark.connect.SparkConnectService.ReleaseSession:input_type -> spark.connect.ReleaseSessionRequest
+	19, // 81: spark.connect.SparkConnectService.FetchErrorDetails:input_type -> spark.connect.FetchErrorDetailsRequest
+	8,  // 82: spark.connect.SparkConnectService.ExecutePlan:output_type -> spark.connect.ExecutePlanResponse
+	6,  // 83: spark.connect.SparkConnectService.AnalyzePlan:output_type -> spark.connect.AnalyzePlanResponse
+	11, // 84: spark.connect.SparkConnectService.Config:output_type -> spark.connect.ConfigResponse
+	13, // 85: spark.connect.SparkConnectService.Interrupt:output_type -> spark.connect.InterruptResponse
+	8,  // 86: spark.connect.SparkConnectService.ReattachExecute:output_type -> spark.connect.ExecutePlanResponse
+	16, // 87: spark.connect.SparkConnectService.ReleaseExecute:output_type -> spark.connect.ReleaseExecuteResponse
+	18, // 88: spark.connect.SparkConnectService.ReleaseSession:output_type -> spark.connect.ReleaseSessionResponse
+	20, // 89: spark.connect.SparkConnectService.FetchErrorDetails:output_type -> spark.connect.FetchErrorDetailsResponse
+	82, // [82:90] is the sub-list for method output_type
+	74, // [74:82] is the sub-list for method input_type
+	74, // [74:74] is the sub-list for extension type_name
+	74, // [74:74] is the sub-list for extension extendee
+	0,  // [0:74] is the sub-list for field type_name
 }
 
 func init() { file_spark_connect_base_proto_init() }
@@ -3982,10 +4570,12 @@ func file_spark_connect_base_proto_init() {
 	file_spark_connect_base_proto_msgTypes[12].OneofWrappers = []any{}
 	file_spark_connect_base_proto_msgTypes[13].OneofWrappers = []any{}
 	file_spark_connect_base_proto_msgTypes[14].OneofWrappers = []any{}
-	file_spark_connect_base_proto_msgTypes[18].OneofWrappers = []any{}
-	file_spark_connect_base_proto_msgTypes[25].OneofWrappers = []any{}
-	file_spark_connect_base_proto_msgTypes[37].OneofWrappers = []any{}
-	file_spark_connect_base_proto_msgTypes[42].OneofWrappers = []any{
+	file_spark_connect_base_proto_msgTypes[16].OneofWrappers = []any{}
+	file_spark_connect_base_proto_msgTypes[17].OneofWrappers = []any{}
+	file_spark_connect_base_proto_msgTypes[20].OneofWrappers = []any{}
+	file_spark_connect_base_proto_msgTypes[27].OneofWrappers = []any{}
+	file_spark_connect_base_proto_msgTypes[39].OneofWrappers = []any{}
+	file_spark_connect_base_proto_msgTypes[44].OneofWrappers = []any{
 		(*ConfigRequest_Operation_Set)(nil),
 		(*ConfigRequest_Operation_Get)(nil),
 		(*ConfigRequest_Operation_GetWithDefault)(nil),
@@ -3994,15 +4584,18 @@ func file_spark_connect_base_proto_init() {
 		(*ConfigRequest_Operation_Unset)(nil),
 		(*ConfigRequest_Operation_IsModifiable)(nil),
 	}
-	file_spark_connect_base_proto_msgTypes[43].OneofWrappers = []any{}
-	file_spark_connect_base_proto_msgTypes[47].OneofWrappers = []any{}
+	file_spark_connect_base_proto_msgTypes[45].OneofWrappers = []any{}
+	file_spark_connect_base_proto_msgTypes[49].OneofWrappers = []any{}
+	file_spark_connect_base_proto_msgTypes[52].OneofWrappers = []any{}
+	file_spark_connect_base_proto_msgTypes[54].OneofWrappers = []any{}
+	file_spark_connect_base_proto_msgTypes[55].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_spark_connect_base_proto_rawDesc), len(file_spark_connect_base_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   50,
+			NumEnums:      3,
+			NumMessages:   57,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -48,13 +48,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	SparkConnectService_ExecutePlan_FullMethodName     = "/spark.connect.SparkConnectService/ExecutePlan"
-	SparkConnectService_AnalyzePlan_FullMethodName     = "/spark.connect.SparkConnectService/AnalyzePlan"
-	SparkConnectService_Config_FullMethodName          = "/spark.connect.SparkConnectService/Config"
-	SparkConnectService_Interrupt_FullMethodName       = "/spark.connect.SparkConnectService/Interrupt"
-	SparkConnectService_ReattachExecute_FullMethodName = "/spark.connect.SparkConnectService/ReattachExecute"
-	SparkConnectService_ReleaseExecute_FullMethodName  = "/spark.connect.SparkConnectService/ReleaseExecute"
-	SparkConnectService_ReleaseSession_FullMethodName  = "/spark.connect.SparkConnectService/ReleaseSession"
+	SparkConnectService_ExecutePlan_FullMethodName       = "/spark.connect.SparkConnectService/ExecutePlan"
+	SparkConnectService_AnalyzePlan_FullMethodName       = "/spark.connect.SparkConnectService/AnalyzePlan"
+	SparkConnectService_Config_FullMethodName            = "/spark.connect.SparkConnectService/Config"
+	SparkConnectService_Interrupt_FullMethodName         = "/spark.connect.SparkConnectService/Interrupt"
+	SparkConnectService_ReattachExecute_FullMethodName   = "/spark.connect.SparkConnectService/ReattachExecute"
+	SparkConnectService_ReleaseExecute_FullMethodName    = "/spark.connect.SparkConnectService/ReleaseExecute"
+	SparkConnectService_ReleaseSession_FullMethodName    = "/spark.connect.SparkConnectService/ReleaseSession"
+	SparkConnectService_FetchErrorDetails_FullMethodName = "/spark.connect.SparkConnectService/FetchErrorDetails"
 )
 
 // SparkConnectServiceClient is the client API for SparkConnectService service.
@@ -68,6 +69,7 @@ type SparkConnectServiceClient interface {
 	ReattachExecute(ctx context.Context, in *ReattachExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecutePlanResponse], error)
 	ReleaseExecute(ctx context.Context, in *ReleaseExecuteRequest, opts ...grpc.CallOption) (*ReleaseExecuteResponse, error)
 	ReleaseSession(ctx context.Context, in *ReleaseSessionRequest, opts ...grpc.CallOption) (*ReleaseSessionResponse, error)
+	FetchErrorDetails(ctx context.Context, in *FetchErrorDetailsRequest, opts ...grpc.CallOption) (*FetchErrorDetailsResponse, error)
 }
 
 type sparkConnectServiceClient struct {
@@ -166,6 +168,16 @@ func (c *sparkConnectServiceClient) ReleaseSession(ctx context.Context, in *Rele
 	return out, nil
 }
 
+func (c *sparkConnectServiceClient) FetchErrorDetails(ctx context.Context, in *FetchErrorDetailsRequest, opts ...grpc.CallOption) (*FetchErrorDetailsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FetchErrorDetailsResponse)
+	err := c.cc.Invoke(ctx, SparkConnectService_FetchErrorDetails_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SparkConnectServiceServer is the server API for SparkConnectService service.
 // All implementations must embed UnimplementedSparkConnectServiceServer
 // for forward compatibility.
@@ -177,6 +189,7 @@ type SparkConnectServiceServer interface {
 	ReattachExecute(*ReattachExecuteRequest, grpc.ServerStreamingServer[ExecutePlanResponse]) error
 	ReleaseExecute(context.Context, *ReleaseExecuteRequest) (*ReleaseExecuteResponse, error)
 	ReleaseSession(context.Context, *ReleaseSessionRequest) (*ReleaseSessionResponse, error)
+	FetchErrorDetails(context.Context, *FetchErrorDetailsRequest) (*FetchErrorDetailsResponse, error)
 	mustEmbedUnimplementedSparkConnectServiceServer()
 }
 
@@ -207,6 +220,9 @@ func (UnimplementedSparkConnectServiceServer) ReleaseExecute(context.Context, *R
 }
 func (UnimplementedSparkConnectServiceServer) ReleaseSession(context.Context, *ReleaseSessionRequest) (*ReleaseSessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReleaseSession not implemented")
+}
+func (UnimplementedSparkConnectServiceServer) FetchErrorDetails(context.Context, *FetchErrorDetailsRequest) (*FetchErrorDetailsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FetchErrorDetails not implemented")
 }
 func (UnimplementedSparkConnectServiceServer) mustEmbedUnimplementedSparkConnectServiceServer() {}
 func (UnimplementedSparkConnectServiceServer) testEmbeddedByValue()                             {}
@@ -341,6 +357,24 @@ func _SparkConnectService_ReleaseSession_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _SparkConnectService_FetchErrorDetails_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FetchErrorDetailsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SparkConnectServiceServer).FetchErrorDetails(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SparkConnectService_FetchErrorDetails_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SparkConnectServiceServer).FetchErrorDetails(ctx, req.(*FetchErrorDetailsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // SparkConnectService_ServiceDesc is the grpc.ServiceDesc for SparkConnectService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -367,6 +401,10 @@ var SparkConnectService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReleaseSession",
 			Handler:    _SparkConnectService_ReleaseSession_Handler,
+		},
+		{
+			MethodName: "FetchErrorDetails",
+			Handler:    _SparkConnectService_FetchErrorDetails_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
