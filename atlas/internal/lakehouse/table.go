@@ -28,9 +28,7 @@ var ErrTableExists = catalog.ErrTableAlreadyExists
 // DefaultTableProperties returns the properties set on every table
 // CreateTable makes, before CreateOptions.Properties (which may override
 // them): format version 2, manifest merging so that a stream of small
-// appends does not pile up manifests, no built-in commit retries (Table
-// does its own retry with an exactly-once re-check; see AppendBatch), and
-// bounded metadata: write.metadata.delete-after-commit.enabled=true with
+// appends does not pile up manifests, and bounded metadata: write.metadata.delete-after-commit.enabled=true with
 // write.metadata.previous-versions-max=100 (Iceberg 1.x's default count), so
 // each commit deletes the metadata.json files that fall off the metadata
 // log. iceberg-go v0.7.0 does that deletion itself after every successful
@@ -39,11 +37,17 @@ var ErrTableExists = catalog.ErrTableAlreadyExists
 // the properties; every Atlas commit goes through Transaction.Commit, so it
 // applies to all of them. Without it a stream keeps every metadata.json,
 // each listing every snapshot: disk grows with the square of the batches.
+//
+// commit.retry.num-retries is left to its Iceberg default (4 in Java
+// engines): it is read by every engine that writes the table, and pinning
+// it to 0 made a Spark or Trino commit fail at its first conflict. Atlas's
+// own retry policy lives in Table.commit, with an exactly-once re-check;
+// its transactions pin the branch head (AssertRefSnapshotID), so
+// iceberg-go never replays one by itself, whatever the property says.
 func DefaultTableProperties() map[string]string {
 	return map[string]string{
 		table.PropertyFormatVersion:               "2",
 		table.ManifestMergeEnabledKey:             "true",
-		table.CommitNumRetriesKey:                 "0",
 		table.MetadataDeleteAfterCommitEnabledKey: "true",
 		table.MetadataPreviousVersionsMaxKey:      strconv.Itoa(table.MetadataPreviousVersionsMaxDefault),
 	}
