@@ -55,7 +55,12 @@ func PlanSelect(sel *parser.Select, rel Relations) (plan.Node, error) {
 		}
 	}
 	if len(sel.OrderBy) > 0 {
-		if out, err = planOrder(sel, out); err != nil {
+		if h, ok, herr := orderByHidden(sel, rel, out); ok {
+			if herr != nil {
+				return nil, herr
+			}
+			out = h
+		} else if out, err = planOrder(sel, out); err != nil {
 			return nil, err
 		}
 	}
