@@ -46,7 +46,16 @@ func (p *Planner) localRelation(l *pb.LocalRelation) (*engine.DataFrame, error) 
 			r.Release()
 		}
 	}()
-	return p.Session.CreateDataFrame(schema, recs), nil
+	schema, norm, err := normalizeTimestamps(context.Background(), schema, recs)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, r := range norm {
+			r.Release()
+		}
+	}()
+	return p.Session.CreateDataFrame(schema, norm), nil
 }
 
 // readFiles plans spark.read.format(...).schema(...).options(...).load(paths)
