@@ -69,7 +69,7 @@ func TestStructAndRemainder(t *testing.T) {
 	for _, c := range []struct{ q, schema, rows string }{
 		{"SELECT named_struct('a', 1, 'b', 'x')", "named_struct(a, 1, b, x):struct<a: int32, b: utf8>:false", `{"a":1,"b":"x"}`},
 		{"SELECT struct(a, 2) FROM VALUES (1) AS t(a)", "struct(a, 2):struct<a: int32, col2: int32>:false", `{"a":1,"col2":2}`},
-		{"SELECT 7 % 3, -7 % 3, 7 % 0", "(7 % 3):int32:true (-7 % 3):int32:true (7 % 0):int32:true", "1,-1,NULL"},
+		{"SELECT 7 % 3, -7 % 3, CAST(NULL AS INT) % 0", "(7 % 3):int32:true (-7 % 3):int32:true (CAST(NULL AS INT) % 0):int32:true", "1,-1,NULL"},
 	} {
 		schema, rows, err := query(t, c.q)
 		if err != nil {
@@ -79,5 +79,9 @@ func TestStructAndRemainder(t *testing.T) {
 		if schema != c.schema || rows != c.rows {
 			t.Errorf("%s\n got  %s / %s\n want %s / %s", c.q, schema, rows, c.schema, c.rows)
 		}
+	}
+	// Under ANSI (Spark 4's default) a zero divisor fails the query.
+	if _, _, err := query(t, "SELECT 7 % 0"); err == nil || !strings.Contains(err.Error(), "DIVIDE_BY_ZERO") {
+		t.Errorf("7 %% 0: %v, want DIVIDE_BY_ZERO", err)
 	}
 }
