@@ -47,8 +47,8 @@ func (r *DataFrameReader) Options(opts map[string]string) *DataFrameReader {
 
 // Schema sets the schema as a DDL string ("district string, province
 // string"). Without one, CSV columns are strings named by the header (or
-// _c0, _c1, ...) and Parquet takes the first file's schema, as in Spark;
-// JSON needs one.
+// _c0, _c1, ...), or of inferred types with the option inferSchema=true,
+// and Parquet takes the first file's schema, as in Spark; JSON needs one.
 func (r *DataFrameReader) Schema(ddl string) *DataFrameReader {
 	r.schema = ddl
 	return r
@@ -95,6 +95,10 @@ func (r *DataFrameReader) load(paths []string) (*DataFrame, error) {
 	if err := r.s.checkPaths(files); err != nil {
 		return nil, err
 	}
+	infer, err := r.inferSchema()
+	if err != nil {
+		return nil, err
+	}
 	var schema *arrow.Schema
 	switch {
 	case r.schema != "":
@@ -103,6 +107,8 @@ func (r *DataFrameReader) load(paths []string) (*DataFrame, error) {
 		}
 	case len(files) == 0:
 		return nil, fmt.Errorf("no file to read and no schema: give the schema with Schema(\"a string, b int\")")
+	case r.format == "csv" && infer:
+		schema, err = file.InferCSVSchema(files, r.opts)
 	case r.format == "csv":
 		schema, err = file.CSVStringSchema(files[0], r.opts)
 	case r.format == "parquet":
@@ -135,4 +141,28 @@ func (r *DataFrameReader) load(paths []string) (*DataFrame, error) {
 		}
 	}
 	return r.s.CreateDataFrame(schema, recs), nil
+}
+
+// inferSchema reads and removes the option inferSchema: true infers the
+// column types of a CSV read without a schema (file.InferCSVSchema), as
+// Spark does; a given schema wins. JSON's schema inference is not done
+// yet: give JSON reads a schema.
+func (r *DataFrameReader) inferSchema() (bool, error) {
+	for k, v := range r.opts {
+		if !strings.EqualFold(k, "inferSchema") {
+			continue
+		}
+		delete(r.opts, k)
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true":
+			if r.format != "csv" {
+				return false, fmt.Errorf("option inferSchema applies to csv; %s reads need a schema: call Schema(\"a string, b int\")", r.format)
+			}
+			return true, nil
+		case "false":
+			return false, nil
+		}
+		return false, fmt.Errorf("option inferSchema must be true or false, got %q", v)
+	}
+	return false, nil
 }
