@@ -491,6 +491,33 @@ func moreOps(t *testing.T, spark sql.SparkSession, df sql.DataFrame, ps []person
 		return spark.Read().Format("csv").Option("header", "true").Load(path)
 	}, rows: func() []string { return []string{"eng 1", "hr 3", "ops 2"} }})
 
+	add(op{name: "Read csv with header and inferSchema", check: func(ctx context.Context) error {
+		path := filepath.Join(dir, "typed.csv")
+		if err := os.WriteFile(path, []byte("dept,floor,share,since\neng,1,0.5,2026-01-05\nops,2,0.25,2026-02-01\n"), 0o644); err != nil {
+			return err
+		}
+		d, err := spark.Read().Format("csv").Option("header", "true").Option("inferSchema", "true").Load(path)
+		if err != nil {
+			return err
+		}
+		s, err := d.Schema(ctx)
+		if err != nil {
+			return err
+		}
+		var got []string
+		for _, f := range s.Fields {
+			got = append(got, f.Name+":"+f.DataType.TypeName())
+		}
+		if want := "dept:String,floor:Integer,share:Double,since:Date"; strings.Join(got, ",") != want {
+			return fmt.Errorf("schema %v, want %s", got, want)
+		}
+		rows, err := rendered(ctx, mustDF(d.Select(ctx, col("dept"), col("floor"), col("share"))), false)
+		if err == nil && strings.Join(rows, "|") != "eng 1 0.5|ops 2 0.25" {
+			err = fmt.Errorf("rows %v", rows)
+		}
+		return err
+	}})
+
 	// Timestamps the client sends (timestamp[ms, UTC]) come back as
 	// Spark's TimestampType in microseconds, compare with timestamp
 	// literals, and keep their instant.
