@@ -48,7 +48,8 @@ func (r *DataFrameReader) Options(opts map[string]string) *DataFrameReader {
 // Schema sets the schema as a DDL string ("district string, province
 // string"). Without one, CSV columns are strings named by the header (or
 // _c0, _c1, ...), or of inferred types with the option inferSchema=true,
-// and Parquet takes the first file's schema, as in Spark; JSON needs one.
+// JSON's are inferred from every line and Parquet takes the first file's
+// schema, as in Spark.
 func (r *DataFrameReader) Schema(ddl string) *DataFrameReader {
 	r.schema = ddl
 	return r
@@ -113,6 +114,8 @@ func (r *DataFrameReader) load(paths []string) (*DataFrame, error) {
 		schema, err = file.CSVStringSchema(files[0], r.opts)
 	case r.format == "parquet":
 		schema, err = file.ParquetSchema(files[0])
+	case r.format == "json":
+		schema, err = file.InferJSONSchema(files)
 	default:
 		return nil, fmt.Errorf("a schema is required to read %s: call Schema(\"a string, b int\") before Load", r.format)
 	}
@@ -145,8 +148,8 @@ func (r *DataFrameReader) load(paths []string) (*DataFrame, error) {
 
 // inferSchema reads and removes the option inferSchema: true infers the
 // column types of a CSV read without a schema (file.InferCSVSchema), as
-// Spark does; a given schema wins. JSON's schema inference is not done
-// yet: give JSON reads a schema.
+// Spark does; a given schema wins. JSON reads infer their schema without
+// it (file.InferJSONSchema), and ignore it as Spark does.
 func (r *DataFrameReader) inferSchema() (bool, error) {
 	for k, v := range r.opts {
 		if !strings.EqualFold(k, "inferSchema") {
@@ -155,10 +158,7 @@ func (r *DataFrameReader) inferSchema() (bool, error) {
 		delete(r.opts, k)
 		switch strings.ToLower(strings.TrimSpace(v)) {
 		case "true":
-			if r.format != "csv" {
-				return false, fmt.Errorf("option inferSchema applies to csv; %s reads need a schema: call Schema(\"a string, b int\")", r.format)
-			}
-			return true, nil
+			return r.format == "csv", nil
 		case "false":
 			return false, nil
 		}
