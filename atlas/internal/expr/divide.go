@@ -12,7 +12,7 @@ import (
 // 4's default) by x / 0 and x % 0; without ANSI they are NULL.
 func divideByZero(src *Binary) *sparkerr.Error {
 	return sparkerr.WithParams("DIVIDE_BY_ZERO", map[string]string{"config": `"spark.sql.ansi.enabled"`},
-		`Division by zero in %s. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error (the result is then NULL; Atlas has no try_divide yet).`, src)
+		`Division by zero in %s. Use `+"`try_divide`"+` to tolerate divisor being 0 and return NULL instead. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error.`, src)
 }
 
 // ansi reports whether the query runs under spark.sql.ansi.enabled.
