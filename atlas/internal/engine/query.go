@@ -55,6 +55,9 @@ type StreamingQuery struct {
 	explain queryExplain
 
 	closeOnce sync.Once
+	// released is closed once close has run: the checkpoint lease is
+	// given back and the sink closed.
+	released chan struct{}
 }
 
 // StreamingQueryTotals are a query's counters over its current run (since
@@ -88,10 +91,13 @@ func (sq *StreamingQuery) RunID() string { return sq.q.RunID() }
 // Name is the query name.
 func (sq *StreamingQuery) Name() string { return sq.name }
 
-// IsActive reports whether the query still runs.
+// IsActive reports whether the query still runs. It turns false only
+// once the query has given its checkpoint back, so whoever saw it end
+// (an awaitTermination of a notebook cell) can start the next run on the
+// same checkpoint at once.
 func (sq *StreamingQuery) IsActive() bool {
 	select {
-	case <-sq.q.Done():
+	case <-sq.released:
 		return false
 	default:
 		return true
@@ -196,6 +202,7 @@ func (sq *StreamingQuery) close() {
 		if sq.tempCheckpoint {
 			os.RemoveAll(sq.checkpoint.Location())
 		}
+		close(sq.released)
 	})
 }
 

@@ -289,7 +289,7 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 			return nil, err
 		}
 	}
-	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck, mgr: mgr, started: make(chan struct{}), ended: make(chan struct{}), console: ring}
+	sq := &StreamingQuery{name: name, session: df.s, tempCheckpoint: temp, checkpoint: ck, mgr: mgr, started: make(chan struct{}), ended: make(chan struct{}), released: make(chan struct{}), console: ring}
 	sq.explain = queryExplain{plan: df.ExplainString(), sink: snk.Description(), mode: mode, trigger: w.trigger.t}
 	tap := &tapSink{inner: snk}
 	sq.tap = tap
