@@ -66,8 +66,6 @@ func function(f *pb.Expression_UnresolvedFunction) (engine.Column, error) {
 	switch name {
 	case "window":
 		return window(args)
-	case "from_json":
-		return fromJSON(args)
 	case "from_avro":
 		return fromAvro(args)
 	case "to_avro":
@@ -120,7 +118,7 @@ func Functions() []string {
 		out = append(out, k)
 	}
 	out = append(out, functions.Names()...)
-	out = append(out, "window", "from_json", "from_avro", "to_avro", "in", "negative")
+	out = append(out, "window", "from_avro", "to_avro", "in", "negative")
 	out = append(out, statefulFunctionNames...)
 	sort.Strings(out)
 	return out
@@ -152,25 +150,6 @@ func window(args []*pb.Expression) (engine.Column, error) {
 		durs = append(durs, s)
 	}
 	return engine.Window(t, durs[0], durs[1:]...), nil
-}
-
-// fromJSON is from_json(column, schema) with the schema as a DDL string.
-func fromJSON(args []*pb.Expression) (engine.Column, error) {
-	if len(args) < 2 {
-		return engine.Column{}, fmt.Errorf("from_json takes a column and a schema, got %d arguments", len(args))
-	}
-	if len(args) > 2 {
-		return engine.Column{}, unsupported("from_json options", "")
-	}
-	c, err := Column(args[0])
-	if err != nil {
-		return engine.Column{}, fmt.Errorf("from_json: %w", err)
-	}
-	ddl, ok := stringLiteral(args[1])
-	if !ok {
-		return engine.Column{}, unsupported("a from_json schema other than a DDL string", "pass the schema as \"a string, b bigint\"")
-	}
-	return engine.FromJSON(c, ddl), nil
 }
 
 // fromAvro is from_avro(data, jsonFormatSchema[, options]) as PySpark's
