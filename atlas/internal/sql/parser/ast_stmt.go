@@ -170,6 +170,9 @@ type Join struct {
 	Right Relation
 	On    Expr
 	Using []string
+	// Comma tells a cross join written as a comma of the FROM list
+	// (FROM a, b), which binds more loosely than JOIN.
+	Comma bool
 	At    Position
 }
 

@@ -279,7 +279,9 @@ func (lx *lexer) rawStr(start Position) token {
 			"close the raw string with "+string(q)+"; a raw string cannot hold its own quote",
 			"unterminated raw string literal: the %c opened at %s is never closed", q, start)}
 	}
-	val := lx.src[from:lx.off]
+	// Invalid UTF-8 reads as U+FFFD, one per byte, as in a quoted string
+	// (and as Java decodes the query text): the value is text either way.
+	val := string([]rune(lx.src[from:lx.off]))
 	lx.advance()
 	return token{kind: tokString, text: lx.src[start.Offset:lx.off], val: val, pos: start, end: lx.pos()}
 }

@@ -205,7 +205,7 @@ func (p *parser) relations() Relation {
 	r := p.joined()
 	for p.atOp(",") {
 		p.advance()
-		r = &Join{Type: CrossJoin, Left: r, Right: p.joined(), At: r.Pos()}
+		r = &Join{Type: CrossJoin, Left: r, Right: p.joined(), Comma: true, At: r.Pos()}
 	}
 	return r
 }

@@ -187,12 +187,14 @@ func (r *SubqueryRef) String() string {
 // String renders the join as SQL.
 func (r *Join) String() string {
 	var w sqlWriter
-	w.s(r.Left.String(), " ", string(r.Type), " JOIN ")
-	if _, nested := r.Right.(*Join); nested {
-		w.s("(", r.Right.String(), ")")
-	} else {
-		w.s(r.Right.String())
+	if r.Comma {
+		// FROM a, b JOIN c ON ...: the comma binds more loosely than
+		// JOIN, and a parenthesised join is not a relation the parser
+		// reads, so the comma is printed back.
+		w.s(r.Left.String(), ", ", r.Right.String())
+		return w.String()
 	}
+	w.s(r.Left.String(), " ", string(r.Type), " JOIN ", r.Right.String())
 	switch {
 	case r.On != nil:
 		w.s(" ON ", r.On.SQL())

@@ -259,7 +259,7 @@ LIMIT 10`,
 		sql:  "SELECT a.x FROM a JOIN b ON a.id = b.id LEFT OUTER JOIN c USING (id, k) CROSS JOIN d, e",
 		want: &Select{
 			Items: []*SelectItem{item(col("a", "x"), "")},
-			From: &Join{Type: CrossJoin,
+			From: &Join{Type: CrossJoin, Comma: true,
 				Left: &Join{Type: CrossJoin,
 					Left: &Join{Type: LeftJoin,
 						Left:  &Join{Type: InnerJoin, Left: table("", "a"), Right: table("", "b"), On: eq(col("a", "id"), col("b", "id"))},
@@ -287,7 +287,7 @@ LIMIT 10`,
 		sql:  "SELECT snapshot_id FROM lakehouse.silver.t.snapshots, version",
 		want: &Select{
 			Items: []*SelectItem{item(col("snapshot_id"), "")},
-			From:  &Join{Type: CrossJoin, Left: table("", "lakehouse", "silver", "t", "snapshots"), Right: table("", "version")},
+			From:  &Join{Type: CrossJoin, Comma: true, Left: table("", "lakehouse", "silver", "t", "snapshots"), Right: table("", "version")},
 		},
 	},
 	{
