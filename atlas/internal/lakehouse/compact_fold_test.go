@@ -184,7 +184,10 @@ func TestCDCStreamWithRacingCompaction(t *testing.T) {
 			recs := readAll(t, tb)
 			assertRows(t, recs, want)
 			releaseRecords(recs)
-			if compactions == 0 || withDeletes == 0 {
+			// Deletes are folded either while the compaction reads (files
+			// with deletes) or at its commit (bins folded): which one
+			// depends on the machine's timing, one of them must happen.
+			if compactions == 0 || withDeletes+folded == 0 {
 				t.Fatalf("%d compactions committed (%d with deletes folded, %d bins folded at commit, %d lost) while the stream ran; want some", compactions, withDeletes, folded, conflicts)
 			}
 			before := deleteFilesOf(t, tb)
