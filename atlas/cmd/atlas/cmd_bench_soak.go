@@ -22,13 +22,21 @@ func init() {
 // metadata bytes, data files, delete files, manifests, checkpoint bytes,
 // RSS and SQL latency on the table; then the last tenth against the first.
 func benchSoak(ctx context.Context, args []string) error {
-	fs := newFlagSet("bench soak", "[--batches N] [--rows-per-batch N] [--variant append|windows|cdc|all] [--sql-every DURATION]")
+	fs := newFlagSet("bench soak", "[--batches N] [--rows-per-batch N] [--variant append|windows|cdc|all] [--sql-every DURATION] [--cpuprofile FILE]")
 	batches := fs.Int("batches", 2000, "micro-batches per variant (at least 10)")
 	rows := fs.Int("rows-per-batch", 10, "rows per micro-batch")
 	variant := fs.String("variant", "all", "append, windows, cdc or all")
 	sqlEvery := fs.Duration("sql-every", 250*time.Millisecond, "period of the SELECT count(*) probe on the table (0: none)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if *batches < 10 || *rows < 1 {
 		return fmt.Errorf("bench soak: --batches %d must be at least 10 and --rows-per-batch %d at least 1", *batches, *rows)

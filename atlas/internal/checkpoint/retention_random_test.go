@@ -160,7 +160,7 @@ func (w *simWorld) wake(q *simQuery, old *Checkpoint) {
 }
 
 // retention runs plan, prepare and apply, each with a chance of being the
-// last step this round, and checks every deletion against the model.
+// last step of the cycle, and checks every deletion against the model.
 func (w *simWorld) retention() {
 	ctx := context.Background()
 	records := map[string]string{}
