@@ -103,10 +103,24 @@ type StateOperatorProgress struct {
 	NumRowsDroppedByWatermark int64  `json:"numRowsDroppedByWatermark"`
 	NumShufflePartitions      int64  `json:"numShufflePartitions"`
 	NumStateStoreInstances    int64  `json:"numStateStoreInstances"`
-	// CustomMetrics are the operator's own counters, as Spark's
-	// (numDroppedDuplicateRows for deduplication).
+	// CustomMetrics are the state store provider's counters, by the names
+	// of Spark's HDFS-backed provider (MetricLoadedMapCacheHit,
+	// MetricLoadedMapCacheMiss, MetricStateOnCurrentVersionSize), plus the
+	// operator's own (numDroppedDuplicateRows for deduplication).
 	CustomMetrics map[string]int64 `json:"customMetrics,omitempty"`
 }
+
+// Names of StateOperatorProgress.CustomMetrics that every stateful
+// operator reports, as Spark's HDFSBackedStateStoreProvider does: the
+// number of batches that found the previous state version in memory
+// (hit) or had to load it from the checkpoint (miss, after a restart or
+// a retried batch), over this run of the query, and the estimated size of
+// the current state version in bytes.
+const (
+	MetricLoadedMapCacheHit         = "loadedMapCacheHitCount"
+	MetricLoadedMapCacheMiss        = "loadedMapCacheMissCount"
+	MetricStateOnCurrentVersionSize = "stateOnCurrentVersionSizeBytes"
+)
 
 // SourceProgress mirrors Spark's SourceProgress. Offsets are the source's
 // own JSON (for Kafka: {"topic":{"partition":offset}}).
@@ -118,6 +132,12 @@ type SourceProgress struct {
 	NumInputRows           int64           `json:"numInputRows"`
 	InputRowsPerSecond     float64         `json:"inputRowsPerSecond"`
 	ProcessedRowsPerSecond float64         `json:"processedRowsPerSecond"`
+	// Metrics are the source's own metrics, as strings, as Spark's
+	// ReportsSourceMetrics: for Kafka minOffsetsBehindLatest,
+	// maxOffsetsBehindLatest and avgOffsetsBehindLatest (how far the
+	// batch's end is behind each partition's latest offset). Absent when
+	// the source reports none.
+	Metrics map[string]string `json:"metrics,omitempty"`
 	// DataLoss lists the offsets this batch skipped because their records
 	// were gone (only with the Kafka option failOnDataLoss=false; otherwise
 	// the query stops). Spark has no such field: it only logs a warning.

@@ -17,6 +17,7 @@ import (
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/lakehouse"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/stack"
+	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
 // These tests hold the watermark to Spark 3.4+'s rules on one Kafka
@@ -287,6 +288,11 @@ func TestLateRowsReplayUsesLoggedWatermarks(t *testing.T) {
 	if r.err == nil || !strings.Contains(r.err.Error(), "injected failure in batch 2") {
 		t.Fatalf("first run: err = %v, want the injected failure", r.err)
 	}
+	// A fresh run keeps its state in memory: every batch after the first
+	// finds the previous version there, as Spark's loaded-map cache does.
+	for _, p := range r.progress {
+		wantCacheCounts(t, "first run", p, p.BatchID, 0)
+	}
 	ck := filepath.Join(e.home, "ck")
 	if _, err := os.Stat(filepath.Join(ck, "offsets", "2")); err != nil {
 		t.Fatalf("batch 2's offsets entry: %v", err)
@@ -300,6 +306,11 @@ func TestLateRowsReplayUsesLoggedWatermarks(t *testing.T) {
 	}
 	if r.progress[0].BatchID != 2 {
 		t.Fatalf("restart began at batch %d, want the replay of 2", r.progress[0].BatchID)
+	}
+	// The restart loads batch 1's state from the checkpoint once (a miss);
+	// each later batch finds its predecessor in memory.
+	for i, p := range r.progress {
+		wantCacheCounts(t, "restart", p, int64(i), 1)
 	}
 	sameWindows(t, windows, wmWantWindows)
 	sameStrings(t, "late rows", e.lateRows(), wmWantLate)
@@ -472,5 +483,21 @@ func TestLegacyLateTableKeepsItsColumns(t *testing.T) {
 	}
 	if _, has := rows[0]["_reason"]; has || hhmm(rows[0]["ts"].(time.Time)) != "10:03" || hhmm(rows[0]["_watermark"].(time.Time)) != "10:09" {
 		t.Fatalf("late row %v, want 10:03 behind 10:09 without _reason", rows[0])
+	}
+}
+
+// wantCacheCounts checks the state store customMetrics of every operator
+// of p: hits and misses of the loaded-map cache, and the current
+// version's size equal to memoryUsedBytes.
+func wantCacheCounts(t *testing.T, what string, p progress.StreamingQueryProgress, hits, misses int64) {
+	t.Helper()
+	if len(p.StateOperators) == 0 {
+		t.Fatalf("%s, batch %d: no state operator", what, p.BatchID)
+	}
+	for _, op := range p.StateOperators {
+		got := [3]int64{op.CustomMetrics[progress.MetricLoadedMapCacheHit], op.CustomMetrics[progress.MetricLoadedMapCacheMiss], op.CustomMetrics[progress.MetricStateOnCurrentVersionSize]}
+		if want := [3]int64{hits, misses, op.MemoryUsedBytes}; got != want {
+			t.Errorf("%s, batch %d, %s: customMetrics hit/miss/size %v, want %v", what, p.BatchID, op.OperatorName, got, want)
+		}
 	}
 }

@@ -382,8 +382,23 @@ func (b *batchRun) progress(numInput, numOutput int64, rows []int64, metrics map
 	}
 	// One entry per stateful operator, from the bottom of the plan up.
 	p.StateOperators = []progress.StateOperatorProgress{}
+	if len(q.tree.stateful) > 0 && b.id > 0 {
+		if q.stateLoaded {
+			q.stateLoaded = false
+		} else {
+			q.stateHits++
+		}
+	}
 	for _, n := range q.tree.stateful {
 		if m := n.op.Metrics(); m != nil {
+			custom := make(map[string]int64, len(m.CustomMetrics)+3)
+			for k, v := range m.CustomMetrics {
+				custom[k] = v
+			}
+			custom[progress.MetricLoadedMapCacheHit] = q.stateHits
+			custom[progress.MetricLoadedMapCacheMiss] = q.stateMisses
+			custom[progress.MetricStateOnCurrentVersionSize] = m.MemoryUsedBytes
+			m.CustomMetrics = custom
 			p.StateOperators = append(p.StateOperators, *m)
 		}
 	}
@@ -398,6 +413,9 @@ func (b *batchRun) progress(numInput, numOutput int64, rows []int64, metrics map
 		LatestOffset: jsonOrNull(shown(b.latest)),
 		DataLoss:     b.loss,
 		NumInputRows: numInput, InputRowsPerSecond: p.InputRowsPerSecond, ProcessedRowsPerSecond: p.ProcessedRowsPerSecond,
+	}
+	if pm, ok := q.src.(source.ProgressMetrics); ok {
+		src.Metrics = pm.ProgressMetrics(b.end, b.latest)
 	}
 	p.Sources = []progress.SourceProgress{src}
 	if m, ok := q.src.(*multiSource); ok {

@@ -180,6 +180,9 @@ func (m *multiSource) sourceProgress(start, end, latest source.Offset, rows []in
 			LatestOffset: jsonOrNull(at(l)),
 			NumInputRows: rows[i],
 		}
+		if pm, ok := src.(source.ProgressMetrics); ok && e != nil && l != nil {
+			out[i].Metrics = pm.ProgressMetrics(e[i], l[i])
+		}
 	}
 	return out
 }

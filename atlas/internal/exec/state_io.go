@@ -14,6 +14,10 @@ func (q *Query) restoreState(ctx context.Context, version int64) error {
 		}
 	}
 	q.tracker.restoreFrom()
+	if version >= 0 && len(q.tree.stateful) > 0 {
+		q.stateMisses++
+		q.stateLoaded = true
+	}
 	return nil
 }
 

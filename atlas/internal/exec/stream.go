@@ -117,6 +117,13 @@ type Query struct {
 	// stats are the event-time statistics of the last batch over every
 	// watermark operator.
 	stats EventTimeStats
+	// stateLoads counts, over this run, the batches whose stateful
+	// operators found the previous state version in memory (hits) and
+	// the loads of a version from the checkpoint (misses), as Spark's
+	// HDFS-backed provider counts its loaded-map cache; stateLoaded says
+	// the state was just loaded, so the next batch is no hit.
+	stateHits, stateMisses int64
+	stateLoaded            bool
 	// lateSchema is the late-rows schema when cfg.LateSink is set; late
 	// collects the batch's late rows (aggregateOp.late points here).
 	lateSchema *arrow.Schema

@@ -114,3 +114,12 @@ type ColumnPruner interface {
 	// first GetBatch, and only when no other reader can see the records.
 	PruneColumns(read []bool)
 }
+
+// ProgressMetrics is implemented by sources that report metrics of their
+// own in the progress's sources[].metrics, as Spark's ReportsSourceMetrics
+// (Kafka's offsets behind latest).
+type ProgressMetrics interface {
+	// ProgressMetrics returns the metrics after a batch that read up to
+	// end, when latest is the end of all the data available (nil: none).
+	ProgressMetrics(end, latest Offset) map[string]string
+}
