@@ -18,7 +18,7 @@ import (
 func init() {
 	register(command{
 		Name:    "produce",
-		Summary: "send a seeded, reproducible test stream to Kafka: atlas produce events|cdc|payments|edits [flags]",
+		Summary: "send a seeded, reproducible test stream to Kafka: atlas produce events|cdc|payments|edits|momo [flags]",
 		Run:     runProduce,
 	})
 }
@@ -38,6 +38,8 @@ func runProduce(ctx context.Context, args []string) error {
 			return runProducePayments(ctx, args[1:])
 		case "edits":
 			return runProduceEdits(ctx, args[1:])
+		case "momo":
+			return runProduceMomo(ctx, args[1:])
 		case "-h", "-help", "--help", "help":
 			produceUsage(os.Stdout)
 			return flag.ErrHelp
@@ -50,7 +52,7 @@ func runProduce(ctx context.Context, args []string) error {
 
 // produceUsage lists the streams.
 func produceUsage(w io.Writer) {
-	fmt.Fprint(w, `usage: atlas produce events|cdc|payments|edits [flags]
+	fmt.Fprint(w, `usage: atlas produce events|cdc|payments|edits|momo [flags]
 
 streams:
   events   user events {"user_id","event","ts"} with out-of-order, late, duplicate
@@ -63,6 +65,9 @@ streams:
            records, for the fraud velocity pipeline (topic payments)
   edits    an offline sample of Wikimedia recent changes {"wiki","type","bot",
            "timestamp","title","user"}, for the edits lab (topic wiki_edits)
+  momo     the course chapter's mobile-money transactions {"txn_id","district",
+           "amount","ts"}, some out of order and a few uploaded hours late, for
+           the mobile-money and late-data labs (topic momo-txns)
 
 The same flags always produce byte-identical records. Run atlas produce
 events -h or atlas produce cdc -h for the flags.

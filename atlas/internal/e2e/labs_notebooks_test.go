@@ -51,6 +51,8 @@ var labNotebooks = []labNotebook{
 		interruptSet:     []string{"maxOffsetsPerTrigger=10", "killAfterBatch=1_000_000"},
 		checkInterrupted: checkLab04Interrupted},
 	{name: "labs/05-sketches", charts: progressCharts + 1, check: checkLab05},
+	{name: "labs/06-mobile-money", charts: progressCharts, check: checkLab06},
+	{name: "labs/07-file-source-and-late-data", charts: progressCharts, check: checkLab07},
 	{name: "fraud_velocity", charts: progressCharts, check: checkFraudVelocity},
 }
 

@@ -5,7 +5,11 @@
 // (JSON {"user_id","event","ts"}, with out-of-order, late, duplicate and
 // malformed records mixed in at configured fractions) and Online-Retail-like
 // change data capture for the MERGE INTO scenario (JSON {"op","invoice",
-// "stock_code","quantity","price","CustomerID","Country","ts"}).
+// "stock_code","quantity","price","CustomerID","Country","ts"}). The labs
+// have their own: payments (Avro), an offline sample of Wikimedia edits
+// (EditGenerator) and the course chapter's mobile-money transactions
+// (MomoGenerator: {"txn_id","district","amount","ts"}, some out of order
+// and a few uploaded hours late).
 //
 // Generation is a pure function of its config: GenerateEvents and GenerateCDC
 // (or the streaming EventGenerator and CDCGenerator) return the exact key and
