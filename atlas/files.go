@@ -33,7 +33,10 @@ func (s *Session) Read() *DataFrameReader {
 	return &DataFrameReader{s: s, opts: map[string]string{}}
 }
 
-// Format names the file format: "json", "csv" or "parquet".
+// Format names the format: "json", "csv" or "parquet" files, or "kafka"
+// (Spark's Kafka batch source: options subscribe, subscribePattern or
+// assign, startingOffsets (default earliest) and endingOffsets (default
+// latest); no path).
 func (r *DataFrameReader) Format(name string) *DataFrameReader { r.format = name; return r }
 
 // Option sets a reader option ("header", "sep", "mode", ...); numbers and

@@ -56,6 +56,7 @@ func (s *service) awaitResume(ctx context.Context) error {
 // no streaming query.
 func newService(conf map[string]string, l limits, timeout time.Duration, log io.Writer, store *queryStore) *service {
 	s := &service{sessions: newSessions(conf, l), limits: l, log: log, stop: make(chan struct{}), stopped: make(chan struct{}), store: store, resumed: make(chan struct{})}
+	s.sessions.logf = s.logf
 	go s.janitor(timeout)
 	return s
 }

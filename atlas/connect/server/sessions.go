@@ -73,6 +73,9 @@ type sessions struct {
 	max, maxPerUser int
 	// global holds the global temp views every session sees.
 	global *engine.GlobalViews
+	// logf logs what the sessions' planners warn of (set before any
+	// session opens).
+	logf func(format string, args ...any)
 
 	mu          sync.Mutex
 	m           map[sessionKey]*session
@@ -129,7 +132,7 @@ func (r *sessions) get(k sessionKey, limited bool) (*session, bool, error) {
 		key:          k,
 		serverSideID: uuid.NewString(),
 		engine:       eng,
-		planner:      &planner.Planner{Session: eng},
+		planner:      &planner.Planner{Session: eng, Logf: r.logf},
 		conf:         map[string]string{},
 		ops:          map[string]*operation{},
 		queries:      map[string]*query{},

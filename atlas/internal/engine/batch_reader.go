@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/source/file"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/source/kafka"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
@@ -17,6 +18,8 @@ type DataFrameReader struct {
 	format string
 	opts   map[string]string
 	schema string
+	// warnings are what the last Load warned of (see Warnings).
+	warnings []string
 }
 
 // Read starts describing a batch read of files.
@@ -24,7 +27,9 @@ func (s *Session) Read() *DataFrameReader {
 	return &DataFrameReader{s: s, opts: map[string]string{}}
 }
 
-// Format picks the file format: "json", "csv" or "parquet".
+// Format picks the format: "json", "csv" or "parquet" files, or "kafka"
+// (Spark's Kafka batch source: the records between startingOffsets and
+// endingOffsets, read once).
 func (r *DataFrameReader) Format(name string) *DataFrameReader {
 	r.format = strings.ToLower(name)
 	return r
@@ -79,6 +84,9 @@ func (r *DataFrameReader) Load(paths ...string) *DataFrame {
 }
 
 func (r *DataFrameReader) load(paths []string) (*DataFrame, error) {
+	if r.format == "kafka" {
+		return r.loadKafka()
+	}
 	if p, ok := r.opts["path"]; ok {
 		paths = append(paths, p)
 		delete(r.opts, "path")
@@ -166,3 +174,48 @@ func (r *DataFrameReader) inferSchema() (bool, error) {
 	}
 	return false, nil
 }
+
+// loadKafka reads Kafka now, as spark.read.format("kafka").load(): the
+// options are the streaming source's plus endingOffsets, startingOffsets
+// defaults to earliest and endingOffsets to latest, and the trigger
+// options are ignored (Spark logs a warning; so does Atlas's server).
+// kafka.bootstrap.servers defaults to the session's brokers.
+func (r *DataFrameReader) loadKafka() (*DataFrame, error) {
+	if r.schema != "" {
+		return nil, fmt.Errorf("the kafka source has a fixed schema (key, value, topic, partition, offset, timestamp, timestampType) and cannot take a user schema; parse value with from_json instead")
+	}
+	opts := make(map[string]string, len(r.opts)+1)
+	for k, v := range r.opts {
+		if !strings.EqualFold(k, "path") { // Spark's Kafka source ignores a path
+			opts[k] = v
+		}
+	}
+	if opts["kafka.bootstrap.servers"] == "" {
+		opts["kafka.bootstrap.servers"] = r.s.Brokers()
+	}
+	b, err := kafka.NewBatch(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	r.warnings = b.Warnings()
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}()
+	err = b.Read(context.Background(), func(rec arrow.RecordBatch) error {
+		rec.Retain()
+		recs = append(recs, rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.s.CreateDataFrame(kafka.Schema, recs), nil
+}
+
+// Warnings are what the last Load warned of without failing: the Kafka
+// trigger options a batch read ignores, as Spark logs them.
+func (r *DataFrameReader) Warnings() []string { return r.warnings }

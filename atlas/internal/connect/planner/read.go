@@ -65,9 +65,9 @@ func (p *Planner) readFiles(ds *pb.Read_DataSource) (*engine.DataFrame, error) {
 		return nil, unsupported("spark.read with predicates (JDBC)", "")
 	}
 	switch strings.ToLower(ds.GetFormat()) {
-	case "json", "csv", "parquet":
+	case "json", "csv", "parquet", "kafka":
 	default:
-		return nil, unsupported("batch spark.read of format "+ds.GetFormat(), "read json, csv or parquet files, or lakehouse tables with spark.table or SQL")
+		return nil, unsupported("batch spark.read of format "+ds.GetFormat(), "read json, csv or parquet files, Kafka with format(\"kafka\"), or lakehouse tables with spark.table or SQL")
 	}
 	r := p.Session.Read().Format(ds.GetFormat()).Options(ds.GetOptions())
 	if s := ds.GetSchema(); s != "" {
@@ -78,6 +78,9 @@ func (p *Planner) readFiles(ds *pb.Read_DataSource) (*engine.DataFrame, error) {
 		r = r.Schema(ddl)
 	}
 	df := r.Load(ds.GetPaths()...)
+	for _, w := range r.Warnings() {
+		p.warnf("spark.read.format(%q): %s", ds.GetFormat(), w)
+	}
 	return df, df.Err()
 }
 

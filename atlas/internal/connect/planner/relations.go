@@ -13,6 +13,15 @@ type Planner struct {
 	// Session is the engine session the relations read from (its temp
 	// views, memory tables and lakehouse).
 	Session *engine.Session
+	// Logf logs warnings that do not fail a request, such as the Kafka
+	// options a batch read ignores; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+func (p *Planner) warnf(format string, args ...any) {
+	if p.Logf != nil {
+		p.Logf(format, args...)
+	}
 }
 
 // Relation plans rel into a DataFrame; nothing runs until the DataFrame is

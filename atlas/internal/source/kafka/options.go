@@ -40,7 +40,6 @@ var unsupportedOptions = []string{
 	"startingTimestamp",
 	"startingOffsetsByTimestamp",
 	"startingOffsetsByTimestampStrategy",
-	"endingOffsets",
 	"endingTimestamp",
 	"endingOffsetsByTimestamp",
 	"minOffsetsPerTrigger",
@@ -100,12 +99,36 @@ type config struct {
 	// unavailableTimeout bounds how long a query that must end waits for
 	// unreachable brokers (brokerUnavailableTimeout).
 	unavailableTimeout time.Duration
+
+	// batch says the options are a batch read's (spark.read): endingOffsets
+	// is allowed, startingOffsets defaults to earliest, and the trigger
+	// options are ignored, each with a warning, as Spark does.
+	batch bool
+	// endSpecific is endingOffsets as JSON (may hold -1), nil for latest.
+	endSpecific Offsets
+	// warnings are what Spark logs as warnings for these options.
+	warnings []string
 }
 
-// parseOptions validates the option map the way Spark's KafkaSourceProvider
-// does and returns the configuration.
+// parseOptions validates the option map of a streaming read the way Spark's
+// KafkaSourceProvider does and returns the configuration.
 func parseOptions(opts map[string]string) (*config, error) {
+	return parseOptionsFor(opts, false)
+}
+
+// batchIgnored are the trigger options that Spark's KafkaSourceProvider
+// ignores in a batch read, with a warning (validateBatchOptions).
+var batchIgnored = map[string]string{
+	"maxoffsetspertrigger": "maxOffsetsPerTrigger",
+	"minoffsetspertrigger": "minOffsetsPerTrigger",
+	"maxtriggerdelay":      "maxTriggerDelay",
+}
+
+// parseOptionsFor validates the options of a streaming (batch false) or a
+// batch read.
+func parseOptionsFor(opts map[string]string, batch bool) (*config, error) {
 	cfg := &config{
+		batch:          batch,
 		failOnDataLoss: true,
 		clientID:       defaultClientID,
 		fetchMaxBytes:  defaultFetchMaxBytes,
@@ -113,6 +136,9 @@ func parseOptions(opts map[string]string) (*config, error) {
 		fetchMaxWait:   defaultFetchMaxWait,
 
 		unavailableTimeout: defaultUnavailableTimeout,
+	}
+	if batch {
+		cfg.start = startEarliest
 	}
 	valid := make(map[string]string, len(ValidOptions))
 	for _, name := range ValidOptions {
@@ -135,6 +161,10 @@ func parseOptions(opts map[string]string) (*config, error) {
 	for _, key := range keys {
 		value := opts[key]
 		lk := strings.ToLower(strings.TrimSpace(key))
+		if name, ok := batchIgnored[lk]; ok && batch {
+			cfg.warnings = append(cfg.warnings, name+" option ignored in batch queries")
+			continue
+		}
 		if name, ok := unsupported[lk]; ok {
 			return nil, fmt.Errorf("kafka source: option %q is not supported yet; use \"subscribe\" with a comma-separated list of topics and \"startingOffsets\"", name)
 		}
@@ -156,6 +186,11 @@ func parseOptions(opts map[string]string) (*config, error) {
 			err = cfg.parseAssign(value)
 		case "startingoffsets":
 			err = cfg.parseStartingOffsets(value)
+		case "endingoffsets":
+			if !batch {
+				return nil, fmt.Errorf("kafka source: ending offset not valid in streaming queries: endingOffsets belongs to a batch read, spark.read.format(\"kafka\")")
+			}
+			err = cfg.parseEndingOffsets(value)
 		case "maxoffsetspertrigger":
 			cfg.maxOffsets, err = strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 			if err != nil || cfg.maxOffsets <= 0 {
@@ -225,26 +260,95 @@ func parseOptions(opts map[string]string) (*config, error) {
 		return nil, fmt.Errorf("kafka source: only one of the options subscribe, subscribePattern and assign can be specified, got %s; keep one", strings.Join(strategies, " and "))
 	}
 	if cfg.start == startSpecific {
-		for t, ps := range cfg.specific {
-			switch {
-			case cfg.pattern != nil:
-				if !cfg.pattern.MatchString(t) {
-					return nil, fmt.Errorf("kafka source: startingOffsets names topic %q, which does not match subscribePattern %q", t, cfg.patternText)
-				}
-			case cfg.assigned != nil:
-				for p := range ps {
-					if !cfg.assigned[t][p] {
-						return nil, fmt.Errorf("kafka source: startingOffsets names %s-%d, which is not in assign", t, p)
-					}
-				}
-			default:
-				if !contains(cfg.topics, t) {
-					return nil, fmt.Errorf("kafka source: startingOffsets names topic %q, which is not in subscribe %q", t, strings.Join(cfg.topics, ","))
-				}
-			}
+		if err := cfg.checkNamed("startingOffsets", cfg.specific); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.endSpecific != nil {
+		if err := cfg.checkNamed("endingOffsets", cfg.endSpecific); err != nil {
+			return nil, err
+		}
+	}
+	if batch {
+		if err := cfg.checkBatchOffsets(); err != nil {
+			return nil, err
 		}
 	}
 	return cfg, nil
+}
+
+// checkNamed checks that the partitions of a JSON offsets option are ones
+// the strategy reads.
+func (cfg *config) checkNamed(option string, offs Offsets) error {
+	for t, ps := range offs {
+		switch {
+		case cfg.pattern != nil:
+			if !cfg.pattern.MatchString(t) {
+				return fmt.Errorf("kafka source: %s names topic %q, which does not match subscribePattern %q", option, t, cfg.patternText)
+			}
+		case cfg.assigned != nil:
+			for p := range ps {
+				if !cfg.assigned[t][p] {
+					return fmt.Errorf("kafka source: %s names %s-%d, which is not in assign", option, t, p)
+				}
+			}
+		default:
+			if !contains(cfg.topics, t) {
+				return fmt.Errorf("kafka source: %s names topic %q, which is not in subscribe %q", option, t, strings.Join(cfg.topics, ","))
+			}
+		}
+	}
+	return nil
+}
+
+// checkBatchOffsets refuses what Spark's validateBatchOptions refuses: a
+// batch read cannot start at latest nor end at earliest.
+func (cfg *config) checkBatchOffsets() error {
+	if cfg.start == startLatest {
+		return fmt.Errorf("kafka source: starting offset can't be latest for batch queries on Kafka; a batch read starts at \"earliest\" (the default) or at JSON offsets")
+	}
+	var bad []string
+	cfg.specific.each(func(t string, p int32, off int64) {
+		if off == specificLatest {
+			bad = append(bad, fmt.Sprintf("startingOffsets for %s-%d can't be latest for batch queries on Kafka", t, p))
+		}
+	})
+	cfg.endSpecific.each(func(t string, p int32, off int64) {
+		if off == specificEarliest {
+			bad = append(bad, fmt.Sprintf("ending offset for %s-%d can't be earliest for batch queries on Kafka", t, p))
+		}
+	})
+	if len(bad) > 0 {
+		return fmt.Errorf("kafka source: %s", bad[0])
+	}
+	return nil
+}
+
+// parseEndingOffsets reads endingOffsets: "latest" (the default) or a JSON
+// offset map in which -1 means latest; "earliest" is refused, as Spark
+// refuses it.
+func (cfg *config) parseEndingOffsets(value string) error {
+	v := strings.TrimSpace(value)
+	switch strings.ToLower(v) {
+	case "latest":
+		cfg.endSpecific = nil
+		return nil
+	case "earliest":
+		return fmt.Errorf("kafka source: ending offset can't be earliest for batch queries on Kafka; end at \"latest\" (the default) or at JSON offsets")
+	}
+	offsets, err := ParseOffset(source.Offset(v))
+	if err != nil || offsets == nil {
+		return fmt.Errorf("kafka source: option endingOffsets must be \"latest\" or JSON such as {\"events\":{\"0\":23,\"1\":-1}} (-1 latest), got %q", value)
+	}
+	for t, ps := range offsets {
+		for p, o := range ps {
+			if o < specificEarliest {
+				return fmt.Errorf("kafka source: endingOffsets for %s-%d is %d: use an offset >= 0 or -1 for latest", t, p, o)
+			}
+		}
+	}
+	cfg.endSpecific = offsets
+	return nil
 }
 
 func contains(xs []string, x string) bool {

@@ -130,7 +130,7 @@ func (s *Source) initialOffsets(ctx context.Context) (Offsets, topicIDs, error) 
 	case startLatest:
 		offs, err = s.lister.latest(ctx)
 	case startSpecific:
-		offs, err = s.resolveSpecific(ctx)
+		offs, err = s.resolveSpecific(ctx, "startingOffsets", s.cfg.specific)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("kafka source: resolving startingOffsets: %w", err)
@@ -145,10 +145,10 @@ func (s *Source) initialOffsets(ctx context.Context) (Offsets, topicIDs, error) 
 	return offs, ids, nil
 }
 
-// resolveSpecific checks a JSON startingOffsets against the partitions that
-// exist, as Spark does (every partition must be named), and resolves -2 and
-// -1.
-func (s *Source) resolveSpecific(ctx context.Context) (Offsets, error) {
+// resolveSpecific checks JSON offsets (of the option named option) against
+// the partitions that exist, as Spark does (every partition must be
+// named), and resolves -2 and -1.
+func (s *Source) resolveSpecific(ctx context.Context, option string, specific Offsets) (Offsets, error) {
 	earliest, err := s.lister.earliest(ctx)
 	if err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func (s *Source) resolveSpecific(ctx context.Context) (Offsets, error) {
 	var missing, unknown []string
 	out := make(Offsets)
 	latest.each(func(t string, p int32, end int64) {
-		off, ok := s.cfg.specific.get(t, p)
+		off, ok := specific.get(t, p)
 		switch {
 		case !ok:
 			missing = append(missing, fmt.Sprintf("%s-%d", t, p))
@@ -172,16 +172,16 @@ func (s *Source) resolveSpecific(ctx context.Context) (Offsets, error) {
 			out.set(t, p, off)
 		}
 	})
-	s.cfg.specific.each(func(t string, p int32, _ int64) {
+	specific.each(func(t string, p int32, _ int64) {
 		if _, ok := latest.get(t, p); !ok {
 			unknown = append(unknown, fmt.Sprintf("%s-%d", t, p))
 		}
 	})
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("startingOffsets must name every partition of the subscribed topics (-2 for earliest, -1 for latest); missing %s", strings.Join(missing, ", "))
+		return nil, fmt.Errorf("%s must name every partition of the subscribed topics (-2 for earliest, -1 for latest); missing %s", option, strings.Join(missing, ", "))
 	}
 	if len(unknown) > 0 {
-		return nil, fmt.Errorf("startingOffsets names partitions that do not exist: %s", strings.Join(unknown, ", "))
+		return nil, fmt.Errorf("%s names partitions that do not exist: %s", option, strings.Join(unknown, ", "))
 	}
 	return out, nil
 }
