@@ -102,6 +102,16 @@ func (w *DataStreamWriter) Format(name string) *DataStreamWriter {
 // the producers' worst clock skew plus the delay you tolerate.
 //
 //	Option("eventTimeMaxAheadOfProcessing", "1 hour")
+//
+// holdBeforeCommit (a batch id, an Atlas extension for drills and labs)
+// makes that batch wait after its output is written and committed by the
+// sink and before its commit-log entry, until the query is stopped; its
+// status message starts with "Holding batch". Stopping it then abandons the
+// batch exactly where a crash would leave the sink ahead of the commit log:
+// the next run replays the batch with the same offsets and the sink skips
+// it. Every run that reaches the batch holds, so restart without it.
+//
+//	Option("holdBeforeCommit", 3)
 func (w *DataStreamWriter) Option(key string, value any) *DataStreamWriter {
 	w.opts[key] = fmt.Sprint(value)
 	return w
@@ -295,7 +305,7 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	sq.tap = tap
 	cfg := exec.Config{Name: name, Shape: shape, Sink: tap, Mode: mode, Trigger: w.trigger.t, Checkpoint: ck, OnProgress: sq.onProgress, OnWait: sq.onWait, LateSink: lateSink, LateRowsSchema: lateSchema, EventTimeMaxAhead: sp.maxAhead,
 		OnIdle: sq.onIdle, NoDataEventInterval: idleEvery, MultipleWatermarkPolicy: wmPolicy,
-		Parallelism: workers, ChunkRows: chunkRows}
+		Parallelism: workers, ChunkRows: chunkRows, HoldBeforeCommit: sp.hold}
 	if w.progress {
 		sq.view = newProgressView(name, df.s.appName)
 	}

@@ -25,7 +25,7 @@ import (
 const availableSinks = `Format("iceberg") or ToTable(name), Format("kafka"), Format("parquet"), Format("json"), Format("csv"), Format("console"), Format("memory"), Foreach(writer), ForeachBatch(fn)`
 
 // commonWriterOptions are the options every sink takes.
-var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsTable", "eventTimeMaxAheadOfProcessing",
+var commonWriterOptions = []string{"checkpointLocation", "queryName", "lateRowsTable", "eventTimeMaxAheadOfProcessing", "holdBeforeCommit",
 	checkpoint.OptionID, checkpoint.OptionOwner, checkpoint.OptionClassification}
 
 // sinkOptions are the options of each Atlas sink, beyond the common ones.
@@ -71,6 +71,7 @@ type sinkPlan struct {
 	kafka      kafkasink.Options
 	file       filesink.Options
 	maxAhead   time.Duration        // eventTimeMaxAheadOfProcessing, 0 for none
+	hold       *int64               // holdBeforeCommit, nil for none
 	identity   *checkpoint.Identity // the checkpointId/Owner/Classification options, nil for none
 }
 
@@ -145,6 +146,13 @@ func (w *DataStreamWriter) planSink(mode sink.OutputMode, shape *plan.Shape, nam
 			return nil, fmt.Errorf("eventTimeMaxAheadOfProcessing %q: needs a positive duration such as \"1 hour\" and a query with WithWatermark(\"ts\", \"10 minutes\") (%v)", v, err)
 		}
 		p.maxAhead = d
+	}
+	if v, ok := w.opts["holdBeforeCommit"]; ok {
+		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || id < 0 {
+			return nil, fmt.Errorf("holdBeforeCommit %q: needs a batch id (0, 1, ...): that batch then waits before its commit log entry until the query is stopped", v)
+		}
+		p.hold = &id
 	}
 	p.checkpoint = w.opts["checkpointLocation"]
 	if p.checkpoint == "" && !usesTempCheckpoint(p.kind) {

@@ -178,6 +178,11 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 		return nil, err
 	}
 	b.warning = watermarkWarning(b, q.stats.Max)
+	if h := q.cfg.HoldBeforeCommit; h != nil && *h == b.id {
+		if err := q.holdBeforeCommit(ctx, b); err != nil {
+			return nil, err
+		}
+	}
 	t3 := time.Now()
 	if err := q.cfg.Checkpoint.WriteCommit(ctx, b.id, checkpoint.CommitMetadata{NextBatchWatermarkMs: b.nextWatermark}); err != nil {
 		return nil, fmt.Errorf("batch %d: %w", b.id, err)
@@ -202,6 +207,19 @@ func (b *batchRun) execute(ctx context.Context) (*progress.StreamingQueryProgres
 		}
 	}
 	return b.progress(numInput, out.NumRows(), rows, metrics), nil
+}
+
+// HoldingStatusPrefix starts the status message of a batch held by
+// Config.HoldBeforeCommit.
+const HoldingStatusPrefix = "Holding batch "
+
+// holdBeforeCommit waits, with the status saying so, until ctx ends (the
+// query is stopped): batch b's output is written and its commit entry is
+// not. It always returns an error, wrapping ctx's.
+func (q *Query) holdBeforeCommit(ctx context.Context, b *batchRun) error {
+	q.setStatus(fmt.Sprintf("%s%d before its commit log entry (holdBeforeCommit): its output is written; stop the query to abandon the batch here", HoldingStatusPrefix, b.id), b.hasData, true)
+	<-ctx.Done()
+	return fmt.Errorf("batch %d: held before its commit log entry (holdBeforeCommit): %w", b.id, ctx.Err())
 }
 
 // beginOperators readies every operator for batch b: each its own

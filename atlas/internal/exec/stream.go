@@ -86,6 +86,14 @@ type Config struct {
 	// when an aggregation follows the operators (0: DefaultChunkRows).
 	// Without an aggregation records reach the sink whole.
 	ChunkRows int
+	// HoldBeforeCommit, when set, is the writer option holdBeforeCommit: the
+	// batch with this id runs in full (its sink writes and commits its
+	// output, its state is saved) and then waits, before its commit-log
+	// entry, until the query is stopped, its status saying so. The batch is
+	// then abandoned at the one moment a crash leaves the sink ahead of the
+	// commit log, so a restart replays it and the sink must skip it: a
+	// fault-injection point for drills and labs, never needed in production.
+	HoldBeforeCommit *int64
 }
 
 // The values of Config.MultipleWatermarkPolicy.
