@@ -200,7 +200,14 @@ func produceTo(ctx context.Context, f produceFlags, label string,
 			return 0, err
 		}
 		defer cl.Close()
-		pp := produce.NewProgressPrinter(os.Stderr, label, stderrIsTerminal())
+		// A bar on a terminal's stderr; otherwise (a notebook cell, a log)
+		// plain lines on stdout, next to the summary, only for long runs: a
+		// notebook shows stderr in red, as if something had failed.
+		progressOut, tty := io.Writer(os.Stdout), stderrIsTerminal()
+		if tty {
+			progressOut = os.Stderr
+		}
+		pp := produce.NewProgressPrinter(progressOut, label, tty)
 		sum, err := run(ctx, cl, pp.Update)
 		pp.Finish()
 		fmt.Fprint(os.Stdout, sum)

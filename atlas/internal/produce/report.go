@@ -19,8 +19,10 @@ const (
 )
 
 // ProgressPrinter renders the progress of a produce run. On a terminal it
-// redraws one bar line in place; elsewhere (a notebook, a log file) it
-// writes a plain line every two seconds. The final state is always written.
+// redraws one bar line in place, ending at the final state; elsewhere (a
+// notebook, a log file) it writes a plain line every two seconds while the
+// run lasts and nothing at the end, where the caller's summary says what
+// was produced (a notebook cell then shows the summary alone).
 // Its Update method fits the progress argument of ProduceEvents and
 // ProduceCDC; a ProgressPrinter is not safe for concurrent use.
 type ProgressPrinter struct {
@@ -60,6 +62,10 @@ func (p *ProgressPrinter) Update(done, total int64) {
 		p.last = now
 	}
 	if !complete && !due {
+		return
+	}
+	if complete && !p.terminal {
+		p.Finish()
 		return
 	}
 	p.last = now

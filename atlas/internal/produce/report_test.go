@@ -25,9 +25,19 @@ func TestProgressPrinterPlainLines(t *testing.T) {
 	p.Update(1000, 1000)
 	// The second final update is ignored: the printer has finished.
 	p.Update(1000, 1000)
+	// A short run (under two seconds) prints nothing at all.
+	var short strings.Builder
+	sp := NewProgressPrinter(&short, "edits", false)
+	sp.now = clock.now
+	sp.Update(0, 10)
+	clock.t = clock.t.Add(300 * time.Millisecond)
+	sp.Update(10, 10)
+	if short.String() != "" {
+		t.Errorf("a short plain run printed %q, want nothing (the summary says it)", short.String())
+	}
+	// No final line: the caller's summary follows (5 s in).
 	want := "events: 400/1,000 records (40%), 200 records/s\n" + // 2 s in
-		"events: 800/1,000 records (80%), 200 records/s\n" + // 4 s in
-		"events: 1,000/1,000 records (100%), 200 records/s\n" // final, 5 s in
+		"events: 800/1,000 records (80%), 200 records/s\n" // 4 s in
 	if out.String() != want {
 		t.Errorf("plain progress:\n%q\nwant\n%q", out.String(), want)
 	}
