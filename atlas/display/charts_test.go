@@ -10,7 +10,6 @@ import (
 	"github.com/atlas-lakehouse/atlas/atlas/internal/displaytest"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/echartsjs"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/numfmt"
-	"github.com/atlas-lakehouse/atlas/atlas/internal/progresschart"
 	"github.com/atlas-lakehouse/atlas/atlas/progress"
 )
 
@@ -197,27 +196,53 @@ func TestProgressChartsBeforeFirstBatch(t *testing.T) {
 	}
 }
 
-// TestFlatChartsSayWhy: a query without a watermark or state (a
-// foreachBatch upsert) gets a note under those two charts, a windowed
-// query none.
-func TestFlatChartsSayWhy(t *testing.T) {
-	withFakeBundle(t) // the notes belong to drawn charts; never depend on an installed bundle
+// TestNoEmptyPanels: a query without a watermark or state (a plain copy)
+// gets the rates and duration charts only, a query with state but no
+// watermark adds the state chart, a windowed query has all four.
+func TestNoEmptyPanels(t *testing.T) {
+	withFakeBundle(t) // the charts belong to a frame with the bundle; never depend on an installed bundle
+	titles := func(ps []progress.StreamingQueryProgress) string {
+		_, _, opts := parseCharts(t, ProgressCharts(ps, ChartOptions{Title: "q"}))
+		var out []string
+		for _, o := range opts {
+			out = append(out, o.Title.Text)
+		}
+		return strings.Join(out, "|")
+	}
 	stateless := displaytest.Sample()
 	for i := range stateless {
 		stateless[i].EventTime = nil
 		stateless[i].StateOperators = nil
 	}
-	frag := ProgressCharts(stateless, ChartOptions{Title: "cdc"})
-	for _, note := range []string{progresschart.NoEventTimeNote, progresschart.NoStateNote} {
-		if !strings.Contains(frag, note) {
-			t.Errorf("stateless query: fragment lacks the note %q", note)
-		}
+	if got, want := titles(stateless), "rows / second (log scale)|trigger duration (ms)"; got != want {
+		t.Errorf("stateless query charts %q, want %q", got, want)
 	}
-	frag = ProgressCharts(displaytest.Sample(), ChartOptions{Title: "events"})
-	for _, note := range []string{progresschart.NoEventTimeNote, progresschart.NoStateNote} {
-		if strings.Contains(frag, note) {
-			t.Errorf("windowed query: fragment has the note %q", note)
-		}
+	dedup := displaytest.Sample()
+	for i := range dedup {
+		dedup[i].EventTime = nil
+	}
+	if got, want := titles(dedup), "rows / second (log scale)|trigger duration (ms)|state rows / late rows dropped"; got != want {
+		t.Errorf("stateful query without a watermark: charts %q, want %q", got, want)
+	}
+	if got, want := titles(displaytest.Sample()), "rows / second (log scale)|trigger duration (ms)|event time (UTC)|state rows / late rows dropped"; got != want {
+		t.Errorf("windowed query charts %q, want %q", got, want)
+	}
+}
+
+// TestRatesChartIsLog: the rates share one log axis, so an input of 40/s
+// stays visible next to 40,000/s processed, and a zero rate (no previous
+// trigger) is a gap, never log 0.
+func TestRatesChartIsLog(t *testing.T) {
+	withFakeBundle(t)
+	ps := displaytest.Sample()
+	ps[0].InputRowsPerSecond = 0
+	frag := ProgressCharts(ps, ChartOptions{Title: "q"})
+	if !strings.Contains(frag, `"yAxis":[{"type":"log"`) {
+		t.Errorf("the rates chart has no log value axis:\n%s", frag)
+	}
+	_, _, opts := parseCharts(t, frag)
+	if got := values(t, opts[0], 0); got[0] != -1 || got[1] <= 0 {
+		t.Errorf("input rates %v: want a gap for the zero rate, then positive values", got)
 	}
 }
 
@@ -242,11 +267,6 @@ func TestForeachBatchQueryChartsItsWrites(t *testing.T) {
 		}
 	}
 	frag := ProgressCharts(ps, ChartOptions{Title: "cdc"})
-	for _, note := range []string{progresschart.NoEventTimeNote, progresschart.NoStateNote} {
-		if strings.Contains(frag, note) {
-			t.Errorf("foreachBatch query: fragment has the empty-chart note %q", note)
-		}
-	}
 	_, _, opts := parseCharts(t, frag)
 	if len(opts) != 4 || opts[2].Title.Text != "rows written per batch" || opts[3].Title.Text != "files rewritten / write time (ms)" {
 		t.Fatalf("charts %+v", opts)

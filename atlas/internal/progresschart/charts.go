@@ -32,10 +32,14 @@ var durationPhases = []string{"latestOffset", "walCommit", "getBatch", "queryPla
 // emptyValue is echarts' marker for a missing data point.
 const emptyValue = "-"
 
-// Build builds the four charts of a progress frame: (a) input vs
-// processed rows/s, (b) trigger duration by phase, (c) max event time vs
-// watermark, (d) rows in state and rows dropped by the watermark
-// (cumulative), each over the batches of ps.
+// Build builds the charts of a progress frame, each over the batches of
+// ps: (a) input vs processed rows/s, on a log scale (a processed rate a
+// thousand times the input rate would flatten the input to zero on a
+// linear one), (b) trigger duration by phase, (c) max event time vs
+// watermark, only when a batch reports an event time (the query has a
+// watermark), (d) rows in state and rows dropped by the watermark
+// (cumulative), only when a batch reports a stateful operator. A query
+// without a watermark or state gets no empty panel for them.
 //
 // A query whose batches report table writes (a foreachBatch with MERGE
 // INTO or INSERT: progress.SinkNumWrites in sink.metrics) and that has no
@@ -44,7 +48,13 @@ const emptyValue = "-"
 // with the write time.
 func Build(ps []progress.StreamingQueryProgress) ([]Chart, error) {
 	builders := []func([]progress.StreamingQueryProgress, []string) (render.Renderer, bool){
-		ratesChart, durationChart, eventTimeChart, stateChart,
+		ratesChart, durationChart,
+	}
+	if hasEventTime(ps) {
+		builders = append(builders, eventTimeChart)
+	}
+	if hasState(ps) {
+		builders = append(builders, stateChart)
 	}
 	if writesOnly(ps) {
 		builders = []func([]progress.StreamingQueryProgress, []string) (render.Renderer, bool){
@@ -104,44 +114,60 @@ func finish(option string, timeY bool) (opt, title string, err error) {
 // commonOpts are the options every progress chart shares: compact grid,
 // small title, axis tooltip, one-line legend at the bottom, no animation,
 // x axis of batch ids.
-func commonOpts(title string) []charts.GlobalOpts { return notedOpts(title, "") }
-
-// notedOpts is commonOpts with a note under the title, saying why a chart
-// stays flat (a query without a watermark has no event time to draw).
-func notedOpts(title, note string) []charts.GlobalOpts {
-	top := "34"
-	if note != "" {
-		top = "52"
-	}
+func commonOpts(title string) []charts.GlobalOpts {
 	return []charts.GlobalOpts{
 		charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: note, Left: "center",
+		charts.WithTitleOpts(opts.Title{Title: title, Left: "center",
 			TitleStyle: &opts.TextStyle{FontSize: 13, FontWeight: "normal"}}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
-		charts.WithGridOpts(opts.Grid{Left: "8", Right: "12", Top: top, Bottom: "30", ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{Left: "8", Right: "12", Top: "34", Bottom: "30", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category"}),
 	}
 }
 
-// Notes for charts a query has nothing to draw in.
-const (
-	// NoEventTimeNote is under the event-time chart of a query without a watermark.
-	NoEventTimeNote = "no event time: the query has no watermark (WithWatermark)"
-	// NoStateNote is under the state chart of a query without state.
-	NoStateNote = "no state: the query has no stateful operator"
-)
+// hasEventTime reports whether a batch of ps reports an event time (a
+// query with a watermark).
+func hasEventTime(ps []progress.StreamingQueryProgress) bool {
+	for i := range ps {
+		if !ps[i].MaxEventTime().IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// hasState reports whether a batch of ps reports a stateful operator, or
+// rows left out for their event time (counted in the state chart).
+func hasState(ps []progress.StreamingQueryProgress) bool {
+	for i := range ps {
+		n, f := ps[i].EventTimeCounts()
+		if len(ps[i].StateOperators) > 0 || n > 0 || f > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// positiveOrEmpty is v for a log axis: echarts' empty marker when v is
+// not positive (a first batch has no input rate; log 0 is undefined).
+func positiveOrEmpty(v float64) any {
+	if v <= 0 {
+		return emptyValue
+	}
+	return v
+}
 
 func ratesChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
 	in := make([]opts.LineData, len(ps))
 	proc := make([]opts.LineData, len(ps))
 	for i := range ps {
-		in[i] = opts.LineData{Value: ps[i].InputRowsPerSecond}
-		proc[i] = opts.LineData{Value: ps[i].ProcessedRowsPerSecond}
+		in[i] = opts.LineData{Value: positiveOrEmpty(ps[i].InputRowsPerSecond)}
+		proc[i] = opts.LineData{Value: positiveOrEmpty(ps[i].ProcessedRowsPerSecond)}
 	}
 	c := charts.NewLine()
-	c.SetGlobalOptions(append(commonOpts("rows / second"),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
+	c.SetGlobalOptions(append(commonOpts("rows / second (log scale)"),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log"}))...)
 	c.SetXAxis(batches).
 		AddSeries("input rows/s", in).
 		AddSeries("processed rows/s", proc)
@@ -208,16 +234,12 @@ const maxJSMillis = 8_640_000_000_000_000
 func eventTimeChart(ps []progress.StreamingQueryProgress, batches []string) (render.Renderer, bool) {
 	maxT := make([]opts.LineData, len(ps))
 	wm := make([]opts.LineData, len(ps))
-	note := NoEventTimeNote
 	for i := range ps {
 		maxT[i] = opts.LineData{Value: eventMillis(ps[i].MaxEventTime())}
 		wm[i] = opts.LineData{Value: eventMillis(ps[i].Watermark())}
-		if !ps[i].MaxEventTime().IsZero() {
-			note = ""
-		}
 	}
 	c := charts.NewLine()
-	c.SetGlobalOptions(append(notedOpts("event time (UTC)", note),
+	c.SetGlobalOptions(append(commonOpts("event time (UTC)"),
 		charts.WithYAxisOpts(opts.YAxis{Type: "time", Scale: opts.Bool(true), SplitNumber: 4}))...)
 	c.SetXAxis(batches).
 		AddSeries("max event time", maxT).
@@ -231,7 +253,6 @@ func stateChart(ps []progress.StreamingQueryProgress, batches []string) (render.
 	nulls := make([]opts.LineData, len(ps))
 	futures := make([]opts.LineData, len(ps))
 	var cum, cumNull, cumFuture int64
-	note := NoStateNote
 	for i := range ps {
 		r, d := ps[i].StateTotals()
 		n, f := ps[i].EventTimeCounts()
@@ -240,12 +261,9 @@ func stateChart(ps []progress.StreamingQueryProgress, batches []string) (render.
 		dropped[i] = opts.LineData{Value: cum}
 		nulls[i] = opts.LineData{Value: cumNull}
 		futures[i] = opts.LineData{Value: cumFuture}
-		if len(ps[i].StateOperators) > 0 {
-			note = ""
-		}
 	}
 	c := charts.NewLine()
-	c.SetGlobalOptions(append(notedOpts("state rows / late rows dropped", note),
+	c.SetGlobalOptions(append(commonOpts("state rows / late rows dropped"),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value"}))...)
 	c.ExtendYAxis(opts.YAxis{Type: "value", Position: "right"})
 	c.SetXAxis(batches).
