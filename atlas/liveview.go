@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	atlaspb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/atlaslite"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/view"
@@ -110,10 +111,17 @@ func (v *liveView) close(err error) {
 		return
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		v.view.SetStatus("still running (this cell stopped watching)")
+		v.view.SetStatus(watchEndedStatus(time.Now()))
 	}
 	v.view.Update(v.snap)
 	v.view.Close()
+}
+
+// watchEndedStatus is the last frame's status when a cell stops watching
+// a query that goes on: in the past tense and dated, so the saved frame
+// stays true after a later cell stops the query.
+func watchEndedStatus(at time.Time) string {
+	return "running at " + at.UTC().Format("15:04:05") + " UTC, when this cell stopped watching (the query went on)"
 }
 
 func (v *liveView) closeStatus(status string) {

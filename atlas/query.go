@@ -398,7 +398,7 @@ func (q *StreamingQuery) Watch(ctx context.Context, d time.Duration) error {
 		<-done
 		tail.finish(context.Background())
 		view.refresh(context.Background())
-		view.closeStatus("still running (this cell stopped watching; the query goes on)")
+		view.closeStatus(watchEndedStatus(time.Now()))
 		return nil
 	}
 	tail.finish(context.Background())

@@ -20,10 +20,12 @@ const chartStyle = `<style>.atlas-chart-one .atlas-chart{width:100%;max-width:90
 // uses, then the chart, animation off. When the bundle cannot be read,
 // the fragment is a note saying how to install it.
 func ChartHTML(c render.Renderer) (string, error) {
-	return chartHTML(c, echartsjs.Path())
+	return chartHTML(c, echartsjs.Path(), true)
 }
 
-func chartHTML(c render.Renderer, bundlePath string) (string, error) {
+// chartHTML is ChartHTML; inline says whether the fragment carries the
+// bundle (else it draws with the page's window.atlasEcharts).
+func chartHTML(c render.Renderer, bundlePath string, inline bool) (string, error) {
 	opt, err := progresschart.FinishOption(c.RenderSnippet().Option, false)
 	if err != nil {
 		return "", err
@@ -33,14 +35,20 @@ func chartHTML(c render.Renderer, bundlePath string) (string, error) {
 		return echartsjs.MissingNote(bundlePath), nil
 	}
 	id := view.NewDOMID()
-	return `<div class="atlas-chart-one">` + chartStyle + echartsjs.Loader(b) +
+	loader := ""
+	if inline {
+		loader = echartsjs.Loader(b)
+	}
+	return `<div class="atlas-chart-one">` + chartStyle + loader +
 		`<div class="atlas-chart" id="` + html.EscapeString(id) + `"></div>` +
 		echartsjs.ChartScript(id, id, opt, false) + `</div>`, nil
 }
 
 // ShowChart displays a go-echarts chart in the notebook as [ChartHTML]
-// (waiting until GoNB has it, so a cell may end right after). Outside a
-// notebook it prints one line saying the chart needs one.
+// (waiting until GoNB has it, so a cell may end right after), except that
+// the echarts bundle is inlined only when no earlier output of the kernel
+// session carried it: a notebook holds it once. Outside a notebook it
+// prints one line saying the chart needs one.
 func ShowChart(c render.Renderer) error {
 	return showChart(view.DetectSurface(), c, echartsjs.Path())
 }
@@ -50,7 +58,7 @@ func showChart(s view.Surface, c render.Renderer, bundlePath string) error {
 		fmt.Fprintln(s.Text(), "(a chart: run this in a notebook to see it)")
 		return nil
 	}
-	frag, err := chartHTML(c, bundlePath)
+	frag, err := chartHTML(c, bundlePath, echartsjs.ClaimInline())
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 package echartsjs
 
 import (
+	"errors"
 	"html"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -56,4 +58,35 @@ func Read(path string) []byte {
 		return nil
 	}
 	return b
+}
+
+// EnvKernelTmp is the variable GoNB sets, in every cell it runs, to a
+// directory of its own that lives as long as the kernel (a restart gets a
+// new one).
+const EnvKernelTmp = "GONB_TMP_DIR"
+
+// inlinedMarker is the file in the kernel's directory that says an output
+// of this kernel session already carried the bundle.
+const inlinedMarker = "atlas-echarts-inlined"
+
+// ClaimInline reports whether the output about to be sent should carry the
+// bundle (about 1.1 MB): true for the first caller in a kernel session,
+// false for every later one, in any cell, whose outputs then draw with the
+// window.atlasEcharts the first one published on the page. So a notebook
+// run from the top holds the bundle once, in its first chart, instead of
+// once per chart. Outside GoNB (no kernel directory) it is always true:
+// each output stands alone.
+func ClaimInline() bool {
+	dir := os.Getenv(EnvKernelTmp)
+	if dir == "" {
+		return true
+	}
+	f, err := os.OpenFile(filepath.Join(dir, inlinedMarker), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		// Claimed before; on any other error carry the bundle rather than
+		// risk a page without it.
+		return !errors.Is(err, fs.ErrExist)
+	}
+	_ = f.Close()
+	return true
 }

@@ -51,7 +51,7 @@ const chartScriptTemplate = `<script type="text/javascript">(function(){` +
 	`if(!ec||!el||!el.isConnected||el.clientWidth===0){` +
 	`if(tries++<100){setTimeout(draw,50);return;}` +
 	`if(!el){return;}` +
-	`if(!ec){el.textContent="echarts did not load: the charts need the echarts bundle (see atlas assets).";return;}}` +
+	`if(!ec){el.textContent="echarts did not load: a kernel session inlines the echarts bundle once, in its first chart output; that output is not on this page (cleared or re-run). Kernel > Restart & Run All draws every chart again.";return;}}` +
 	`var reg=window.atlasCharts||(window.atlasCharts={});` +
 	`for(var k in reg){var o=reg[k];if(o&&!o.isDisposed()&&(k===slot||!o.getDom().isConnected)){o.dispose();delete reg[k];}}` +
 	`var stale=ec.getInstanceByDom(el);if(stale){stale.dispose();}` +

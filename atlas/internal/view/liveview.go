@@ -25,13 +25,14 @@ const bundleEvery = 20
 // micro-batch. Close renders the final state. A LiveView is safe for
 // concurrent use.
 //
-// In a notebook the frames load echarts this way: the first frame carries
-// the bundle in a guarded loader that publishes window.atlasEcharts once
-// per page; later frames only draw with it (a few KB each instead of about
-// 1 MB), except every 20th, which carries it again for pages opened
-// mid-run; the final frame, sent by Close, carries it too, because the
-// notebook (and nbconvert) keeps only the final frame of an updated output
-// and that frame must draw on its own in a saved notebook or static export.
+// In a notebook the frames load echarts this way. The bundle (about 1 MB)
+// is inlined once per kernel session (echartsjs.ClaimInline): the first
+// view or chart of the session carries it, in a guarded loader that
+// publishes window.atlasEcharts once per page, and every later output
+// draws with it, so a notebook run from the top holds it once. In the
+// carrying view, the first frame has it, then every 20th (for pages opened
+// mid-run), and the final frame, sent by Close, because the notebook (and
+// nbconvert) keeps only the final frame of an updated output.
 type LiveView struct {
 	mu       sync.Mutex
 	title    string
@@ -44,6 +45,11 @@ type LiveView struct {
 
 	bundle     []byte
 	bundlePath string
+	// claim decides, at the first frame, whether this view carries the
+	// bundle (carries); echartsjs.ClaimInline unless a test sets it.
+	claim   func() bool
+	claimed bool
+	carries bool
 
 	status string
 	snap   Snapshot
@@ -77,6 +83,7 @@ func NewLiveViewOn(out Surface, title, bundlePath string, interval time.Duration
 		prefix:     NewDOMID(),
 		bundlePath: bundlePath,
 		status:     "running",
+		claim:      echartsjs.ClaimInline,
 	}
 	v.displayID = "atlas_progress_" + v.prefix
 	if out.HTML() {
@@ -222,8 +229,8 @@ func (v *LiveView) label() string {
 	return "query"
 }
 
-// sendFrameLocked renders the current state and sends it; final frames
-// always carry the bundle.
+// sendFrameLocked renders the current state and sends it; the final frame
+// of the view that carries the bundle has it.
 func (v *LiveView) sendFrameLocked(final bool) {
 	f := frame{
 		snap:       v.snap,
@@ -233,10 +240,13 @@ func (v *LiveView) sendFrameLocked(final bool) {
 		seq:        v.seq,
 		bundlePath: v.bundlePath,
 	}
+	if v.bundle != nil && !v.claimed {
+		v.claimed, v.carries = true, v.claim()
+	}
 	switch {
 	case v.bundle == nil:
 		f.mode = chartsUnavailable
-	case final || v.seq%bundleEvery == 0:
+	case v.carries && (final || v.seq%bundleEvery == 0):
 		f.mode, f.bundle = chartsInline, v.bundle
 	default:
 		f.mode = chartsExternal

@@ -183,3 +183,32 @@ func TestLiveViewNotice(t *testing.T) {
 		t.Fatalf("notebook frames after a notice: %d, last %q", len(frames), frames[len(frames)-1].HTML)
 	}
 }
+
+// TestLiveViewsInlineTheBundleOncePerKernel: in one kernel session (one
+// GONB_TMP_DIR) the first view's frames carry the bundle, the final one
+// included; a second view's frames never do and draw with the page's.
+func TestLiveViewsInlineTheBundleOncePerKernel(t *testing.T) {
+	t.Setenv("GONB_TMP_DIR", t.TempDir())
+	ps := displaytest.Sample()
+	bundles := func() []int {
+		s := &displaytest.Recorder{IsHTML: true, IsLive: true}
+		v := NewLiveViewOn(s, "events", displaytest.FakeBundlePath(t), 0)
+		v.Update(snap(t, ps[:2], ""))
+		v.Update(snap(t, ps, ""))
+		v.Close()
+		var out []int
+		for _, f := range s.Frames() {
+			out = append(out, strings.Count(f.HTML, displaytest.FakeBundle))
+		}
+		return out
+	}
+	first, second := bundles(), bundles()
+	if len(first) < 2 || first[0] != 1 || first[len(first)-1] != 1 {
+		t.Errorf("the first view's frames carry the bundle %v times each, want the first and the final one once", first)
+	}
+	for i, n := range second {
+		if n != 0 {
+			t.Errorf("the second view's frame %d carries the bundle: %v", i, second)
+		}
+	}
+}
