@@ -35,7 +35,7 @@ func checkMonitoringCells(t *testing.T, st *privateStack, cells []executedCell) 
 		t.Errorf("the status cell (a later process) did not see the running query (%v):\n%s", err, status)
 	}
 	watch := taggedCell(t, cells, "monitor-watch")
-	checkProgressCharts(t, watch, []string{"rows / second", "trigger duration (ms)", "event time (UTC)", "state rows / late rows dropped"})
+	checkProgressCharts(t, watch, []string{"rows / second (log scale)", "trigger duration (ms)", "event time (UTC)", "state rows / late rows dropped"})
 	if frames := watch.html(); len(frames) == 1 && !strings.Contains(frames[0], "still running") {
 		t.Errorf("the watch cell's final frame does not say the query is still running")
 	}

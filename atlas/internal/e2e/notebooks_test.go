@@ -50,7 +50,7 @@ var notebookScenarios = []notebookScenario{
 		smallBatches: "maxOffsetsPerTrigger=1_000",
 		reference:    eventWindowsReference,
 		table:        "lakehouse.gold.event_windows",
-		charts:       []string{"rows / second", "trigger duration (ms)", "event time (UTC)", "state rows / late rows dropped"},
+		charts:       []string{"rows / second (log scale)", "trigger duration (ms)", "event time (UTC)", "state rows / late rows dropped"},
 		monitor:      checkMonitoringCells,
 	},
 	{
@@ -60,7 +60,7 @@ var notebookScenarios = []notebookScenario{
 		smallBatches: "maxOffsetsPerTrigger=500",
 		reference:    cdcReference,
 		table:        "lakehouse.silver.online_retail_cdc",
-		charts:       []string{"rows / second", "trigger duration (ms)", "rows written per batch", "files rewritten / write time (ms)"},
+		charts:       []string{"rows / second (log scale)", "trigger duration (ms)", "rows written per batch", "files rewritten / write time (ms)"},
 	},
 }
 
@@ -101,6 +101,7 @@ func (h *notebookHarness) runAll(t *testing.T, sc notebookScenario) {
 	if _, code := h.python(t, st, log, "run_notebook.py", h.notebook(sc), "--out", out); code != 0 {
 		t.Fatalf("run_notebook.py exit %d (1: a cell failed, 2: the run broke):\n%s", code, tailOf(log))
 	}
+	checkRunAll(t, out, log)
 	cells := readExecuted(t, out)
 	checkPrivateBroker(t, cells, st)
 	write := taggedCell(t, cells, "write-query")
