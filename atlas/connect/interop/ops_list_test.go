@@ -387,6 +387,7 @@ func buildOps(t *testing.T, spark sql.SparkSession, df sql.DataFrame, ps []perso
 	ops = append(ops, statOps(df, ps)...)
 	ops = append(ops, sessionOps(t, spark, df, ps)...)
 	ops = append(ops, moreOps(t, spark, df, ps)...)
+	ops = append(ops, extraOps(df, ps)...)
 	return ops
 }
 
