@@ -123,6 +123,10 @@ func (b *Binary) Bind(s *arrow.Schema) (Bound, error) {
 	if ib, ok, err := bindInterval(b.Op, b, l, r); ok || err != nil {
 		return ib, err
 	}
+	if db, ok, err := bindDecimal(b, l, r); ok || err != nil {
+		return db, err
+	}
+	l, r = decimalsToDouble(l, r)
 	lt, rt, common, err := coerce(l, r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b, err)

@@ -67,7 +67,7 @@ func castTo(b Bound, t arrow.DataType) Bound {
 		return b
 	}
 	stringTime := (b.Type().ID() == arrow.STRING && (t.ID() == arrow.TIMESTAMP || t.ID() == arrow.DATE32)) || (b.Type().ID() == arrow.TIMESTAMP && t.ID() == arrow.STRING)
-	if lb, ok := b.(*litBound); ok && !isTimeNumber(b.Type(), t) && !stringTime && !isSparkNumberCast(b.Type(), t) && !isFloatToString(b.Type(), t) {
+	if lb, ok := b.(*litBound); ok && !isDecimalCast(b.Type(), t) && !isTimeNumber(b.Type(), t) && !stringTime && !isSparkNumberCast(b.Type(), t) && !isFloatToString(b.Type(), t) {
 		if lb.lit.Value == nil {
 			return &scalarBound{s: scalar.MakeNullScalar(t)}
 		}
@@ -128,6 +128,9 @@ func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
 	}
 	if err := checkCastable(in.DataType(), t); err != nil {
 		return nil, err
+	}
+	if isDecimalCast(in.DataType(), t) {
+		return castDecimal(c, in, t, EvalLegacy)
 	}
 	if ts, ok := in.(*array.Timestamp); ok && t.ID() == arrow.STRING {
 		return castTimestampToString(c, ts), nil

@@ -66,6 +66,8 @@ func (m EvalMode) resolve(c *Ctx) EvalMode {
 // the same in every mode.
 func isANSICheckedCast(from, to arrow.DataType) bool {
 	switch {
+	case isDecimalCast(from, to):
+		return true
 	case from.ID() == arrow.STRING:
 		return isSignedInteger(to) || isFloat(to) || to.ID() == arrow.BOOL || to.ID() == arrow.TIMESTAMP || to.ID() == arrow.DATE32
 	case isFloat(from) || isSignedInteger(from):
@@ -83,6 +85,13 @@ func isANSICheckedCast(from, to arrow.DataType) bool {
 // CAST_INVALID_INPUT, an out-of-range one with CAST_OVERFLOW; with try
 // both become NULL.
 func castANSI(c *Ctx, in arrow.Array, t arrow.DataType, try bool) (arrow.Array, error) {
+	if isDecimalCast(in.DataType(), t) {
+		mode := EvalANSI
+		if try {
+			mode = EvalTry
+		}
+		return castDecimal(c, in, t, mode)
+	}
 	if str, ok := in.(*array.String); ok && t.ID() == arrow.TIMESTAMP {
 		return castANSITimestamp(c, str, t, try)
 	}

@@ -269,6 +269,10 @@ func commonType(vals []Bound) (arrow.DataType, error) {
 func CommonType(ts []arrow.DataType) (arrow.DataType, error) {
 	var out arrow.DataType = arrow.Null
 	for _, t := range ts {
+		if w, ok := decimalWider(out, t); ok {
+			out = w
+			continue
+		}
 		switch {
 		case t.ID() == arrow.NULL || arrow.TypeEqual(out, t):
 		case out.ID() == arrow.NULL:

@@ -17,7 +17,7 @@ import (
 
 // Literal is a constant: nil, bool, int/int32/int64, float64, string,
 // time.Time (a timestamp), arrow.Date32 (a date) or time.Duration (a
-// day-time interval, in microseconds: types.DayTimeInterval).
+// day-time interval, in microseconds: types.DayTimeInterval) or Decimal.
 type Literal struct {
 	Value any
 }
@@ -50,13 +50,15 @@ func (l *Literal) String() string {
 		return "DATE '" + v.ToTime().Format("2006-01-02") + "'"
 	case []byte:
 		return "X'" + strings.ToUpper(hex.EncodeToString(v)) + "'"
+	case Decimal:
+		return v.String()
 	}
 	return fmt.Sprint(l.Value)
 }
 
 // Type returns the Arrow type of the literal.
 func (l *Literal) Type() (arrow.DataType, error) {
-	switch l.Value.(type) {
+	switch v := l.Value.(type) {
 	case nil:
 		return arrow.Null, nil
 	case bool:
@@ -77,6 +79,8 @@ func (l *Literal) Type() (arrow.DataType, error) {
 		return arrow.BinaryTypes.Binary, nil
 	case time.Duration:
 		return types.DayTimeInterval, nil
+	case Decimal:
+		return v.Type(), nil
 	}
 	return nil, fmt.Errorf("unsupported literal %v of type %T", l.Value, l.Value)
 }
@@ -103,6 +107,8 @@ func (l *Literal) Scalar() (scalar.Scalar, error) {
 		return scalar.NewDate32Scalar(v), nil
 	case []byte:
 		return scalar.NewBinaryScalar(memory.NewBufferBytes(v), arrow.BinaryTypes.Binary), nil
+	case Decimal:
+		return scalar.NewDecimal128Scalar(v.Unscaled, v.Type()), nil
 	}
 	return scalar.MakeScalar(l.Value), nil
 }

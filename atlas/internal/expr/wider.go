@@ -20,6 +20,9 @@ func WiderType(a, b arrow.DataType) (arrow.DataType, bool) {
 	case b.ID() == arrow.NULL:
 		return a, true
 	}
+	if w, ok := decimalWider(a, b); ok {
+		return w, true
+	}
 	ra, aNum := numericRank[a.ID()]
 	rb, bNum := numericRank[b.ID()]
 	if aNum && bNum {

@@ -494,6 +494,9 @@ func compareValues(a, b any) int {
 		return 0
 	case float64:
 		return expr.CompareFloats(x, b.(float64))
+	case expr.Decimal:
+		y := b.(expr.Decimal)
+		return expr.CompareDecimals(x.Unscaled, x.Scale, y.Unscaled, y.Scale)
 	case string:
 		return strings.Compare(x, b.(string))
 	case bool:

@@ -5,7 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/atlas-lakehouse/atlas/atlas/internal/exec"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/plan"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sql"
 	sqlparser "github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
@@ -30,6 +34,11 @@ func typed(t *testing.T, query string) (string, []string, error) {
 	var vals []string
 	for _, r := range recs {
 		for i := 0; i < int(r.NumRows()); i++ {
+			if d, ok := r.Column(0).(*array.Decimal128); ok && d.IsValid(i) {
+				// Spark's Hive-style text keeps a decimal's scale (0.50).
+				vals = append(vals, expr.DecimalString(d.Value(i), d.DataType().(*arrow.Decimal128Type).Scale))
+				continue
+			}
 			vals = append(vals, r.Column(0).ValueStr(i))
 		}
 		r.Release()

@@ -23,6 +23,12 @@ func mathMoreDefs() []*Def {
 			if f, ok := v[0].(float64); ok {
 				return math.Abs(f), nil
 			}
+			if d, ok := v[0].(expr.Decimal); ok {
+				if d.Unscaled.Sign() < 0 {
+					d.Unscaled = d.Unscaled.Negate()
+				}
+				return d, nil
+			}
 			n := v[0].(int64)
 			if n < 0 {
 				return checked(out, "abs", -n, n == math.MinInt64)
@@ -33,13 +39,17 @@ func mathMoreDefs() []*Def {
 			if f, ok := v[0].(float64); ok {
 				return -f, nil
 			}
+			if d, ok := v[0].(expr.Decimal); ok {
+				d.Unscaled = d.Unscaled.Negate()
+				return d, nil
+			}
 			n := v[0].(int64)
 			return checked(out, "negative", -n, n == math.MinInt64)
 		}}),
 		{Name: "positive", Group: "math", MinArgs: 1, MaxArgs: 1, ColumnName: func(_ string, a []string) string { return "(+ " + a[0] + ")" },
 			Build: rowBuild(&rowImpl{resolve: numericSame, eval: func(v []any) (any, error) { return v[0], nil }})},
 		extremeDef("greatest", 1), extremeDef("least", -1),
-		arith("pmod", false, func(a, b int64) (int64, bool, error) {
+		withDecimal(arith("pmod", false, func(a, b int64) (int64, bool, error) {
 			if b == 0 {
 				return 0, false, errDivideByZero()
 			}
@@ -57,20 +67,20 @@ func mathMoreDefs() []*Def {
 				r = math.Mod(r+b, b)
 			}
 			return r, nil
-		}),
-		arith("try_add", true, func(a, b int64) (int64, bool, error) {
+		}), "pmod", false),
+		withDecimal(arith("try_add", true, func(a, b int64) (int64, bool, error) {
 			s := a + b
 			return s, (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0), nil
-		}, func(a, b float64) (any, error) { return a + b, nil }),
-		arith("try_subtract", true, func(a, b int64) (int64, bool, error) {
+		}, func(a, b float64) (any, error) { return a + b, nil }), "+", true),
+		withDecimal(arith("try_subtract", true, func(a, b int64) (int64, bool, error) {
 			s := a - b
 			return s, (a >= 0) != (b >= 0) && (s >= 0) != (a >= 0), nil
-		}, func(a, b float64) (any, error) { return a - b, nil }),
-		arith("try_multiply", true, func(a, b int64) (int64, bool, error) {
+		}, func(a, b float64) (any, error) { return a - b, nil }), "-", true),
+		withDecimal(arith("try_multiply", true, func(a, b int64) (int64, bool, error) {
 			p := a * b
 			return p, a != 0 && (p/a != b || (a == -1 && b == math.MinInt64)), nil
-		}, func(a, b float64) (any, error) { return a * b, nil }),
-		arith("try_mod", true, func(a, b int64) (int64, bool, error) {
+		}, func(a, b float64) (any, error) { return a * b, nil }), "*", true),
+		withDecimal(arith("try_mod", true, func(a, b int64) (int64, bool, error) {
 			if b == 0 {
 				return 0, true, nil
 			}
@@ -80,8 +90,8 @@ func mathMoreDefs() []*Def {
 				return nil, nil
 			}
 			return math.Mod(a, b), nil
-		}),
-		row("try_divide", "math", 2, 2, &rowImpl{resolve: func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
+		}), "%", true),
+		withDecimal(row("try_divide", "math", 2, 2, &rowImpl{resolve: func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
 			for _, t := range in {
 				if !isNumber(t) {
 					return nil, nil, fmt.Errorf("try_divide of %s is not supported: Atlas divides numbers only", t)
@@ -93,11 +103,10 @@ func mathMoreDefs() []*Def {
 				return nil, nil
 			}
 			return v[0].(float64) / v[1].(float64), nil
-		}}),
+		}}), "/", true),
 		row("width_bucket", "math", 4, 4, &rowImpl{resolve: sig(tLong, tDouble, tDouble, tDouble, tLong), mayBeNull: true, eval: func(v []any) (any, error) {
 			return widthBucket(v[0].(float64), v[1].(float64), v[2].(float64), v[3].(int64)), nil
 		}}),
-		roundDef("floor", math.Floor), roundDef("ceil", math.Ceil), roundDef("ceiling", math.Ceil),
 		row("nanvl", "conditional", 2, 2, &rowImpl{resolve: sig(tDouble, tDouble, tDouble), nullSafe: true, mayBeNull: true, eval: func(v []any) (any, error) {
 			if f, ok := v[0].(float64); ok && math.IsNaN(f) {
 				return v[1], nil
@@ -132,6 +141,9 @@ func mathMoreDefs() []*Def {
 			return v[2], nil
 		}}),
 		row("nullifzero", "conditional", 1, 1, &rowImpl{resolve: numericSame, mayBeNull: true, eval: func(v []any) (any, error) {
+			if d, ok := v[0].(expr.Decimal); ok && d.Unscaled.Sign() == 0 {
+				return nil, nil
+			}
 			if v[0] == int64(0) || v[0] == float64(0) {
 				return nil, nil
 			}
@@ -141,6 +153,9 @@ func mathMoreDefs() []*Def {
 			if v[0] == nil {
 				if isFloatType(out) {
 					return float64(0), nil
+				}
+				if isDecimalType(out) {
+					return decimalZero(out), nil
 				}
 				return int64(0), nil
 			}
@@ -166,7 +181,7 @@ func numericSame(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) 
 		t = tDouble
 	case t.ID() == arrow.STRING:
 		t = tDouble
-	case !isIntegral(t) && !isFloatType(t):
+	case !isIntegral(t) && !isFloatType(t) && !isDecimalType(t):
 		return nil, nil, fmt.Errorf("requires a number, got %s", t)
 	}
 	return []arrow.DataType{t}, t, nil

@@ -17,7 +17,7 @@ import (
 // (Spark's implicit casts: ascii(2) reads 2 as '2'), eval computes one
 // row. A NULL argument makes the result NULL without calling eval, unless
 // nullSafe. Values are bool, int64 (every integer type), float64 (float,
-// double), string, []byte, time.Time (date at midnight UTC, timestamp),
+// double), expr.Decimal (decimal), string, []byte, time.Time (date at midnight UTC, timestamp),
 // and []any for arrays; eval returns the Go type of the result type
 // (int32 for INT, int64 for BIGINT, ...) or nil for NULL.
 type rowImpl struct {
@@ -153,6 +153,9 @@ func value(a arrow.Array, i int) any {
 		return float64(a.Value(i))
 	case *array.Float64:
 		return a.Value(i)
+	case *array.Decimal128:
+		dt := a.DataType().(*arrow.Decimal128Type)
+		return expr.Decimal{Unscaled: a.Value(i), Precision: dt.Precision, Scale: dt.Scale}
 	case *array.String:
 		return a.Value(i)
 	case *array.LargeString:
@@ -193,6 +196,19 @@ func appendValue(b array.Builder, v any) error {
 		b.Append(toInt64(v))
 	case *array.Float64Builder:
 		b.Append(v.(float64))
+	case *array.Float32Builder:
+		b.Append(float32(v.(float64)))
+	case *array.Decimal128Builder:
+		t := b.Type().(*arrow.Decimal128Type)
+		d, ok, err := expr.RescaleDecimal(v.(expr.Decimal), t, expr.RoundHalfUp, true)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			b.AppendNull()
+			return nil
+		}
+		b.Append(d.Unscaled)
 	case *array.StringBuilder:
 		b.Append(v.(string))
 	case *array.BinaryBuilder:

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestAbsAndTimeParts: abs (mathMoreDefs) keeps an integer's type and makes other
-// numbers doubles, refusing the smallest INT (Spark's ANSI
+// TestAbsAndTimeParts: abs (mathMoreDefs) keeps a number's type (a decimal too)
+// and refuses the smallest INT (Spark's ANSI
 // ARITHMETIC_OVERFLOW); hour, minute and second read a timestamp, or a
 // string as one, in UTC. Expected values are Spark's documented examples
 // and arithmetic done by hand.
@@ -14,7 +14,8 @@ func TestAbsAndTimeParts(t *testing.T) {
 	cases := []struct{ query, typ, val string }{
 		{"SELECT abs(-1)", "int", "1"},
 		{"SELECT abs(CAST(-7 AS BIGINT))", "bigint", "7"},
-		{"SELECT abs(2.5 - 4)", "double", "1.5"},
+		{"SELECT abs(2.5 - 4)", "decimal(3,1)", "1.5"}, // decimal(2,1) - decimal(1,0): (3,1)
+		{"SELECT abs(2.5D - 4)", "double", "1.5"},
 		{"SELECT abs(CAST(NULL AS INT))", "int", "(null)"},
 		{"SELECT hour(TIMESTAMP '2009-07-30 12:58:59')", "int", "12"},
 		{"SELECT minute(TIMESTAMP '2009-07-30 12:58:59')", "int", "58"},

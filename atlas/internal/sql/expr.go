@@ -48,7 +48,20 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 				return expr.Lit(arrow.Date32FromTime(v)), nil
 			}
 			return expr.Lit(v), nil
-		case time.Duration, nil, bool, string, float64, []byte:
+		case float64:
+			if x.Kind == parser.DecimalLiteral {
+				text := strings.TrimSuffix(strings.ToUpper(x.Text), "BD")
+				if text == "" {
+					text = strconv.FormatFloat(v, 'f', -1, 64)
+				}
+				d, err := expr.ParseDecimal(text)
+				if err != nil {
+					return nil, errAt(e, "%v", err)
+				}
+				return expr.Lit(d), nil
+			}
+			return expr.Lit(v), nil
+		case time.Duration, nil, bool, string, []byte:
 			return expr.Lit(v), nil
 		case int64:
 			if x.Kind == parser.IntLiteral {

@@ -22,10 +22,16 @@ var DayTimeInterval = &arrow.DurationType{Unit: arrow.Microsecond}
 
 // FromName returns the Arrow type for a Spark SQL type name (case-insensitive):
 // string, int/integer, bigint/long, smallint/short, tinyint/byte, double,
-// float/real, boolean, timestamp, date, binary, array<type> and
-// interval day to second.
+// float/real, boolean, timestamp, date, binary, decimal(p,s), array<type>
+// and interval day to second.
 func FromName(name string) (arrow.DataType, error) {
 	low := strings.ToLower(strings.TrimSpace(name))
+	if d, ok, err := parseDecimalName(low); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
 	if strings.HasPrefix(low, "array<") && strings.HasSuffix(low, ">") {
 		elem, err := FromName(low[len("array<") : len(low)-1])
 		if err != nil {
@@ -59,7 +65,7 @@ func FromName(name string) (arrow.DataType, error) {
 	case "binary":
 		return arrow.BinaryTypes.Binary, nil
 	}
-	return nil, fmt.Errorf("unknown type %q: use one of string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date, binary, array<type>", name)
+	return nil, fmt.Errorf("unknown type %q: use one of string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date, binary, decimal(p,s), array<type>", name)
 }
 
 // Name returns the Spark SQL name of an Arrow type as printSchema shows it,

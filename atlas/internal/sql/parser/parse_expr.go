@@ -230,6 +230,10 @@ func (p *parser) primary() Expr {
 			if next.kind == tokString {
 				return p.datetimeLiteral()
 			}
+		case "DECIMAL", "DEC", "NUMERIC":
+			if next.kind == tokString {
+				return p.decimalTypedLiteral()
+			}
 		case "INTERVAL":
 			if next.kind == tokString || next.kind == tokNumber {
 				return p.intervalLiteral()

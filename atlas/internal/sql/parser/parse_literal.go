@@ -107,6 +107,38 @@ func decimalLiteral(body, text string) (*Literal, string) {
 	return &Literal{Kind: DecimalLiteral, Value: v, Text: text}, ""
 }
 
+// decimalTypedLiteral parses DECIMAL 'text' (also DEC and NUMERIC), a
+// decimal of the digits written: DECIMAL '1.50' is DECIMAL(3,2).
+func (p *parser) decimalTypedLiteral() Expr {
+	kw := p.advance()
+	strTok := p.tok()
+	s := strings.TrimSpace(p.stringLit("a string", ""))
+	lit, msg := decimalLiteral(s, s)
+	if msg != "" || !validDecimalText(s) {
+		if msg == "" {
+			msg = "invalid DECIMAL literal " + quoteString(s)
+		}
+		p.fail(strTok, "write the number as digits with an optional point, such as DECIMAL '1.50'", "%s", msg)
+	}
+	lit.At = kw.pos
+	return lit
+}
+
+// validDecimalText reports [+-]digits[.digits] (or .digits).
+func validDecimalText(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	ip, fp, _ := strings.Cut(s, ".")
+	if ip == "" && fp == "" {
+		return false
+	}
+	for _, c := range ip + fp {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // timestampLayouts are the accepted spellings of a TIMESTAMP literal;
 // fractional seconds are accepted after the seconds of each.
 var timestampLayouts = []string{

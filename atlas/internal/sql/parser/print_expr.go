@@ -483,6 +483,9 @@ func (p *printer) number(e *Literal) {
 	case float64:
 		if e.Kind == DecimalLiteral && e.Text != "" {
 			t := strings.TrimRight(strings.ToUpper(e.Text), "BD")
+			if !p.pretty && !strings.Contains(t, ".") {
+				t += "BD" // 2BD and DECIMAL '2' stay decimals when read back
+			}
 			p.w(t)
 			return
 		}
