@@ -77,7 +77,7 @@ func TestCastDoubleToStringAsJava(t *testing.T) {
 	mustSQL(t, s, "CREATE NAMESPACE IF NOT EXISTS lakehouse.c")
 	mustSQL(t, s, "CREATE TABLE lakehouse.c.d (id int, d double, f float) USING iceberg")
 	mustSQL(t, s, `INSERT INTO lakehouse.c.d VALUES (1, 2, 2), (2, 1e20, 1e20), (3, 0.0001, 0.0001), (4, 12345678.9, 0.1),
-		(5, 0.001, -1.5), (6, 9999999, 1e7), (7, -2.5e-7, NULL), (8, CAST('NaN' AS double), CAST('-inf' AS float)), (9, 1.0 / 3, 0)`)
+		(5, 0.001, -1.5), (6, 9999999, 1e7), (7, -2.5e-7, NULL), (8, CAST('NaN' AS double), CAST('-inf' AS float)), (9, 1.0D / 3, 0)`)
 	sameLines(t, "double as string", render(rowsOf(t, mustSQL(t, s, "SELECT id, CAST(d AS string) AS ds, CAST(f AS string) AS fs, concat('v=', d) AS c FROM lakehouse.c.d")), "id", "ds", "fs", "c"), []string{
 		"id=1 ds=2.0 fs=2.0 c=v=2.0",
 		"id=2 ds=1.0E20 fs=1.0E20 c=v=1.0E20",

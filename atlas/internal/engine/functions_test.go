@@ -91,9 +91,9 @@ func TestSparkDocExamplesOfStringAndArrayFunctions(t *testing.T) {
 		size(array('b', 'd', 'c', 'a')) AS g, array(1, 2.5, NULL) AS h, array('a', 1) AS i,
 		element_at(split('a b c', ' '), 3) AS j, element_at(array('a', 1), 2) AS k, element_at(array('a', NULL), -1) AS l,
 		try_element_at(array('a', 'b'), 3) AS m, element_at(array(1.5, 2), 1) AS n`, map[string]any{
-		"k": "1", "l": nil, "m": nil, "n": 1.5,
+		"k": "1", "l": nil, "m": nil, "n": "1.5", // array(1.5, 2): array<decimal(11,1)>, a decimal reads as its digits
 		"a": []any{int64(1), int64(2), int64(3)}, "b": int64(2), "c": int64(3), "d": nil, "e": nil, "f": nil,
-		"g": int64(4), "h": []any{1.0, 2.5, nil}, "i": []any{"a", "1"}, "j": "c",
+		"g": int64(4), "h": []any{"1.0", "2.5", nil}, // array<decimal(11,1)> "i": []any{"a", "1"}, "j": "c",
 	})
 	// ANSI mode (Spark 4's default): out of range and index 0 are errors.
 	for q, want := range map[string]string{
@@ -119,7 +119,7 @@ func TestCaseWhenSearchedAndSimple(t *testing.T) {
 		CASE 3 WHEN 1 THEN 'one' WHEN 3 THEN 'three' ELSE 'other' END AS d,
 		CASE 'z' WHEN 'a' THEN 1 END AS e,
 		if(1 = 1, 'yes', 'no') AS f`, map[string]any{
-		"a": 1.0, "b": nil, "c": "y", "d": "three", "e": nil, "f": "yes",
+		"a": "1.0", "b": nil, "c": "y", "d": "three", "e": nil, "f": "yes", // a: decimal(11,1), read as its digits
 	})
 }
 

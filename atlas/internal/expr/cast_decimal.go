@@ -38,7 +38,8 @@ func isDecimalCast(from, to arrow.DataType) bool {
 //   - from a decimal to a string: plain digits with the scale kept (0.20)
 //     under ANSI (the session's, for implicit casts), Java's
 //     BigDecimal.toString otherwise (1E-7);
-//   - from a decimal to a boolean: whether it is not zero.
+//   - from a decimal to a boolean: whether it is not zero;
+//   - from a decimal to a timestamp: as seconds since the epoch.
 //
 // With try, every error is a NULL instead.
 func castDecimal(c *Ctx, in arrow.Array, t arrow.DataType, mode EvalMode) (arrow.Array, error) {
@@ -174,6 +175,16 @@ func appendFromDecimal(b array.Builder, n decimal128.Num, prec, scale int32, str
 		}
 	case *array.BooleanBuilder:
 		bb.Append(n.Sign() != 0)
+	case *array.TimestampBuilder:
+		// Seconds since the epoch, the fraction beyond microseconds dropped
+		// (Spark's decimalToTimestamp).
+		us := rescale(n.BigInt(), scale, 6, roundDown)
+		if !us.IsInt64() || t.(*arrow.TimestampType).Unit != arrow.Microsecond {
+			return &CastError{Class: "CAST_OVERFLOW", SQLState: "22003", JavaClass: "org.apache.spark.SparkArithmeticException", Message: fmt.Sprintf(
+				"[CAST_OVERFLOW] The value %sBD of the type \"DECIMAL(%d,%d)\" cannot be cast to \"TIMESTAMP\" due to an overflow. Use `try_cast` to tolerate overflow and return NULL instead. SQLSTATE: 22003",
+				plainDecimalString(n.BigInt(), scale), prec, scale)}
+		}
+		bb.Append(arrow.Timestamp(us.Int64()))
 	case *array.Float64Builder:
 		bb.Append(decimalToFloat(n, prec, scale))
 	case *array.Float32Builder:

@@ -54,6 +54,9 @@ func StoreAssign(c *Ctx, in arrow.Array, t arrow.DataType, column string) (arrow
 // would wrap or truncate it onto another key (705032704, 1).
 func CastKey(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
 	out, err := CastArray(c, in, t)
+	if err == nil && isDecimal(in.DataType()) {
+		return exactDecimalKey(c, in, out)
+	}
 	if err != nil || !isNumeric(in.DataType()) || !isNumeric(t) {
 		return out, err
 	}
@@ -169,4 +172,27 @@ func numberAt(a arrow.Array, i int) (int64, float64, bool) {
 		return 0, v.Value(i), true
 	}
 	return 0, math.NaN(), true
+}
+
+// exactDecimalKey nulls the rows of out (in, a decimal, converted) whose
+// value changed in the conversion: a key 1.5 does not match an int key 1.
+func exactDecimalKey(c *Ctx, in, out arrow.Array) (arrow.Array, error) {
+	back, err := CastArray(c, out, in.DataType())
+	if err != nil {
+		out.Release()
+		return nil, err
+	}
+	defer back.Release()
+	d, b := in.(*array.Decimal128), back.(*array.Decimal128)
+	keep := make([]bool, in.Len())
+	changed := false
+	for i := range keep {
+		keep[i] = in.IsNull(i) || out.IsNull(i) || (b.IsValid(i) && d.Value(i) == b.Value(i))
+		changed = changed || !keep[i]
+	}
+	if !changed {
+		return out, nil
+	}
+	defer out.Release()
+	return withNulls(c.Mem, out, keep), nil
 }

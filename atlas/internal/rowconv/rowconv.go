@@ -6,6 +6,8 @@ package rowconv
 
 import (
 	"fmt"
+	"math/big"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,8 +15,8 @@ import (
 )
 
 // Row is one result row by column name. Values are nil, bool, int64,
-// float64, string, []byte, time.Time (UTC), time.Duration (day-time
-// intervals), Row for structs, []any for arrays and map[any]any for maps.
+// float64, string (also a decimal, as its exact digits: "2.50"), []byte,
+// time.Time (UTC), time.Duration (day-time intervals), Row for structs, []any for arrays and map[any]any for maps.
 type Row map[string]any
 
 // ToRows converts records to rows.
@@ -64,6 +66,10 @@ func Value(a arrow.Array, i int) any {
 		return c.Value(i).ToTime(unit).UTC()
 	case *array.Date32:
 		return c.Value(i).ToTime().UTC()
+	case *array.Decimal128:
+		// A decimal reads as its exact digits with its scale kept
+		// (BigDecimal.toPlainString: 2.50), never a rounded float64.
+		return decimalText(c.Value(i).BigInt(), c.DataType().(*arrow.Decimal128Type).Scale)
 	case *array.Duration:
 		// A day-time interval (DayTimeIntervalType): microseconds.
 		return time.Duration(c.Value(i)) * time.Microsecond
@@ -170,4 +176,21 @@ func toInt(v any) (int64, bool) {
 		return int64(n), true
 	}
 	return 0, false
+}
+
+// decimalText writes an unscaled value at a scale as plain digits.
+func decimalText(v *big.Int, scale int32) string {
+	s := new(big.Int).Abs(v).String()
+	sign := ""
+	if v.Sign() < 0 {
+		sign = "-"
+	}
+	if scale <= 0 {
+		return sign + s
+	}
+	if len(s) <= int(scale) {
+		s = strings.Repeat("0", int(scale)-len(s)+1) + s
+	}
+	at := len(s) - int(scale)
+	return sign + s[:at] + "." + s[at:]
 }
