@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -172,6 +173,8 @@ func checkFraudVelocity(t *testing.T, st *privateStack, cells []executedCell) {
 	}
 	defer f.Close()
 	goldSeen := map[goldKey]bool{}
+	devices := map[int64]int{} // windows by approx_devices, as written
+	inexact := 0               // windows whose approx_devices is not the exact count
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var g struct {
@@ -193,6 +196,10 @@ func checkFraudVelocity(t *testing.T, st *privateStack, cells []executedCell) {
 			continue
 		}
 		goldSeen[k] = true
+		devices[g.ApproxDevices]++
+		if g.ApproxDevices != int64(len(want.devices)) {
+			inexact++
+		}
 		if !g.WindowEnd.Equal(k.start.Add(5*time.Minute)) || g.TxnCount != want.count || math.Abs(g.Amount-want.amount) > 1e-6*math.Max(1, want.amount) ||
 			!hllClose(g.ApproxMerchants, len(want.merchants)) || !hllClose(g.ApproxDevices, len(want.devices)) {
 			t.Errorf("gold %v: %+v, reference count %d amount %.2f merchants %d devices %d",
@@ -202,6 +209,8 @@ func checkFraudVelocity(t *testing.T, st *privateStack, cells []executedCell) {
 	if len(goldSeen) != len(ref.gold) {
 		t.Errorf("gold holds %d windows, the reference %d", len(goldSeen), len(ref.gold))
 	}
+
+	checkFraudProse(t, cells, devices, len(ref.gold), inexact)
 
 	// The run report: what was read, ignored and written.
 	var rep struct {
@@ -240,4 +249,60 @@ func timeEq(v any, want time.Time) bool {
 func hllClose(got int64, exact int) bool {
 	d := math.Abs(float64(got) - float64(exact))
 	return d <= 1 || d <= 3*0.05*float64(exact)
+}
+
+// fraudDevices matches the Verify cell's line on approx_devices.
+var fraudDevices = regexp.MustCompile(`approx_devices is 1 or 2 in (\d+) of (\d+) windows`)
+
+// checkFraudProse checks what the Write section and Check yourself say
+// against the code and the gold windows: gold in complete mode through
+// foreachBatch into gold_account_velocity.jsonl (no memory table), and
+// approx_devices's spread (the share of windows at 1 or 2 devices, the
+// median, exactness) as the Verify cell prints it and the reference
+// recomputes it from the raw records (devices: windows by approx_devices,
+// windows: the reference's count, inexact: windows whose estimate is not
+// the exact count).
+func checkFraudProse(t *testing.T, cells []executedCell, devices map[int64]int, windows, inexact int) {
+	t.Helper()
+	write := codeCell(t, cells, "write")
+	if !strings.Contains(write, `OutputMode("complete")`) || !strings.Contains(write, "ForeachBatch(writeGold)") || !strings.Contains(write, `"gold_account_velocity.jsonl"`) {
+		t.Fatalf("the Write cell no longer writes gold in complete mode through ForeachBatch(writeGold) into gold_account_velocity.jsonl: fix the prose too")
+	}
+	check := markdownCell(t, cells, "## Check yourself")
+	proseSays(t, "Check yourself", check,
+		[]string{"Gold runs in complete mode", "a `foreachBatch` function replaces `gold_account_velocity.jsonl`"},
+		[]string{"memory table", "1 or 2 in most windows"})
+	proseSays(t, "the Write section", markdownCell(t, cells, "## Write"),
+		[]string{"gold runs in **complete** mode", "`foreachBatch` function replaces `gold_account_velocity.jsonl`"}, []string{"memory table"})
+
+	small := devices[1] + devices[2]
+	m := fraudDevices.FindStringSubmatch(taggedCell(t, cells, "verify").stdout())
+	if m == nil {
+		t.Fatalf("the Verify cell does not print approx_devices's spread:\n%s", taggedCell(t, cells, "verify").stdout())
+	}
+	if m[1] != strconv.Itoa(small) || m[2] != strconv.Itoa(windows) {
+		t.Errorf("the Verify cell says 1 or 2 devices in %s of %s windows; the gold file has %d of %d", m[1], m[2], small, windows)
+	}
+	share := 100 * float64(small) / float64(windows)
+	if said := proseNumber(t, check, `1 or 2 in only about (\d+)%`); math.Abs(said-share) > 0.5 {
+		t.Errorf("Check yourself says 1 or 2 devices in about %v%% of the windows; it is %.1f%%", said, share)
+	}
+	values := make([]int64, 0, len(devices))
+	for v := range devices {
+		values = append(values, v)
+	}
+	sort.Slice(values, func(i, j int) bool { return values[i] < values[j] })
+	median, seen := int64(0), 0
+	for _, v := range values {
+		if seen += devices[v]; 2*seen >= windows {
+			median = v
+			break
+		}
+	}
+	if said := proseNumber(t, check, `the median window sees (\d+) devices`); int64(said) != median {
+		t.Errorf("Check yourself says the median window sees %v devices; it sees %d", said, median)
+	}
+	if inexact != 0 {
+		t.Errorf("Check yourself says HyperLogLog++ is exact for these counts, but %d windows' approx_devices differ from the exact count", inexact)
+	}
 }

@@ -223,7 +223,8 @@ func (h *notebookHarness) python(t *testing.T, st *privateStack, log string, scr
 
 // executedCell is one cell of an executed notebook, as nbformat 4 stores it.
 type executedCell struct {
-	CellType string `json:"cell_type"`
+	CellType string          `json:"cell_type"`
+	Source   json.RawMessage `json:"source"`
 	Metadata struct {
 		Tags []string `json:"tags"`
 	} `json:"metadata"`
