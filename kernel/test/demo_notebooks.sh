@@ -3,7 +3,8 @@
 # installed "atlas" kernel, on the caller's stack (ATLAS_HOME,
 # ATLAS_KAFKA_ADDR: the Setup cells start the broker and produce data when a
 # topic is empty), writes the executed copies where git ignores them, and
-# prints each Verify cell's text output.
+# prints each Verify cell's text output (its stdout, and its tables as
+# Spark's show() prints them: kernel/test/verify_text.py).
 #
 # Usage: bash kernel/test/demo_notebooks.sh [OUT_DIR]   (default build/notebooks)
 #   executed copies: OUT_DIR/<notebook dir>/notebook.out.ipynb
@@ -30,16 +31,6 @@ for nb in "$REPO"/notebooks/*/notebook.ipynb; do
 		failed=1
 	fi
 	printf '\n-- Verify (%s)\n' "${out#"$REPO"/}"
-	$PY - "$out" <<'PY'
-# Prints the stdout of the cell tagged "verify" of an executed notebook.
-import sys
-import nbformat
-nb = nbformat.read(sys.argv[1], as_version=4)
-for cell in nb.cells:
-    if "verify" in cell.get("metadata", {}).get("tags", []):
-        text = "".join(o.get("text", "") for o in cell.get("outputs", [])
-                       if o.get("output_type") == "stream" and o.get("name") == "stdout")
-        print(text.strip() or "(the Verify cell printed nothing)")
-PY
+	$PY "$HERE/verify_text.py" "$out"
 done
 exit "$failed"
