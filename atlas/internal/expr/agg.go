@@ -62,7 +62,10 @@ func (a *AggFunc) Bind(s *arrow.Schema) (*BoundAgg, error) {
 	case "count":
 		out.Type = arrow.PrimitiveTypes.Int64
 	case "sum":
-		switch {
+		switch d, isDec := t.(*arrow.Decimal128Type); {
+		case isDec:
+			// Spark's Sum of DECIMAL(p,s): DECIMAL(p+10,s), at most 38 digits.
+			out.Type = types.DecimalBounded(d.Precision+10, d.Scale)
 		case isFloat(t):
 			out.Type = arrow.PrimitiveTypes.Float64
 		case isNumeric(t):
@@ -71,6 +74,12 @@ func (a *AggFunc) Bind(s *arrow.Schema) (*BoundAgg, error) {
 			return nil, fmt.Errorf("sum(%s) needs a numeric column, got %s", a.Arg, types.Name(t))
 		}
 	case "avg", "mean":
+		if d, isDec := t.(*arrow.Decimal128Type); isDec {
+			// Spark's Average of DECIMAL(p,s): DECIMAL(p+4,s+4), bounded.
+			out.Fn = "avg"
+			out.Type = types.DecimalBounded(d.Precision+4, d.Scale+4)
+			break
+		}
 		if !isNumeric(t) {
 			return nil, fmt.Errorf("avg(%s) needs a numeric column, got %s", a.Arg, types.Name(t))
 		}
@@ -80,7 +89,7 @@ func (a *AggFunc) Bind(s *arrow.Schema) (*BoundAgg, error) {
 		// Spark's Min and Max keep the input's type: max of an INT column
 		// is an INT, of a DATE column a DATE.
 		switch {
-		case isSignedInteger(t) || isFloat(t) || t.ID() == arrow.TIMESTAMP || t.ID() == arrow.STRING || t.ID() == arrow.DATE32:
+		case isSignedInteger(t) || isFloat(t) || isDecimal(t) || t.ID() == arrow.TIMESTAMP || t.ID() == arrow.STRING || t.ID() == arrow.DATE32:
 			out.Type = t
 		default:
 			return nil, fmt.Errorf("%s(%s) is not supported for %s", fn, a.Arg, types.Name(t))

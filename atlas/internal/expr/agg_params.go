@@ -205,7 +205,7 @@ func bindMore(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
 // keys, collected values, distinct sets).
 func keyEncodable(t arrow.DataType) bool {
 	switch t.ID() {
-	case arrow.STRING, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.DATE32, arrow.FLOAT32, arrow.FLOAT64, arrow.BOOL:
+	case arrow.STRING, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.DATE32, arrow.FLOAT32, arrow.FLOAT64, arrow.BOOL, arrow.DECIMAL128:
 		return true
 	}
 	return false

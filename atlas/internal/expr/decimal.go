@@ -757,3 +757,30 @@ func (d *DecimalOp) Bind(s *arrow.Schema) (Bound, error) {
 	}
 	return out, nil
 }
+
+// DecimalSum adds x (unscaled, at the sum's scale) to a group's sum of a
+// DECIMAL column, Spark's Sum: a sum beyond t's precision (DECIMAL(p+10,s))
+// fails with NUMERIC_VALUE_OUT_OF_RANGE, as under ANSI mode.
+func DecimalSum(sum, x *big.Int, t *arrow.Decimal128Type) error {
+	sum.Add(sum, x)
+	if !fitsPrecision(sum, t.Precision) {
+		return numValueOutOfRange(sum, t.Scale, t)
+	}
+	return nil
+}
+
+// DecimalAverage is Spark's Average of decimals: the sum (of type sumType)
+// divided by the count as a DECIMAL(20,0) with the division's result type,
+// then rounded half up to the average's type out.
+func DecimalAverage(sum *big.Int, sumType *arrow.Decimal128Type, count int64, out *arrow.Decimal128Type) (decimal128.Num, error) {
+	divType := decimalResultType("/", sumType, types.Decimal(20, 0))
+	q, _, err := decimalOp("/", sum, sumType.Scale, big.NewInt(count), 0, divType, true)
+	if err != nil {
+		return decimal128.Num{}, err
+	}
+	r, _, err := fitDecimal(q, divType.Scale, out, true)
+	if err != nil {
+		return decimal128.Num{}, err
+	}
+	return decimal128.FromBigInt(r), nil
+}

@@ -107,6 +107,18 @@ func TestDecimalSQL(t *testing.T) {
 		{"SELECT try_mod(3.0, 2.0)", "decimal(2,1)", "1.0"},
 		{"SELECT pmod(-7.5, 2)", "decimal(2,1)", "0.5"},
 		{"SELECT CASE WHEN 1 > 0 THEN 1 ELSE 1.2 END", "decimal(11,1)", "1.0"},
+		// Aggregates: sum DECIMAL(p+10,s), avg DECIMAL(p+4,s+4), min/max
+		// the column's type. VALUES (1.5), (2.25) is DECIMAL(3,2).
+		{"SELECT sum(c) FROM VALUES (1.5), (2.25), (NULL) AS t(c)", "decimal(13,2)", "3.75"},
+		{"SELECT avg(c) FROM VALUES (1.5), (2.25), (NULL) AS t(c)", "decimal(7,6)", "1.875000"},
+		{"SELECT min(c) FROM VALUES (1.5), (2.25), (NULL) AS t(c)", "decimal(3,2)", "1.50"},
+		{"SELECT max(c) FROM VALUES (1.5), (-2.25), (NULL) AS t(c)", "decimal(3,2)", "1.50"},
+		// 5.0 / 3: sum DECIMAL(12,1) / DECIMAL(20,0) is DECIMAL(33,22),
+		// 1.6666666666666666666667, then HALF_UP to DECIMAL(6,5).
+		{"SELECT avg(c) FROM VALUES (1.0), (2.0), (2.0) AS t(c)", "decimal(6,5)", "1.66667"},
+		{"SELECT sum(c) FROM VALUES (CAST(NULL AS DECIMAL(4,1))) AS t(c)", "decimal(14,1)", "(null)"},
+		{"SELECT k FROM VALUES (1.5, 1), (1.50, 2), (2.5, 3) AS t(k, v) GROUP BY k ORDER BY k", "decimal(3,2)", "1.50,2.50"},
+		{"SELECT count(DISTINCT k) FROM VALUES (1.5), (1.50), (2.5) AS t(k)", "bigint", "2"},
 	} {
 		typ, vals, err := typed(t, c.query)
 		if err != nil || typ != c.typ || strings.Join(vals, ",") != c.vals {
@@ -121,6 +133,7 @@ func TestDecimalSQL(t *testing.T) {
 		{"SELECT 1.0 / 0", "DIVIDE_BY_ZERO"},
 		{"SELECT 1.0 % 0", "DIVIDE_BY_ZERO"},
 		{"SELECT CAST(1 AS DECIMAL(39,0))", "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION"},
+		{"SELECT sum(c) FROM VALUES (CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0))), (CAST(1 AS DECIMAL(38,0))) AS t(c)", "NUMERIC_VALUE_OUT_OF_RANGE"},
 	} {
 		if _, vals, err := typed(t, c.query); err == nil || !strings.Contains(err.Error(), c.class) {
 			t.Errorf("%s: %v (%v), want %s", c.query, vals, err, c.class)

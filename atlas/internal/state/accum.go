@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
 // accumulator keeps one aggregate function's partial result for every group
@@ -46,6 +47,9 @@ func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
 	case "count":
 		return &countAcc{}, nil
 	case "sum":
+		if d, ok := a.Type.(*arrow.Decimal128Type); ok {
+			return &decimalAcc{op: opSum, typ: d}, nil
+		}
 		if a.Type.ID() == arrow.FLOAT64 {
 			return &numAcc[float64]{op: opSum}, nil
 		}
@@ -56,6 +60,8 @@ func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
 			op = opMax
 		}
 		switch a.Type.ID() {
+		case arrow.DECIMAL128:
+			return &decimalAcc{op: op, typ: a.Type.(*arrow.Decimal128Type)}, nil
 		case arrow.FLOAT64, arrow.FLOAT32:
 			return &numAcc[float64]{op: op}, nil
 		case arrow.STRING:
@@ -64,6 +70,10 @@ func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
 			return &numAcc[int64]{op: op}, nil
 		}
 	case "avg":
+		if d, ok := a.Type.(*arrow.Decimal128Type); ok {
+			in := a.Arg.Type().(*arrow.Decimal128Type)
+			return &decimalAcc{op: opAvg, typ: types.DecimalBounded(in.Precision+10, in.Scale), avgType: d}, nil
+		}
 		return &avgAcc{}, nil
 	}
 	if acc, ok, err := newMoreAccumulator(a); ok || err != nil {
@@ -76,6 +86,7 @@ const (
 	opSum = iota
 	opMin
 	opMax
+	opAvg // decimalAcc only: a sum and a count
 )
 
 type countAcc struct{ n []int64 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 )
@@ -34,6 +35,17 @@ func newKeyEncoder(a arrow.Array) (keyEncoder, error) {
 			buf = append(buf, 1)
 			buf = binary.LittleEndian.AppendUint32(buf, uint32(len(s)))
 			return append(buf, s...)
+		}, nil
+	case *array.Decimal128:
+		// A column's decimals share one scale: the 128 bits identify the value.
+		return func(buf []byte, i int) []byte {
+			if c.IsNull(i) {
+				return append(buf, 0)
+			}
+			n := c.Value(i)
+			buf = append(buf, 1)
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(n.HighBits()))
+			return binary.LittleEndian.AppendUint64(buf, n.LowBits())
 		}, nil
 	case *array.Int64:
 		return fixedEncoder(c, func(i int) uint64 { return uint64(c.Value(i)) }), nil
@@ -139,6 +151,12 @@ func appendKey(b array.Builder, key string, pos int) (int, error) {
 			}
 		}
 		return pos, nil
+	}
+	if db, ok := b.(*array.Decimal128Builder); ok {
+		hi := binary.LittleEndian.Uint64([]byte(key[pos : pos+8]))
+		lo := binary.LittleEndian.Uint64([]byte(key[pos+8 : pos+16]))
+		db.Append(decimal128.New(int64(hi), lo))
+		return pos + 16, nil
 	}
 	if sb, ok := b.(*array.StringBuilder); ok {
 		n := int(binary.LittleEndian.Uint32([]byte(key[pos : pos+4])))
