@@ -23,6 +23,9 @@ var (
 	ErrCastInvalidInput      = &ServerError{ErrorClass: "CAST_INVALID_INPUT"}
 	ErrNumColumnsMismatch    = &ServerError{ErrorClass: "NUM_COLUMNS_MISMATCH"}
 	ErrInvalidParameterValue = &ServerError{ErrorClass: "INVALID_PARAMETER_VALUE"}
+	// ErrMalformedRecord: a JSON or CSV read with the option mode FAILFAST
+	// met a malformed line (Spark's MALFORMED_RECORD_IN_PARSING).
+	ErrMalformedRecord = &ServerError{ErrorClass: "MALFORMED_RECORD_IN_PARSING"}
 	// ErrSessionChanged: the server restarted since this Session last
 	// reached it. Its temp views and memory tables are gone; open a new
 	// Session (Builder().GetOrCreate()) to go on. Streaming queries the

@@ -123,7 +123,7 @@ func (r *DataFrameReader) load(paths []string) (*DataFrame, error) {
 	case r.format == "parquet":
 		schema, err = file.ParquetSchema(files[0])
 	case r.format == "json":
-		schema, err = file.InferJSONSchema(files)
+		schema, err = file.InferJSONSchema(files, r.opts)
 	default:
 		return nil, fmt.Errorf("a schema is required to read %s: call Schema(\"a string, b int\") before Load", r.format)
 	}

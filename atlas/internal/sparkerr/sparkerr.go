@@ -118,4 +118,6 @@ var states = map[string]string{
 	"UNSUPPORTED_SAVE_MODE":                      "0A000",
 	"INVALID_SAVE_MODE":                          "42000",
 	"NOT_SUPPORTED_COMMAND_WITHOUT_HIVE_SUPPORT": "0A000",
+	"MALFORMED_RECORD_IN_PARSING":                "22023",
+	"INVALID_CORRUPT_RECORD_TYPE":                "42804",
 }

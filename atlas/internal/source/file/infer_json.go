@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sparkerr"
 )
 
 // maxInferLine bounds one JSON line read for inference (64 MiB).
@@ -23,15 +25,22 @@ const maxInferLine = 64 << 20
 // (fields sorted too) and arrays arrays of their merged elements. A field
 // seen only as null, or as an empty array's element, is a string; fields
 // of conflicting kinds are strings, except bigint and double, which
-// widen to double. Lines that are not JSON objects are skipped (Spark
-// would add _corrupt_record, which Atlas does not). One departure: an
-// integer beyond bigint is a double, where Spark infers decimal(p, 0).
-// Atlas's JSON reader does not read arrays yet: a read whose inferred
-// schema has one is refused, naming the field.
-func InferJSONSchema(paths []string) (*arrow.Schema, error) {
+// widen to double. A line that is not JSON (or is truncated) is
+// malformed: with the option mode PERMISSIVE (the default) it adds the
+// string column columnNameOfCorruptRecord (default _corrupt_record),
+// sorted among the others, as Spark's JsonInferSchema does; DROPMALFORMED
+// leaves it out; FAILFAST fails. Valid JSON that is not an object is
+// skipped. One departure: an integer beyond bigint is a double, where
+// Spark infers decimal(p, 0). Atlas's JSON reader does not read arrays
+// yet: a read whose inferred schema has one is refused, naming the field.
+func InferJSONSchema(paths []string, opts map[string]string) (*arrow.Schema, error) {
+	ro, err := parseReadOptions("json", opts, false)
+	if err != nil {
+		return nil, err
+	}
 	var top *jsonNode
 	for _, p := range paths {
-		if err := inferJSONFile(p, &top); err != nil {
+		if err := inferJSONFile(p, ro, &top); err != nil {
 			return nil, err
 		}
 	}
@@ -42,7 +51,7 @@ func InferJSONSchema(paths []string) (*arrow.Schema, error) {
 	return arrow.NewSchema(st.Fields(), nil), nil
 }
 
-func inferJSONFile(path string, top **jsonNode) error {
+func inferJSONFile(path string, ro readOptions, top **jsonNode) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("json source: %w", err)
@@ -52,16 +61,26 @@ func inferJSONFile(path string, top **jsonNode) error {
 	sc.Buffer(make([]byte, 0, 64<<10), maxInferLine)
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] != '{' {
+		if len(line) == 0 {
 			continue
 		}
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.UseNumber()
-		var v map[string]any
+		var v any
 		if dec.Decode(&v) != nil {
+			switch ro.mode {
+			case FailFast:
+				return sparkerr.New("MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION", "Malformed records are detected in schema inference. Parse Mode: FAILFAST. (%s: %.200s)", path, line)
+			case Permissive:
+				if ro.corrupt != "" {
+					*top = mergeJSON(*top, &jsonNode{kind: jsonStruct, fields: map[string]*jsonNode{ro.corrupt: {kind: jsonString}}})
+				}
+			}
 			continue
 		}
-		*top = mergeJSON(*top, nodeOf(v))
+		if obj, ok := v.(map[string]any); ok {
+			*top = mergeJSON(*top, nodeOf(obj))
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("json source: %s: %w", path, err)

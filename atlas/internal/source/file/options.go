@@ -21,7 +21,7 @@ var StreamOptions = []string{"path", "maxFilesPerTrigger", "latestFirst", "maxFi
 
 // FormatOptions are the options each format's reader takes.
 var FormatOptions = map[string][]string{
-	"json":    {"mode", "timeZone"},
+	"json":    {"mode", "columnNameOfCorruptRecord", "timeZone"},
 	"csv":     {"mode", "header", "sep", "delimiter", "comment", "nullValue", "nanValue", "positiveInf", "negativeInf"},
 	"parquet": {},
 }
@@ -30,7 +30,7 @@ var FormatOptions = map[string][]string{
 // naming one is an error that says so rather than a silent difference.
 var unsupported = map[string]string{
 	"multiline":                 "multiLine: only one JSON object per line (JSON Lines) is read",
-	"columnnameofcorruptrecord": "columnNameOfCorruptRecord: malformed lines are counted in numMalformedRows instead",
+	"columnnameofcorruptrecord": "columnNameOfCorruptRecord for CSV: malformed lines are counted in numMalformedRows instead (JSON has it)",
 	"recursivefilelookup":       "recursiveFileLookup: files in subdirectories are always listed",
 	"maxbytespertrigger":        "maxBytesPerTrigger: use maxFilesPerTrigger",
 	"quote":                     "quote: CSV fields are quoted with \"",
@@ -39,6 +39,10 @@ var unsupported = map[string]string{
 	"charset":                   "charset: files are read as UTF-8",
 	"inferschema":               "inferSchema: give the schema with Schema(\"a int, b string\")",
 }
+
+// DefaultCorruptRecordColumn is Spark's default columnNameOfCorruptRecord
+// (spark.sql.columnNameOfCorruptRecord).
+const DefaultCorruptRecordColumn = "_corrupt_record"
 
 // Mode is the parse mode for malformed records (Spark's ParseMode).
 type Mode int
@@ -73,7 +77,10 @@ const (
 
 // readOptions are the options of one format's reader.
 type readOptions struct {
-	mode      Mode
+	mode Mode
+	// corrupt is columnNameOfCorruptRecord (JSON): the column, when the
+	// schema has it, that holds a malformed line's text in PERMISSIVE mode.
+	corrupt   string
 	header    bool
 	sep       rune
 	comment   rune
@@ -112,7 +119,7 @@ func lower(opts map[string]string) (map[string]string, []string) {
 // parseReadOptions reads the format options, rejecting the others unless
 // stream is set (then the stream options are allowed too).
 func parseReadOptions(format string, opts map[string]string, stream bool) (readOptions, error) {
-	ro := readOptions{sep: ',', nanValue: "NaN", posInf: "Inf", negInf: "-Inf"}
+	ro := readOptions{sep: ',', nanValue: "NaN", posInf: "Inf", negInf: "-Inf", corrupt: DefaultCorruptRecordColumn}
 	valid := map[string]bool{}
 	for _, o := range FormatOptions[format] {
 		valid[strings.ToLower(o)] = true
@@ -125,7 +132,7 @@ func parseReadOptions(format string, opts map[string]string, stream bool) (readO
 	lo, keys := lower(opts)
 	for _, k := range keys {
 		v := lo[k]
-		if why, ok := unsupported[k]; ok {
+		if why, ok := unsupported[k]; ok && !valid[k] {
 			return ro, fmt.Errorf("%s source: option %s is not supported", format, why)
 		}
 		if !valid[k] {
@@ -148,6 +155,8 @@ func parseReadOptions(format string, opts map[string]string, stream bool) (readO
 			default:
 				err = fmt.Errorf("%s source: option mode must be PERMISSIVE, DROPMALFORMED or FAILFAST, got %q", format, v)
 			}
+		case "columnnameofcorruptrecord":
+			ro.corrupt = v
 		case "header":
 			ro.header, err = parseBool(format, "header", v)
 		case "sep", "delimiter":

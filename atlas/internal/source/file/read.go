@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/jsonx"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sparkerr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
@@ -29,6 +30,11 @@ type Reader struct {
 	opts   readOptions
 	mem    memory.Allocator
 	dec    *jsonx.Decoder // json and csv
+	// corruptAt is the position in schema of the JSON column that holds
+	// malformed lines (columnNameOfCorruptRecord), -1 when schema has
+	// none; decSchema is schema without it, what dec decodes.
+	corruptAt int
+	decSchema *arrow.Schema
 }
 
 // NewReader returns a reader of format ("json", "csv" or "parquet") files
@@ -42,7 +48,12 @@ func NewReader(format string, schema *arrow.Schema, opts map[string]string) (*Re
 }
 
 func newReader(format string, schema *arrow.Schema, ro readOptions) (*Reader, error) {
-	r := &Reader{format: format, schema: schema, opts: ro, mem: memory.DefaultAllocator}
+	r := &Reader{format: format, schema: schema, opts: ro, mem: memory.DefaultAllocator, corruptAt: -1, decSchema: schema}
+	if format == "json" {
+		if err := r.findCorruptColumn(); err != nil {
+			return nil, err
+		}
+	}
 	switch format {
 	case "json", "csv":
 		if format == "csv" {
@@ -52,7 +63,7 @@ func newReader(format string, schema *arrow.Schema, ro readOptions) (*Reader, er
 				}
 			}
 		}
-		dec, err := jsonx.NewDecoder(schema, jsonx.Options{})
+		dec, err := jsonx.NewDecoder(r.decSchema, jsonx.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("%s source: %w", format, err)
 		}
@@ -62,6 +73,24 @@ func newReader(format string, schema *arrow.Schema, ro readOptions) (*Reader, er
 		return nil, fmt.Errorf("unknown file format %q; valid formats: %s", format, strings.Join(Formats, ", "))
 	}
 	return r, nil
+}
+
+// findCorruptColumn finds the columnNameOfCorruptRecord column in the
+// schema: it must be a nullable string, as Spark requires.
+func (r *Reader) findCorruptColumn() error {
+	idx := r.schema.FieldIndices(r.opts.corrupt)
+	if r.opts.corrupt == "" || len(idx) == 0 {
+		return nil
+	}
+	f := r.schema.Field(idx[0])
+	if f.Type.ID() != arrow.STRING || !f.Nullable {
+		return sparkerr.New("INVALID_CORRUPT_RECORD_TYPE", "The column %s for corrupt records must have the nullable STRING type, but got %s.", "`"+f.Name+"`", types.SQLName(f.Type))
+	}
+	r.corruptAt = idx[0]
+	fields := append([]arrow.Field(nil), r.schema.Fields()[:idx[0]]...)
+	fields = append(fields, r.schema.Fields()[idx[0]+1:]...)
+	r.decSchema = arrow.NewSchema(fields, nil)
+	return nil
 }
 
 // Schema is the schema of the records the reader yields.
@@ -110,7 +139,7 @@ func (r *Reader) decodeLines(file string, texts []string, lineNos []int, bad []s
 		}
 	}
 	if stats.Malformed == 0 && preBad == 0 {
-		return 0, r.yieldStruct(st, nil, fn)
+		return 0, r.yieldStruct(st, nil, nil, fn)
 	}
 	// Some rows are malformed: find which, one row at a time.
 	flags := make([]bool, len(texts))
@@ -136,13 +165,22 @@ func (r *Reader) decodeLines(file string, texts []string, lineNos []int, bad []s
 		flags[i] = true
 		n++
 		if r.opts.mode == FailFast {
-			return n, fmt.Errorf("%s line %d: malformed record (%s); mode FAILFAST stops at the first one: fix the file, or read with the option mode PERMISSIVE (nulls) or DROPMALFORMED (leave it out)", file, lineNos[i], why)
+			record := t // a JSON line as read; a CSV line's fields were re-encoded, so name it
+			if r.format != "json" {
+				record = fmt.Sprintf("line %d of %s", lineNos[i], file)
+			}
+			return n, sparkerr.WithParams("MALFORMED_RECORD_IN_PARSING.WITHOUT_SUGGESTION", map[string]string{"badRecord": record, "failFastMode": "FAILFAST"},
+				"Malformed records are detected in record parsing: %s. Parse Mode: FAILFAST. To process malformed records as null result, try setting the option 'mode' as 'PERMISSIVE' (%s line %d: malformed record (%s))", record, file, lineNos[i], why)
 		}
 	}
 	if r.opts.mode == DropMalformed {
-		return n, r.yieldStruct(st, flags, fn)
+		return n, r.yieldStruct(st, flags, nil, fn)
 	}
-	return n, r.yieldStruct(st, nil, fn)
+	var corrupt []string
+	if r.corruptAt >= 0 {
+		corrupt = texts
+	}
+	return n, r.yieldStruct(st, nil, func(i int) bool { return flags[i] && corrupt != nil }, fn, corrupt...)
 }
 
 func (r *Reader) decode(texts []string) (*array.Struct, jsonx.Stats, error) {
@@ -155,10 +193,30 @@ func (r *Reader) decode(texts []string) (*array.Struct, jsonx.Stats, error) {
 }
 
 // yieldStruct passes the struct's rows to fn as a record, leaving out the
-// rows drop marks.
-func (r *Reader) yieldStruct(st *array.Struct, drop []bool, fn func(arrow.RecordBatch) error) error {
-	rec := array.RecordFromStructArray(st, r.schema)
+// rows drop marks. With a corrupt-record column in the schema, row i's
+// corrupt value is texts[i] where bad(i) holds, null elsewhere.
+func (r *Reader) yieldStruct(st *array.Struct, drop []bool, bad func(int) bool, fn func(arrow.RecordBatch) error, texts ...string) error {
+	rec := array.RecordFromStructArray(st, r.decSchema)
 	defer rec.Release()
+	if r.corruptAt >= 0 {
+		b := array.NewStringBuilder(r.mem)
+		defer b.Release()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if bad != nil && bad(i) {
+				b.Append(texts[i])
+			} else {
+				b.AppendNull()
+			}
+		}
+		col := b.NewArray()
+		defer col.Release()
+		cols := append([]arrow.Array(nil), rec.Columns()[:r.corruptAt]...)
+		cols = append(cols, col)
+		cols = append(cols, rec.Columns()[r.corruptAt:]...)
+		full := array.NewRecordBatch(r.schema, cols, rec.NumRows())
+		defer full.Release()
+		rec = full
+	}
 	if drop == nil {
 		return fn(rec)
 	}
