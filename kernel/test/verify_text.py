@@ -80,7 +80,8 @@ def cell_text(cell):
     for out in cell.get("outputs", []):
         kind = out.get("output_type")
         if kind == "stream" and out.get("name") == "stdout":
-            parts.append(out.get("text", ""))
+            text = out.get("text", "")
+            parts.append("".join(text) if isinstance(text, list) else text)
         elif kind in ("display_data", "execute_result"):
             data = out.get("data", {})
             html = data.get("text/html", "")

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -62,9 +65,11 @@ func checkLab03(t *testing.T, st *privateStack, cells []executedCell) {
 	diffCounts(t, "per_wiki", got, perWiki)
 
 	got = map[string]int64{}
+	approx := map[string]int64{}
 	readJSONLines(t, filepath.Join(dir, "editors.jsonl"), func(m map[string]any) {
 		key := fmt.Sprintf("%s|%v", utcOf(t, m["window_start"]), m["wiki"])
 		got[key] = int64(m["editors_exact"].(float64))
+		approx[key] = int64(m["editors_approx"].(float64))
 		if approx := int64(m["editors_approx"].(float64)); !hllClose(approx, len(editors[key])) {
 			t.Errorf("editors %s: approx_count_distinct %d, exact %d: beyond HyperLogLog++'s error", key, approx, len(editors[key]))
 		}
@@ -74,6 +79,7 @@ func checkLab03(t *testing.T, st *privateStack, cells []executedCell) {
 		exact[k] = int64(len(set))
 	}
 	diffCounts(t, "editors", got, exact)
+	checkLab03Busiest(t, cells, exact, approx)
 
 	got = map[string]int64{}
 	readJSONLines(t, filepath.Join(dir, "titles.jsonl"), func(m map[string]any) {
@@ -125,4 +131,61 @@ func diffCounts(t *testing.T, what string, got, want map[string]int64) {
 	if len(got) != len(want) {
 		t.Errorf("%s: %d keys, the reference %d", what, len(got), len(want))
 	}
+}
+
+// checkLab03Busiest checks the results cell's second table, the one
+// Check yourself's question 2 asks about: the 10 windows with the most
+// distinct editors of the reference (exact counts from the raw records;
+// ties by window start, then wiki), each with its HyperLogLog++ estimate as
+// saved and its relative error.
+func checkLab03Busiest(t *testing.T, cells []executedCell, exact, approx map[string]int64) {
+	t.Helper()
+	type window struct {
+		start, wiki string
+		n           int64
+	}
+	var ws []window
+	for k, n := range exact {
+		start, wiki, _ := strings.Cut(k, "|")
+		ws = append(ws, window{start, wiki, n})
+	}
+	sort.Slice(ws, func(i, j int) bool {
+		if ws[i].n != ws[j].n {
+			return ws[i].n > ws[j].n
+		}
+		if ws[i].start != ws[j].start {
+			return ws[i].start < ws[j].start
+		}
+		return ws[i].wiki < ws[j].wiki
+	})
+	var tables []*sparkTable
+	for _, p := range taggedCell(t, cells, "results").parts() {
+		if p.table != nil {
+			tables = append(tables, p.table)
+		}
+	}
+	if len(tables) != 3 {
+		t.Fatalf("the results cell shows %d tables, want 3", len(tables))
+	}
+	tb := tables[1]
+	cs, cw, ce, ca, cr := tb.column(t, "window_start"), tb.column(t, "wiki"), tb.column(t, "editors_exact"), tb.column(t, "editors_approx"), tb.column(t, "relative_error")
+	if len(tb.rows) != 10 {
+		t.Fatalf("the busiest-windows table has %d rows, want 10", len(tb.rows))
+	}
+	for i, r := range tb.rows {
+		ts, err := time.Parse("2006-01-02 15:04:05", r[cs])
+		if err != nil {
+			t.Fatalf("window_start %q: %v", r[cs], err)
+		}
+		w := ws[i]
+		key := ts.UTC().Format(time.RFC3339) + "|" + r[cw]
+		wantErr := math.Round(math.Abs(float64(approx[key]-w.n))/float64(w.n)*1e4) / 1e4
+		gotErr, _ := strconv.ParseFloat(r[cr], 64)
+		if ts.UTC().Format(time.RFC3339) != w.start || r[cw] != w.wiki || r[ce] != strconv.FormatInt(w.n, 10) ||
+			r[ca] != strconv.FormatInt(approx[key], 10) || math.Abs(gotErr-wantErr) > 1e-9 {
+			t.Errorf("busiest window %d: %v, the reference %s %s exact %d approx %d error %v", i+1, r, w.start, w.wiki, w.n, approx[key], wantErr)
+		}
+	}
+	proseSays(t, "Check yourself", markdownCell(t, cells, "## Check yourself"),
+		[]string{"The results cell shows the busiest windows, the 10 with the most distinct editors"}, nil)
 }

@@ -497,6 +497,21 @@ func checkLab02(t *testing.T, _ *privateStack, cells []executedCell) {
 	if !strings.Contains(taggedCell(t, cells, "live-view").stdout(), "stopped watching: err=<nil> isActive=true") {
 		t.Errorf("the live view cell did not leave the query running:\n%s", taggedCell(t, cells, "live-view").stdout())
 	}
+	// The saved frame stays true after the Stop cell: dated, in the past tense.
+	for _, h := range taggedCell(t, cells, "live-view").html() {
+		if !chartContainer.MatchString(h) {
+			continue // not the live view (the console tail)
+		}
+		if strings.Contains(h, "still running") || !regexp.MustCompile(`running at \d\d:\d\d:\d\d UTC, when this cell stopped watching`).MatchString(h) {
+			t.Errorf("the live view's last frame does not say when it stopped watching (or says \"still running\")")
+		}
+	}
+	// The prose says what the query computes: an estimate, not a collected set.
+	proseSays(t, "the Start section", markdownCell(t, cells, "## Start a query and leave it running"),
+		[]string{"`approx_count_distinct`: one HyperLogLog++ sketch per key and window"}, []string{"collect the distinct values"})
+	if !strings.Contains(strings.Join(codeSources(cells), "\n"), `atlas.ApproxCountDistinct(atlas.Col("value")).Alias("distinct_values")`) {
+		t.Errorf("no cell computes ApproxCountDistinct of value any more: fix the Start section's prose")
+	}
 	// recentProgress: consecutive batch ids, the BEHIND marks where they belong.
 	rec := taggedCell(t, cells, "recent-progress").stdout()
 	rows := regexp.MustCompile(`(?m)^(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+ms(  BEHIND)?$`).FindAllStringSubmatch(rec, -1)

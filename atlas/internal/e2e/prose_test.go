@@ -68,3 +68,14 @@ func codeCell(t *testing.T, cells []executedCell, tag string) string {
 	t.Helper()
 	return taggedCell(t, cells, tag).source()
 }
+
+// codeSources returns the sources of every code cell.
+func codeSources(cells []executedCell) []string {
+	var out []string
+	for _, c := range cells {
+		if c.CellType == "code" {
+			out = append(out, c.source())
+		}
+	}
+	return out
+}
