@@ -82,6 +82,12 @@ func TestCompactionFoldsDeletesCommittedDuringIt(t *testing.T) {
 			if res.ConcurrentFolds == 0 || res.FilesRemoved != len(files) {
 				t.Fatalf("compaction result %+v: want the %d files replaced and the concurrent deletes folded", res, len(files))
 			}
+			// Every MERGE committed before the compaction's commit began:
+			// all of the folding happens before the commit lock, none while
+			// the stream's commits would wait for it.
+			if r.lockedFolds != 0 {
+				t.Fatalf("%d of %d bins folded while holding the commit lock; want 0 (folded before it)", r.lockedFolds, r.folded)
+			}
 			recs := readAll(t, tb)
 			assertRows(t, recs, want)
 			releaseRecords(recs)
@@ -276,4 +282,54 @@ func livePositions(t *testing.T, tb *Table, f DataFile, ids []int64) []int64 {
 		}
 	}
 	return out
+}
+
+// TestDanglingPartitionDeletesAreRemoved: a partition-scoped position
+// delete file names rows of two data files. A rewrite of the first keeps it
+// (it still deletes rows of the second); a rewrite of the second then
+// removes it, although the first is already gone. Before, it stayed in the
+// table for good, naming a file no snapshot holds, and every later reader
+// and compaction paid for it.
+func TestDanglingPartitionDeletesAreRemoved(t *testing.T) {
+	ctx := context.Background()
+	tb := createTestTable(t, openTest(t, ""), CreateOptions{Properties: map[string]string{"format-version": "2"}})
+	want := appendStream(t, tb, "load", 0, 2) // two files: ids 0..4 and 5..9
+	first, second := fileWithID(t, tb, 0), fileWithID(t, tb, 5)
+	rd, err := tb.NewRowDelta()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []struct {
+		f  DataFile
+		id int64
+	}{{first, 1}, {second, 7}} {
+		if err := rd.Delete(d.f, positionsOf(t, tb, d.f, d.id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := rd.Commit(ctx, Commit{QueryID: "cdc", BatchID: 0}); !ok || err != nil {
+		t.Fatalf("delete ids 1 and 7: %v %v", ok, err)
+	}
+	want = without(want, 1, 7)
+	if n := deleteFilesOf(t, tb); n != 1 {
+		t.Fatalf("%d delete files; want 1, naming both data files", n)
+	}
+	for i, id := range []int64{0, 5} {
+		f := fileWithID(t, tb, id)
+		recs, err := tb.ReadFiles(ctx, []DataFile{f}) // deletes applied
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tb.RewriteFiles(ctx, []DataFile{f}, recs, Commit{}); err != nil {
+			t.Fatalf("rewrite %d: %v", i, err)
+		}
+		releaseRecords(recs)
+		wantDeletes := int64(1 - i) // kept after the first, gone after the second
+		if n := deleteFilesOf(t, tb); n != wantDeletes {
+			t.Fatalf("after rewrite %d: %d delete files, want %d", i, n, wantDeletes)
+		}
+	}
+	recs := readAll(t, tb)
+	assertRows(t, recs, want)
+	releaseRecords(recs)
 }

@@ -28,9 +28,12 @@ type Rewrite struct {
 	// bins, when set (by binPack), say which added files were written from
 	// which removed ones: Commit then folds the deletes committed
 	// concurrently against the removed files into the added ones instead
-	// of failing (foldConcurrent). folded counts the bins written again.
-	bins   []*packedBin
-	folded int
+	// of failing (foldConcurrent). folded counts the bins written again,
+	// lockedFolds those of them written while holding the table's commit
+	// lock (see prefold).
+	bins        []*packedBin
+	folded      int
+	lockedFolds int
 }
 
 // addBin records that outputs were written from sources.
@@ -119,8 +122,12 @@ func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err err
 	validate, filter := r.validate, r.filter
 	r.mu.Unlock()
 	baseID := r.BaseSnapshotID()
+	baseSeq := snapshotSeq(r.base)
 
 	t := r.t
+	if len(r.bins) > 0 {
+		r.prefold(ctx, baseID, baseSeq, remove, &files)
+	}
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
 	removeFiles := make([]iceberg.DataFile, len(remove))
@@ -132,7 +139,6 @@ func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err err
 		t.removeFiles(files)
 		return false, fmt.Errorf("lakehouse: rewrite files of %s: %w", t.name, err)
 	}
-	baseSeq := snapshotSeq(r.base)
 	written := files
 	return t.commitTracked(ctx, "rewrite files of", c, &written, func(ctx context.Context, tx *table.Transaction, cur *table.Table, props iceberg.Properties) error {
 		if err := checkLive(ctx, cur, remove); err != nil {
@@ -146,7 +152,9 @@ func (r *Rewrite) Commit(ctx context.Context, c Commit) (committed bool, err err
 			// rewrite fails.
 			var err error
 			if len(r.bins) > 0 {
+				before := r.folded
 				foldDeletes, err = r.foldConcurrent(ctx, cur, baseSeq, remove, foldDeletes, &written)
+				r.lockedFolds += r.folded - before
 			} else {
 				err = t.checkNoNewDeletes(ctx, cur, baseSeq, remove)
 			}
@@ -285,6 +293,7 @@ func (t *Table) foldedDeletes(ctx context.Context, remove []DataFile) ([]iceberg
 		removed[f.Path] = true
 	}
 	seen := map[string]bool{}
+	gone := &goneFiles{cur: t.cur.Load()}
 	var out []iceberg.DataFile
 	for _, f := range remove {
 		for _, d := range f.deleteFiles() {
@@ -308,7 +317,14 @@ func (t *Table) foldedDeletes(ctx context.Context, remove []DataFile) ([]iceberg
 				}
 				dead := true
 				for p := range byPath {
-					dead = dead && removed[p]
+					if removed[p] {
+						continue
+					}
+					gone, err := gone.of(ctx, p)
+					if err != nil {
+						return nil, err
+					}
+					dead = dead && gone
 				}
 				if !dead {
 					continue

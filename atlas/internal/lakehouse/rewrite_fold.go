@@ -63,6 +63,7 @@ func (t *Table) readConcurrentDeletes(ctx context.Context, cur *table.Table, bas
 	for _, f := range remove {
 		removed[f.Path] = true
 	}
+	gone := &goneFiles{cur: cur}
 	at := func(path string) *Positions {
 		if out.byFile[path] == nil {
 			out.byFile[path] = &Positions{}
@@ -107,7 +108,11 @@ func (t *Table) readConcurrentDeletes(ctx context.Context, cur *table.Table, bas
 				all, some := true, false
 				for p, ps := range byPath {
 					if !removed[p] {
-						all = false
+						g, err := gone.of(ctx, p)
+						if err != nil {
+							return nil, fmt.Errorf("read concurrent deletes: %w", err)
+						}
+						all = all && g
 						continue
 					}
 					some = true
@@ -261,4 +266,53 @@ func keepRows(recs []arrow.RecordBatch, keep func(int64) bool) []arrow.RecordBat
 		pos += n
 	}
 	return out
+}
+
+// prefold folds the deletes committed since the rewrite's base into the
+// bins they hit, before Commit takes the commit lock every writer of the
+// table shares. Folding means reading and writing those bins again, which
+// takes as long as a compaction's share of the table; done under the lock
+// it would stall every streaming commit (a MERGE per micro-batch) for that
+// long. After a prefold, the commit has only the deletes that arrived in
+// the meantime left to fold (foldConcurrent is incremental: a bin is
+// written again only for positions its outputs do not already leave out),
+// so a stream waits for a few bins at most, and the compaction does not
+// lose the race to it (apache/iceberg#1286). It is best effort: on any
+// failure the commit folds everything under the lock, as before, and
+// reports the error there.
+func (r *Rewrite) prefold(ctx context.Context, baseID, baseSeq int64, remove []DataFile, written *[]iceberg.DataFile) {
+	t := r.t
+	fresh, err := t.lh.cat.LoadTable(ctx, t.ident)
+	if err != nil || snapshotID(fresh) == baseID {
+		return
+	}
+	if checkLive(ctx, fresh, remove) != nil {
+		return // the commit fails on it, with its own message
+	}
+	_, _ = r.foldConcurrent(ctx, fresh, baseSeq, remove, nil, written)
+}
+
+// goneFiles answers whether a data file is no longer live in cur, listing
+// cur's live data files once, on the first question. A partition-scoped
+// position delete file names rows of several data files; once every one of
+// them is removed (by this rewrite, or earlier by another) it deletes
+// nothing and is removed with the rewrite, instead of dangling in the
+// table for good (Iceberg's rewrite_data_files remove-dangling-deletes).
+type goneFiles struct {
+	cur  *table.Table
+	live map[string]bool
+}
+
+func (g *goneFiles) of(ctx context.Context, path string) (bool, error) {
+	if g.live == nil {
+		files, err := liveDataFiles(ctx, g.cur)
+		if err != nil {
+			return false, fmt.Errorf("list live data files: %w", err)
+		}
+		g.live = make(map[string]bool, len(files))
+		for _, f := range files {
+			g.live[f.FilePath()] = true
+		}
+	}
+	return !g.live[path], nil
 }
