@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
@@ -69,8 +71,8 @@ func truncTime(t time.Time, unit string, dateOnly bool) any {
 }
 
 // datePart is date_part(field, source) for a date or timestamp source:
-// the integer fields of Spark's DatePart. Fields with a fraction
-// (SECOND: DECIMAL(8,6)) and interval sources are refused.
+// the integer fields of Spark's DatePart, and SECOND as a DECIMAL(8,6)
+// with the microseconds (secondsPart). Interval sources are refused.
 func datePart(name string, col func(field string, args []string) string) *Def {
 	d := row(name, "datetime", 2, 2, &rowImpl{resolve: func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
 		switch in[1].ID() {
@@ -110,11 +112,45 @@ func datePart(name string, col func(field string, args []string) string) *Def {
 		case "MINUTE", "M", "MIN", "MINS", "MINUTES":
 			return int32(t.Minute()), nil
 		}
-		if strings.HasPrefix(field, "S") {
-			return nil, fmt.Errorf("[UNSUPPORTED_FEATURE] The feature is not supported: %s(%s, ...): the seconds field is a DECIMAL(8,6), which Atlas does not implement yet. SQLSTATE: 0A000", name, v[0])
+		if isSecondsField(field) {
+			return nil, fmt.Errorf("[UNSUPPORTED_FEATURE] The feature is not supported: %s(%s, ...): the SECOND field (a DECIMAL(8,6)) must be a literal. SQLSTATE: 0A000", name, v[0])
 		}
 		return nil, fmt.Errorf("[INVALID_EXTRACT_FIELD] Cannot extract %s from %s. SQLSTATE: 42601", v[0], name)
 	}})
 	d.ColumnName = func(_ string, a []string) string { return col(a[0], a) }
+	build := d.Build
+	d.Build = func(called string, a []expr.Expr) (expr.Expr, error) {
+		if f, err := stringLit(called, a, 0, "the field"); err == nil && isSecondsField(f) {
+			return &rowCall{name: called, args: a, impl: secondsPart}, nil
+		}
+		return build(called, a)
+	}
 	return d
 }
+
+// isSecondsField reports Spark's names of the SECOND field.
+func isSecondsField(f string) bool {
+	switch strings.ToUpper(strings.TrimSpace(f)) {
+	case "SECOND", "S", "SEC", "SECONDS", "SECS":
+		return true
+	}
+	return false
+}
+
+// secondsPart is date_part('SECOND', ts): the seconds with their
+// microseconds, a DECIMAL(8,6) as Spark's SecondWithFraction.
+var secondsPart = &rowImpl{resolve: func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
+	out := types.Decimal(8, 6)
+	switch in[1].ID() {
+	case arrow.DATE32, arrow.TIMESTAMP, arrow.NULL:
+	case arrow.STRING:
+		return []arrow.DataType{tString, types.Timestamp}, out, nil
+	default:
+		return nil, nil, fmt.Errorf("extracting the seconds of %s is not supported: Atlas extracts fields of dates and timestamps only", types.Name(in[1]))
+	}
+	return []arrow.DataType{tString, nil}, out, nil
+}, eval: func(v []any) (any, error) {
+	t := v[1].(time.Time).UTC()
+	us := int64(t.Second())*1_000_000 + int64(t.Nanosecond()/1000)
+	return expr.Decimal{Unscaled: decimal128.FromI64(us), Precision: 8, Scale: 6}, nil
+}}

@@ -107,6 +107,8 @@ func TestDecimalSQL(t *testing.T) {
 		{"SELECT try_mod(3.0, 2.0)", "decimal(2,1)", "1.0"},
 		{"SELECT pmod(-7.5, 2)", "decimal(2,1)", "0.5"},
 		{"SELECT CASE WHEN 1 > 0 THEN 1 ELSE 1.2 END", "decimal(11,1)", "1.0"},
+		// Spark's example: date_part('SECONDS', ...) is DECIMAL(8,6).
+		{"SELECT date_part('SECONDS', TIMESTAMP '2019-10-01 00:00:01.000001')", "decimal(8,6)", "1.000001"},
 		// Aggregates: sum DECIMAL(p+10,s), avg DECIMAL(p+4,s+4), min/max
 		// the column's type. VALUES (1.5), (2.25) is DECIMAL(3,2).
 		{"SELECT sum(c) FROM VALUES (1.5), (2.25), (NULL) AS t(c)", "decimal(13,2)", "3.75"},

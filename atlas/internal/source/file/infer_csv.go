@@ -40,7 +40,7 @@ const (
 // to the wider number; dates and timestamps mixed, or any other mix, are
 // strings. Values equal to nullValue ("" by default) do not count; a
 // column of none is a string. One departure: an integer beyond bigint is
-// a double, where Spark infers decimal(p, 0) (Atlas has no DECIMAL).
+// a double, where Spark infers decimal(p, 0) (Atlas's inference does not make decimals yet).
 func InferCSVSchema(paths []string, opts map[string]string) (*arrow.Schema, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("csv source: inferSchema found no file to infer from: give the schema with Schema(\"a int, b string\")")
