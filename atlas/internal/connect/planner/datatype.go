@@ -112,10 +112,17 @@ func TypeName(t *pb.DataType) (string, error) {
 		return "date", nil
 	case *pb.DataType_Binary_:
 		return "binary", nil
+	case *pb.DataType_Decimal_:
+		// DecimalType() without parameters is Spark's DECIMAL(10,0).
+		p, s := int32(10), int32(0)
+		if d := t.GetDecimal(); d.Precision != nil {
+			p, s = d.GetPrecision(), d.GetScale()
+		}
+		return fmt.Sprintf("decimal(%d,%d)", p, s), nil
 	case *pb.DataType_Unparsed_:
 		return t.GetUnparsed().GetDataTypeString(), nil
 	}
-	return "", unsupported("casting to "+OneofName(t.ProtoReflect(), "kind"), "cast to string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date or binary")
+	return "", unsupported("casting to "+OneofName(t.ProtoReflect(), "kind"), "cast to string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date, binary or decimal")
 }
 
 // ParseDDL parses a DDL column list ("a string, b bigint") into a Spark
