@@ -22,10 +22,19 @@ var DayTimeInterval = &arrow.DurationType{Unit: arrow.Microsecond}
 
 // FromName returns the Arrow type for a Spark SQL type name (case-insensitive):
 // string, int/integer, bigint/long, smallint/short, tinyint/byte, double,
-// float/real, boolean, timestamp, date, binary, decimal(p,s), array<type>
-// and interval day to second.
+// float/real, boolean, timestamp, date, binary, decimal(p,s), array<type>,
+// struct<name: type, ...> (field names keep their case) and interval day to
+// second.
 func FromName(name string) (arrow.DataType, error) {
-	low := strings.ToLower(strings.TrimSpace(name))
+	trimmed := strings.TrimSpace(name)
+	low := strings.ToLower(trimmed)
+	if strings.HasPrefix(low, "struct<") && strings.HasSuffix(low, ">") {
+		fields, err := parseFields(trimmed[len("struct<"):len(trimmed)-1], true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", trimmed, err)
+		}
+		return arrow.StructOf(fields...), nil
+	}
 	if d, ok, err := parseDecimalName(low); ok || err != nil {
 		if err != nil {
 			return nil, err
@@ -33,7 +42,7 @@ func FromName(name string) (arrow.DataType, error) {
 		return d, nil
 	}
 	if strings.HasPrefix(low, "array<") && strings.HasSuffix(low, ">") {
-		elem, err := FromName(low[len("array<") : len(low)-1])
+		elem, err := FromName(trimmed[len("array<") : len(trimmed)-1])
 		if err != nil {
 			return nil, err
 		}
@@ -167,40 +176,101 @@ func SQL(t arrow.DataType) string {
 
 // ParseDDL parses a Spark DDL schema string, "name type, name type, ...",
 // into an Arrow schema whose fields are all nullable (as from_json yields).
-// A column may be followed by NOT NULL.
+// A column may be followed by NOT NULL. Types nest: struct<a: int, b:
+// string>, array<struct<...>>, decimal(10,2); names may be backquoted.
 func ParseDDL(ddl string) (*arrow.Schema, error) {
+	fields, err := parseFields(ddl, false)
+	if err != nil {
+		return nil, fmt.Errorf("schema %q: %w", ddl, err)
+	}
+	return arrow.NewSchema(fields, nil), nil
+}
+
+// parseFields parses "name type, ..." (inStruct: "name: type" too, as
+// inside struct<...>).
+func parseFields(ddl string, inStruct bool) ([]arrow.Field, error) {
 	var fields []arrow.Field
 	seen := map[string]bool{}
-	for i, part := range strings.Split(ddl, ",") {
+	for i, part := range splitTop(ddl) {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			return nil, fmt.Errorf("schema %q: column %d is empty", ddl, i+1)
+			return nil, fmt.Errorf("column %d is empty", i+1)
 		}
-		words := strings.Fields(part)
-		if len(words) < 2 {
-			return nil, fmt.Errorf("schema %q: column %d %q needs a name and a type, such as \"ts timestamp\"", ddl, i+1, part)
+		name, rest, ok := cutName(part)
+		if inStruct {
+			rest = strings.TrimPrefix(strings.TrimSpace(rest), ":")
 		}
-		name := strings.Trim(words[0], "`")
-		t, err := FromName(words[1])
-		if err != nil {
-			return nil, fmt.Errorf("schema %q: column %q: %w", ddl, name, err)
+		rest = strings.TrimSpace(rest)
+		if !ok || name == "" || rest == "" {
+			return nil, fmt.Errorf("column %d %q needs a name and a type, such as \"ts timestamp\"", i+1, part)
 		}
 		nullable := true
-		rest := strings.ToUpper(strings.Join(words[2:], " "))
-		switch rest {
-		case "":
-		case "NOT NULL":
+		if up := strings.ToUpper(rest); strings.HasSuffix(up, " NOT NULL") {
 			nullable = false
-		default:
-			return nil, fmt.Errorf("schema %q: column %q: unexpected %q after the type", ddl, name, strings.Join(words[2:], " "))
+			rest = strings.TrimSpace(rest[:len(rest)-len(" NOT NULL")])
+		}
+		t, err := FromName(rest)
+		if err != nil {
+			if w := strings.Fields(rest); len(w) > 1 {
+				if _, e2 := FromName(w[0]); e2 == nil {
+					return nil, fmt.Errorf("column %q: unexpected %q after the type", name, strings.Join(w[1:], " "))
+				}
+			}
+			return nil, fmt.Errorf("column %q: %w", name, err)
 		}
 		if seen[strings.ToLower(name)] {
-			return nil, fmt.Errorf("schema %q: column %q appears twice", ddl, name)
+			return nil, fmt.Errorf("column %q appears twice", name)
 		}
 		seen[strings.ToLower(name)] = true
 		fields = append(fields, arrow.Field{Name: name, Type: t, Nullable: nullable})
 	}
-	return arrow.NewSchema(fields, nil), nil
+	return fields, nil
+}
+
+// cutName splits a field's leading name (backquoted, with “ for a
+// backquote, or up to a blank or ':') from the rest.
+func cutName(part string) (name, rest string, ok bool) {
+	if strings.HasPrefix(part, "`") {
+		var b strings.Builder
+		for i := 1; i < len(part); i++ {
+			if part[i] == '`' {
+				if i+1 < len(part) && part[i+1] == '`' {
+					b.WriteByte('`')
+					i++
+					continue
+				}
+				return b.String(), part[i+1:], true
+			}
+			b.WriteByte(part[i])
+		}
+		return "", "", false
+	}
+	i := strings.IndexAny(part, " \t\n:")
+	if i < 0 {
+		return part, "", true
+	}
+	return part[:i], part[i:], true
+}
+
+// splitTop splits s at the commas outside <...>, (...) and backquotes.
+func splitTop(s string) []string {
+	var parts []string
+	depth, start, quoted := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '`':
+			quoted = !quoted
+		case quoted:
+		case c == '<' || c == '(':
+			depth++
+		case c == '>' || c == ')':
+			depth--
+		case c == ',' && depth == 0:
+			parts = append(parts, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, s[start:])
 }
 
 // TreeString renders a schema the way Spark's printSchema does:

@@ -31,8 +31,7 @@ const maxInferLine = 64 << 20
 // sorted among the others, as Spark's JsonInferSchema does; DROPMALFORMED
 // leaves it out; FAILFAST fails. Valid JSON that is not an object is
 // skipped. One departure: an integer beyond bigint is a double, where
-// Spark infers decimal(p, 0). Atlas's JSON reader does not read arrays
-// yet: a read whose inferred schema has one is refused, naming the field.
+// Spark infers decimal(p, 0).
 func InferJSONSchema(paths []string, opts map[string]string) (*arrow.Schema, error) {
 	ro, err := parseReadOptions("json", opts, false)
 	if err != nil {

@@ -35,6 +35,9 @@ type Reader struct {
 	// none; decSchema is schema without it, what dec decodes.
 	corruptAt int
 	decSchema *arrow.Schema
+	// lists says decSchema has arrays: dec decodes them as their JSON
+	// text (withoutLists) and decode turns the text into the arrays.
+	lists bool
 }
 
 // NewReader returns a reader of format ("json", "csv" or "parquet") files
@@ -63,7 +66,13 @@ func newReader(format string, schema *arrow.Schema, ro readOptions) (*Reader, er
 				}
 			}
 		}
-		dec, err := jsonx.NewDecoder(r.decSchema, jsonx.Options{})
+		decSchema := r.decSchema
+		if format == "json" {
+			if flat, changed := withoutLists(arrow.StructOf(r.decSchema.Fields()...)); changed {
+				decSchema, r.lists = arrow.NewSchema(flat.(*arrow.StructType).Fields(), nil), true
+			}
+		}
+		dec, err := jsonx.NewDecoder(decSchema, jsonx.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("%s source: %w", format, err)
 		}
@@ -189,7 +198,25 @@ func (r *Reader) decode(texts []string) (*array.Struct, jsonx.Stats, error) {
 	b.AppendValues(texts, nil)
 	in := b.NewArray()
 	defer in.Release()
-	return r.dec.Decode(in)
+	st, stats, err := r.dec.Decode(in)
+	if err != nil || !r.lists {
+		return st, stats, err
+	}
+	defer st.Release()
+	bad := make([]bool, len(texts))
+	out, err := listsFrom(r.mem, st, arrow.StructOf(r.decSchema.Fields()...), bad)
+	if err != nil {
+		return nil, stats, fmt.Errorf("json source: %w", err)
+	}
+	for i, b := range bad {
+		if b {
+			stats.Malformed++
+			if stats.FirstError == "" {
+				stats.FirstError = fmt.Sprintf("row %d: an array field is not a JSON array of its element type", i)
+			}
+		}
+	}
+	return out.(*array.Struct), stats, nil
 }
 
 // yieldStruct passes the struct's rows to fn as a record, leaving out the
