@@ -213,7 +213,7 @@ func (r *DataFrameReader) loadKafka() (*DataFrame, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.s.CreateDataFrame(kafka.Schema, recs), nil
+	return r.s.CreateDataFrame(b.Schema(), recs), nil
 }
 
 // Warnings are what the last Load warned of without failing: the Kafka

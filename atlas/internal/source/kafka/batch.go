@@ -14,7 +14,8 @@ import (
 // Batch is Spark's Kafka batch source, spark.read.format("kafka"): it
 // reads the records between startingOffsets (earliest by default) and
 // endingOffsets (latest by default, as listed when Read is called) once,
-// with the streaming source's schema (Schema).
+// with the streaming source's schema (Schema), plus Spark's headers
+// column with includeHeaders=true (SchemaWithHeaders).
 type Batch struct {
 	src *Source
 }
@@ -39,6 +40,15 @@ func NewBatch(opts map[string]string) (*Batch, error) {
 		lister: &offsetLister{cl: cl, adm: kadm.NewClient(cl), topics: cfg.topics, readCommitted: cfg.readCommitted, pattern: cfg.pattern, assigned: cfg.assigned},
 		reader: newReader(cl, cfg),
 	}}, nil
+}
+
+// Schema is the schema of the records Read yields: Schema, or
+// SchemaWithHeaders with includeHeaders=true.
+func (b *Batch) Schema() *arrow.Schema {
+	if b.src.cfg.includeHeaders {
+		return SchemaWithHeaders
+	}
+	return Schema
 }
 
 // Description names the read as the streaming source does.
@@ -90,10 +100,27 @@ func (b *Batch) Read(ctx context.Context, fn func(arrow.RecordBatch) error) erro
 	if err != nil {
 		return err
 	}
-	if _, err := b.src.reader.read(ctx, from, until, fn); err != nil {
+	if !b.src.cfg.includeHeaders {
+		if _, err := b.src.reader.read(ctx, from, until, fn); err != nil {
+			return fmt.Errorf("kafka source: reading %s to %s: %w", FormatOffset(from), FormatOffset(until), err)
+		}
+		return nil
+	}
+	var recs []arrow.RecordBatch
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	_, err = b.src.reader.read(ctx, from, until, func(rec arrow.RecordBatch) error {
+		rec.Retain()
+		recs = append(recs, rec)
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("kafka source: reading %s to %s: %w", FormatOffset(from), FormatOffset(until), err)
 	}
-	return nil
+	return b.withHeaders(ctx, recs, fn)
 }
 
 // Close closes the Kafka client.

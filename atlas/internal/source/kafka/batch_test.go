@@ -1,11 +1,14 @@
 package kafka
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func batchRead(t *testing.T, opts map[string]string) ([]row, error) {
@@ -117,4 +120,97 @@ func TestBatchRefusesWhatSparkRefuses(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ending offset not valid in streaming queries") {
 		t.Errorf("streaming with endingOffsets: err = %v, want Spark's refusal", err)
 	}
+}
+
+// TestBatchIncludeHeaders: with includeHeaders=true a batch read adds
+// Spark's headers column, array<struct<key: string, value: binary>>, each
+// record's headers in order (a null value kept), null for a record
+// without any; the reference is what the test produced. A stream still
+// refuses the option.
+func TestBatchIncludeHeaders(t *testing.T) {
+	addr := newCluster(t, kfake.SeedTopics(2, "h"))
+	ctx := testContext(t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	want := map[string]string{} // "p/offset" -> rendered headers
+	var recs []*kgo.Record
+	for i := range 12 {
+		r := &kgo.Record{Topic: "h", Partition: int32(i % 2), Value: []byte(fmt.Sprint(i))}
+		switch i % 3 {
+		case 1:
+			r.Headers = []kgo.RecordHeader{{Key: "trace", Value: []byte(fmt.Sprintf("t%d", i))}}
+		case 2:
+			r.Headers = []kgo.RecordHeader{{Key: "a", Value: []byte("1")}, {Key: "a", Value: nil}, {Key: "b", Value: []byte{}}}
+		}
+		recs = append(recs, r)
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		want[fmt.Sprintf("%d/%d", r.Partition, r.Offset)] = renderHeaders(r.Headers)
+	}
+	b, err := NewBatch(map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "h", "includeHeaders": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if !b.Schema().Equal(SchemaWithHeaders) {
+		t.Fatalf("schema %v", b.Schema())
+	}
+	got := map[string]string{}
+	err = b.Read(ctx, func(rec arrow.RecordBatch) error {
+		if !rec.Schema().Equal(SchemaWithHeaders) {
+			t.Fatalf("record schema %v", rec.Schema())
+		}
+		part := rec.Column(colPartition).(*array.Int32)
+		off := rec.Column(colOffset).(*array.Int64)
+		hs := rec.Column(numColumns).(*array.List)
+		st := hs.ListValues().(*array.Struct)
+		keys, vals := st.Field(0).(*array.String), st.Field(1).(*array.Binary)
+		for i := range int(rec.NumRows()) {
+			var h []kgo.RecordHeader
+			if hs.IsValid(i) {
+				lo, hi := hs.ValueOffsets(i)
+				for j := lo; j < hi; j++ {
+					var v []byte
+					if vals.IsValid(int(j)) {
+						v = append([]byte{}, vals.Value(int(j))...)
+					}
+					h = append(h, kgo.RecordHeader{Key: keys.Value(int(j)), Value: v})
+				}
+			}
+			got[fmt.Sprintf("%d/%d", part.Value(i), off.Value(i))] = renderHeaders(h)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("headers\n got %v\nwant %v", got, want)
+	}
+	if _, err := New(map[string]string{"kafka.bootstrap.servers": addr, "subscribe": "h", "includeHeaders": "true"}); err == nil {
+		t.Error("a stream took includeHeaders=true")
+	}
+}
+
+// renderHeaders writes headers as the test compares them: none is "null",
+// a null value "key=<null>".
+func renderHeaders(hs []kgo.RecordHeader) string {
+	if len(hs) == 0 {
+		return "null"
+	}
+	var parts []string
+	for _, h := range hs {
+		if h.Value == nil {
+			parts = append(parts, h.Key+"=<null>")
+		} else {
+			parts = append(parts, h.Key+"="+string(h.Value))
+		}
+	}
+	return strings.Join(parts, ",")
 }

@@ -108,6 +108,8 @@ type config struct {
 	endSpecific Offsets
 	// warnings are what Spark logs as warnings for these options.
 	warnings []string
+	// includeHeaders adds the headers column (batch reads only).
+	includeHeaders bool
 }
 
 // parseOptions validates the option map of a streaming read the way Spark's
@@ -225,9 +227,10 @@ func parseOptionsFor(opts map[string]string, batch bool) (*config, error) {
 		case "includeheaders":
 			var include bool
 			include, err = parseBool("includeHeaders", value)
-			if err == nil && include {
-				err = fmt.Errorf("kafka source: option includeHeaders=true is not supported yet; the source reads key, value, topic, partition, offset, timestamp and timestampType")
+			if err == nil && include && !batch {
+				err = fmt.Errorf("kafka source: option includeHeaders=true is not supported yet in a stream (a batch read, spark.read.format(\"kafka\"), has it); the stream reads key, value, topic, partition, offset, timestamp and timestampType")
 			}
+			cfg.includeHeaders = include
 		case "groupidprefix":
 			// The source joins no consumer group, so the prefix has nothing to name.
 		case "kafka.security.protocol":

@@ -21,6 +21,19 @@ var Schema = arrow.NewSchema([]arrow.Field{
 	{Name: "timestampType", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
 }, nil)
 
+// HeaderType is the type of the headers column: Spark's
+// array<struct<key: string, value: binary>>.
+var HeaderType = arrow.ListOf(arrow.StructOf(
+	arrow.Field{Name: "key", Type: arrow.BinaryTypes.String, Nullable: true},
+	arrow.Field{Name: "value", Type: arrow.BinaryTypes.Binary, Nullable: true},
+))
+
+// SchemaWithHeaders is Schema plus Spark's headers column, the schema of a
+// read with includeHeaders=true. A record without headers has null there,
+// as in Spark.
+var SchemaWithHeaders = arrow.NewSchema(append(append([]arrow.Field(nil), Schema.Fields()...),
+	arrow.Field{Name: "headers", Type: HeaderType, Nullable: true}), nil)
+
 // Column positions in Schema.
 const (
 	colKey = iota
