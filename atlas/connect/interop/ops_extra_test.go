@@ -13,7 +13,7 @@ import (
 )
 
 // extraOps are further everyday operations of the official client: the
-// aggregate name mappings against Spark 4, random splits, range
+// aggregate name mappings against Spark 4, cube and rollup, random splits, range
 // repartitioning, aliases and scalar functions, each against an answer
 // computed in Go from people().
 func extraOps(df sql.DataFrame, ps []person) []op {
@@ -52,6 +52,64 @@ func extraOps(df sql.DataFrame, ps []person) []op {
 	add(op{name: "Agg Mean salary", run: func(ctx context.Context) (sql.DataFrame, error) {
 		return df.Agg(ctx, functions.Mean(col("salary")))
 	}, rows: func() []string { return []string{line(meanOf(salaries(ps)))} }})
+
+	// Cube and rollup: every grouping set, the left-out keys null.
+	counts := func(key func(p person) string) map[string]int64 {
+		m := map[string]int64{}
+		for _, p := range ps {
+			m[key(p)]++
+		}
+		return m
+	}
+	deptKey := func(p person) string { return line(p.deptV()) }
+	add(op{name: "Cube(dept).Count", run: func(ctx context.Context) (sql.DataFrame, error) {
+		return df.Cube(ctx, col("dept")).Count(ctx)
+	}, rows: func() []string {
+		var out []string
+		for k, n := range counts(deptKey) {
+			out = append(out, k+" "+line(n))
+		}
+		return append(out, line(nil, int64(len(ps))))
+	}})
+	add(op{name: "Cube(dept, age).Agg max salary", run: func(ctx context.Context) (sql.DataFrame, error) {
+		return df.Cube(ctx, col("dept"), col("age")).Agg(ctx, functions.Max(col("salary")))
+	}, rows: func() []string {
+		// One groupBy per grouping set; a (null, null) group of the data
+		// and the grand total are two rows with the same keys.
+		var out []string
+		sets := []func(p person) (any, any){
+			func(p person) (any, any) { return p.deptV(), p.ageV() },
+			func(p person) (any, any) { return p.deptV(), nil },
+			func(p person) (any, any) { return nil, p.ageV() },
+			func(p person) (any, any) { return nil, nil },
+		}
+		for _, set := range sets {
+			m := map[string]float64{}
+			for _, p := range ps {
+				d, a := set(p)
+				k := line(d, a)
+				if v, ok := m[k]; !ok || p.salary > v {
+					m[k] = p.salary
+				}
+			}
+			for k, v := range m {
+				out = append(out, k+" "+line(v))
+			}
+		}
+		return out
+	}})
+	add(op{name: "Rollup(dept, age).Count", run: func(ctx context.Context) (sql.DataFrame, error) {
+		return df.Rollup(ctx, col("dept"), col("age")).Count(ctx)
+	}, rows: func() []string {
+		var out []string
+		for k, n := range counts(func(p person) string { return line(p.deptV(), p.ageV()) }) {
+			out = append(out, k+" "+line(n))
+		}
+		for k, n := range counts(deptKey) {
+			out = append(out, k+" null "+line(n))
+		}
+		return append(out, line(nil, nil, int64(len(ps))))
+	}})
 
 	add(op{name: "RandomSplit(0.3, 0.7) partitions the rows", check: func(ctx context.Context) error {
 		parts, err := df.RandomSplit(ctx, []float64{0.3, 0.7})
@@ -98,6 +156,9 @@ func extraOps(df sql.DataFrame, ps []person) []op {
 	scalar("Reverse(name)", functions.Reverse(col("name")), func(p person) any { return string([]byte{p.name[2], p.name[1], p.name[0]}) })
 	scalar("Lpad(name, 5, '*')", functions.Lpad(col("name"), 5, "*"), func(p person) any { return "**" + p.name })
 	scalar("Repeat(name, 2)", functions.Repeat(col("name"), 2), func(p person) any { return p.name + p.name })
+	scalar("Round(salary / 7, 2)", functions.Round(col("salary").Div(functions.Float64Lit(7)), 2), func(p person) any {
+		return math.Round(p.salary/7*100) / 100
+	})
 	scalar("Sqrt(salary)", functions.Sqrt(col("salary")), func(p person) any { return math.Sqrt(p.salary) })
 	scalar("Floor(salary / 3)", functions.Floor(col("salary").Div(functions.Float64Lit(3))), func(p person) any { return int64(math.Floor(p.salary / 3)) })
 	scalar("Ceil(salary / 3)", functions.Ceil(col("salary").Div(functions.Float64Lit(3))), func(p person) any { return int64(math.Ceil(p.salary / 3)) })

@@ -6,6 +6,7 @@ import (
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
 // Planner turns Spark Connect relations into DataFrames of one session.
@@ -143,8 +144,10 @@ func (p *Planner) filter(ctx context.Context, f *pb.Filter) (*engine.DataFrame, 
 }
 
 func (p *Planner) aggregate(ctx context.Context, a *pb.Aggregate) (*engine.DataFrame, error) {
-	if t := a.GetGroupType(); t != pb.Aggregate_GROUP_TYPE_GROUPBY {
-		return nil, unsupported("aggregate group type "+t.String(), "use groupBy")
+	switch t := a.GetGroupType(); t {
+	case pb.Aggregate_GROUP_TYPE_GROUPBY, pb.Aggregate_GROUP_TYPE_CUBE, pb.Aggregate_GROUP_TYPE_ROLLUP:
+	default:
+		return nil, unsupported("aggregate group type "+t.String(), "use groupBy, cube or rollup")
 	}
 	in, err := p.Relation(ctx, a.GetInput())
 	if err != nil {
@@ -160,7 +163,91 @@ func (p *Planner) aggregate(ctx context.Context, a *pb.Aggregate) (*engine.DataF
 			return nil, fmt.Errorf("agg: %w", err)
 		}
 	}
+	switch a.GetGroupType() {
+	case pb.Aggregate_GROUP_TYPE_CUBE:
+		return groupingSets(in, keys, aggs, cubeSets(len(keys)))
+	case pb.Aggregate_GROUP_TYPE_ROLLUP:
+		return groupingSets(in, keys, aggs, rollupSets(len(keys)))
+	}
 	return in.GroupBy(keys...).Agg(aggs...), nil
+}
+
+// cubeSets are cube's grouping sets over n keys: every subset, as key
+// indices, from all keys down to none.
+func cubeSets(n int) [][]int {
+	var sets [][]int
+	for mask := 1<<n - 1; mask >= 0; mask-- {
+		var set []int
+		for i := range n {
+			if mask&(1<<i) != 0 {
+				set = append(set, i)
+			}
+		}
+		sets = append(sets, set)
+	}
+	return sets
+}
+
+// rollupSets are rollup's grouping sets over n keys: every prefix, from
+// all keys down to none.
+func rollupSets(n int) [][]int {
+	sets := make([][]int, 0, n+1)
+	for k := n; k >= 0; k-- {
+		set := make([]int, k)
+		for i := range set {
+			set[i] = i
+		}
+		sets = append(sets, set)
+	}
+	return sets
+}
+
+// groupingSets is Spark's cube and rollup: one groupBy per grouping set,
+// the keys left out of a set null in its rows, the results unioned. The
+// columns are the keys then the aggregates, as groupBy's.
+func groupingSets(in *engine.DataFrame, keys []any, aggs []engine.Column, sets [][]int) (*engine.DataFrame, error) {
+	const maxSets = 64
+	if len(sets) > maxSets {
+		return nil, unsupported(fmt.Sprintf("cube or rollup with %d grouping sets", len(sets)), fmt.Sprintf("group by at most %d sets", maxSets))
+	}
+	full := in.GroupBy(keys...).Agg(aggs...)
+	if err := full.Err(); err != nil {
+		return nil, err
+	}
+	fields := full.Schema().Fields()
+	quote := func(name string) string { return "`" + name + "`" }
+	var out *engine.DataFrame
+	for _, set := range sets {
+		sub := make([]any, len(set))
+		for j, k := range set {
+			sub[j] = keys[k]
+		}
+		g := in.GroupBy(sub...).Agg(aggs...)
+		if err := g.Err(); err != nil {
+			return nil, err
+		}
+		gf := g.Schema().Fields()
+		cols := make([]any, 0, len(fields))
+		j := 0
+		for i := range keys {
+			if j < len(set) && set[j] == i {
+				cols = append(cols, engine.Col(quote(gf[j].Name)).Alias(fields[i].Name))
+				j++
+				continue
+			}
+			cols = append(cols, engine.Lit(nil).Cast(types.SQL(fields[i].Type)).Alias(fields[i].Name))
+		}
+		for m := len(keys); m < len(fields); m++ {
+			cols = append(cols, engine.Col(quote(gf[len(set)+m-len(keys)].Name)).Alias(fields[m].Name))
+		}
+		part := g.Select(cols...)
+		if out == nil {
+			out = part
+		} else {
+			out = out.UnionAll(part)
+		}
+	}
+	return out, out.Err()
 }
 
 func (p *Planner) sort(ctx context.Context, s *pb.Sort) (*engine.DataFrame, error) {
