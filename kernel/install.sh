@@ -96,6 +96,9 @@ mkdir -p "$BIN"
 t="$(now)"
 # GOFLAGS or a go.work from the caller must not change what the pins select.
 (cd "$REPO_ROOT" && GOFLAGS=-mod=readonly GOWORK=off GOTOOLCHAIN=local go build -o "$BIN/gonb" github.com/janpfeifer/gonb)
+# The kernel's argv starts gonb through gonb-kernel, which drops GoNB's
+# spurious start-up "Error message" line from its stderr (see the script).
+install -m 0755 "$KERNEL_DIR/gonb-kernel.sh" "$BIN/gonb-kernel"
 (cd "$REPO_ROOT" && GOFLAGS=-mod=readonly GOWORK=off GOTOOLCHAIN=local go build -o "$BIN/goimports" golang.org/x/tools/cmd/goimports)
 # gopls lives in its own module: it needs its own golang.org/x/tools version,
 # which must not be raised to the one the Atlas module selects.

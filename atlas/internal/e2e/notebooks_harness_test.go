@@ -371,11 +371,14 @@ const (
 	maxRunAllCells = 60 * time.Second
 )
 
+// gonbSpurious is the line GoNB v0.11.4 logs at every kernel start.
+var gonbSpurious = regexp.MustCompile(`(?m)main\.go:\d+\] .*Error message$`)
+
 // cellTime matches run_notebook.py's timing line of a finished cell.
 var cellTime = regexp.MustCompile(`(?m)^  cell \d+\s+([0-9.]+) s `)
 
-// checkRunAll checks an executed notebook against the course's bounds: at
-// most maxExecutedBytes; the echarts bundle inlined exactly once, in the
+// checkRunAll checks an executed notebook against the course's bounds: no
+// spurious GoNB start-up line in its log; at most maxExecutedBytes; the echarts bundle inlined exactly once, in the
 // first output that draws charts (later ones draw with it); and the sum of
 // its cell times at most maxRunAllCells. The time bound is honest only on
 // an idle machine: when the 1-minute load average exceeds 1.5 per core
@@ -416,6 +419,9 @@ func checkRunAll(t *testing.T, out, runLog string) {
 	logText, err := os.ReadFile(runLog)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m := gonbSpurious.Find(logText); m != nil {
+		t.Errorf("the kernel printed GoNB's spurious start-up line %q (kernel/gonb-kernel.sh drops it)", m)
 	}
 	var sum time.Duration
 	for _, m := range cellTime.FindAllStringSubmatch(string(logText), -1) {
