@@ -58,7 +58,9 @@ func (s *service) startSQLForeachBatch(ctx context.Context, sess *session, m *at
 	if err != nil {
 		return nil, invalidArgument(fmt.Errorf("foreachBatch SQL: %w", err))
 	}
-	w = w.ForeachBatch(engine.ForeachBatchSQL(m.GetViewName(), m.GetStatements()))
+	// The checkpoint records the view and statements: a start from it with
+	// others (or with a client-side function) is refused, never mixed.
+	w = w.ForeachBatchSQL(m.GetViewName(), m.GetStatements(), nil)
 	q, err := w.Start()
 	if errors.Is(err, checkpoint.ErrInUse) && s.stopActiveRun(sess, ws, true) {
 		q, err = w.Start()

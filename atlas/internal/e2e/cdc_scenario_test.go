@@ -350,8 +350,9 @@ func TestCDCMergeWithoutReductionHitsCardinality(t *testing.T) {
 }
 
 // TestOnlineRetailCDCScenario runs scenario 2 exactly as `atlas run cdc`
-// does (scenarios.StartOnlineRetailCDC: LatestPerKey by the change time,
-// the scenario's MERGE SQL), twice from one checkpoint: the table equals
+// does (scenarios.StartOnlineRetailCDC: the notebook's server-side
+// foreachBatch statements, the latest change per key by its time merged),
+// twice from one checkpoint: the table equals
 // the Kafka-order reference, and the second run merges nothing.
 func TestOnlineRetailCDCScenario(t *testing.T) {
 	e := newEnv(t)

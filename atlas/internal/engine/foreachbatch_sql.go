@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/checkpoint"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
@@ -41,8 +42,15 @@ func CheckForeachBatchSQL(view string, statements []string) error {
 // writes are keyed by (query id, batch id, write sequence) and a replayed
 // batch skips the writes it already made. A view of that name the session
 // had before comes back after the statements. Check the arguments with
-// CheckForeachBatchSQL first.
+// CheckForeachBatchSQL first. DataStreamWriter.ForeachBatchSQL also
+// records the form in the checkpoint.
 func ForeachBatchSQL(view string, statements []string) func(*DataFrame, int64) error {
+	return foreachBatchSQL(view, statements, nil)
+}
+
+// foreachBatchSQL is ForeachBatchSQL calling each, when set, with every
+// statement's result (statement counts from 0) before the view goes.
+func foreachBatchSQL(view string, statements []string, each func(batchID int64, statement int, result *DataFrame) error) func(*DataFrame, int64) error {
 	stmts := append([]string(nil), statements...)
 	return func(batch *DataFrame, batchID int64) error {
 		s := batch.s
@@ -58,12 +66,36 @@ func ForeachBatchSQL(view string, statements []string) func(*DataFrame, int64) e
 			}
 		}()
 		for i, st := range stmts {
-			if _, err := s.SQLContext(context.Background(), st); err != nil {
+			res, err := s.SQLContext(context.Background(), st)
+			if err != nil {
 				return fmt.Errorf("foreachBatch SQL: micro-batch %d, statement %d: %w", batchID, i+1, err)
+			}
+			if each != nil {
+				if err := each(batchID, i, res); err != nil {
+					return fmt.Errorf("foreachBatch SQL: micro-batch %d, statement %d: %w", batchID, i+1, err)
+				}
 			}
 		}
 		return nil
 	}
+}
+
+// ForeachBatchSQL is foreachBatch with a body of SQL (see the function
+// ForeachBatchSQL): each micro-batch is published as the temp view view
+// and statements run over it. The checkpoint records view and statements
+// at the first start, and refuses a later start from it with other
+// statements or another sink (checkpoint.ErrBatchFormMismatch), so two
+// programs sharing a checkpoint (a notebook and `atlas run cdc`) run one
+// query. each, when not nil, gets every statement's result (statement
+// counts from 0), for instance a MERGE's counts. Invalid arguments fail at
+// Start.
+func (w *DataStreamWriter) ForeachBatchSQL(view string, statements []string, each func(batchID int64, statement int, result *DataFrame) error) *DataStreamWriter {
+	w.foreach = foreachBatchSQL(view, statements, each)
+	if err := CheckForeachBatchSQL(view, statements); err != nil {
+		w.df = w.df.with(nil, err)
+	}
+	w.sqlForm = &checkpoint.BatchForm{View: view, Statements: append([]string(nil), statements...)}
+	return w
 }
 
 // dropView removes a temp view of the session.

@@ -28,6 +28,7 @@ type DataStreamWriter struct {
 	trigger  Trigger
 	name     string
 	foreach  func(batch *DataFrame, batchID int64) error
+	sqlForm  *checkpoint.BatchForm // set by ForeachBatchSQL
 	writer   ForeachWriter
 	progress bool
 }
@@ -135,7 +136,7 @@ func (w *DataStreamWriter) Progress(on bool) *DataStreamWriter { w.progress = on
 // (query id, batch id) in its Iceberg snapshot and a replayed batch whose
 // write already committed is skipped.
 func (w *DataStreamWriter) ForeachBatch(fn func(batch *DataFrame, batchID int64) error) *DataStreamWriter {
-	w.foreach = fn
+	w.foreach, w.sqlForm = fn, nil
 	return w
 }
 
@@ -286,6 +287,16 @@ func (w *DataStreamWriter) Start() (*StreamingQuery, error) {
 	}
 	if sp.identity != nil {
 		if err := ck.EnsureIdentity(ctx, *sp.identity); err != nil {
+			ck.Close()
+			return nil, err
+		}
+	}
+	if !temp {
+		var form *checkpoint.BatchForm
+		if w.foreach != nil {
+			form = w.sqlForm
+		}
+		if err := ck.CheckBatchForm(ctx, form); err != nil {
 			ck.Close()
 			return nil, err
 		}

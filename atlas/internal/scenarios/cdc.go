@@ -37,6 +37,37 @@ WHEN MATCHED AND u.op = 'd' THEN DELETE
 WHEN MATCHED THEN UPDATE SET *
 WHEN NOT MATCHED AND u.op != 'd' THEN INSERT *`
 
+// CDCBatchView is the temp view each micro-batch is published as for
+// CDCStatements (a server-side foreachBatch, ForeachBatchSQL).
+const CDCBatchView = "changes"
+
+// MergeLatestChanges is scenario 2's per-batch work in SQL over the view
+// CDCBatchView: the latest change of each order line (the change with the
+// key's greatest ts: a change's ts is strictly increasing per key), merged
+// into SilverTable with MergeChanges's clauses. Two changes of one key
+// with one ts would both match: MERGE then fails the batch loudly
+// (MERGE_CARDINALITY_VIOLATION), never picks one silently. The notebook's
+// mergeLatestChanges is this text, character for character: the
+// checkpoint records the statements, and a start with others is refused.
+const MergeLatestChanges = `MERGE INTO lakehouse.silver.online_retail_cdc t
+USING (
+  SELECT c.* FROM changes c
+  JOIN (SELECT invoice, stock_code, max(ts) AS ts FROM changes GROUP BY invoice, stock_code) latest
+    ON c.invoice = latest.invoice AND c.stock_code = latest.stock_code AND c.ts = latest.ts
+) u
+ON t.invoice = u.invoice AND t.stock_code = u.stock_code
+WHEN MATCHED AND u.op = 'd' THEN DELETE
+WHEN MATCHED THEN UPDATE SET *
+WHEN NOT MATCHED AND u.op != 'd' THEN INSERT *`
+
+// CDCStatements are the statements of scenario 2's server-side
+// foreachBatch, as `atlas run cdc` and the notebook start it.
+var CDCStatements = []string{MergeLatestChanges}
+
+// CDCQueryName names scenario 2's query and, under the checkpoint root,
+// its checkpoint: the notebook's and `atlas run cdc`'s.
+const CDCQueryName = "online_retail_cdc"
+
 // CDCKeys is the composite key of an order line.
 var CDCKeys = []string{"invoice", "stock_code"}
 
@@ -106,30 +137,42 @@ func Upsert(s *engine.Session, totals *MergeTotals) func(batch *engine.DataFrame
 		if err != nil {
 			return fmt.Errorf("batch %d: merge: %w", batchID, err)
 		}
-		rows, err := res.Rows(context.Background())
-		if err != nil {
-			return fmt.Errorf("batch %d: merge result: %w", batchID, err)
-		}
-		totals.mu.Lock()
-		defer totals.mu.Unlock()
-		totals.Batches++
-		for _, r := range rows {
-			n := func(c string) int64 { v, _ := r[c].(int64); return v }
-			totals.Affected += n("num_affected_rows")
-			totals.Updated += n("num_updated_rows")
-			totals.Deleted += n("num_deleted_rows")
-			totals.Inserted += n("num_inserted_rows")
-		}
-		if res.Schema().Metadata().FindKey("atlas.note") >= 0 {
-			totals.Skipped++
+		if err := countMerge(totals, res); err != nil {
+			return fmt.Errorf("batch %d: %w", batchID, err)
 		}
 		return nil
 	}
 }
 
+// countMerge adds one MERGE result to totals.
+func countMerge(totals *MergeTotals, res *engine.DataFrame) error {
+	rows, err := res.Rows(context.Background())
+	if err != nil {
+		return fmt.Errorf("merge result: %w", err)
+	}
+	totals.mu.Lock()
+	defer totals.mu.Unlock()
+	totals.Batches++
+	for _, r := range rows {
+		n := func(c string) int64 { v, _ := r[c].(int64); return v }
+		totals.Affected += n("num_affected_rows")
+		totals.Updated += n("num_updated_rows")
+		totals.Deleted += n("num_deleted_rows")
+		totals.Inserted += n("num_inserted_rows")
+	}
+	if res.Schema().Metadata().FindKey("atlas.note") >= 0 {
+		totals.Skipped++
+	}
+	return nil
+}
+
 // StartOnlineRetailCDC creates SilverTable when missing and starts scenario
-// 2: changes from Kafka, foreachBatch reduced to the latest change per key
-// and merged into SilverTable, exactly once per micro-batch.
+// 2: changes from Kafka, each micro-batch published as the view
+// CDCBatchView and CDCStatements run over it (the latest change per key,
+// merged into SilverTable), exactly once per micro-batch. It is the
+// notebook's query, in the same form (ForeachBatchSQL) and with the same
+// statements, so either continues the other's checkpoint; totals add up
+// the MERGE counts.
 func StartOnlineRetailCDC(s *engine.Session, o CDCOptions, totals *MergeTotals) (*engine.StreamingQuery, error) {
 	if o.Topic == "" {
 		o.Topic = CDCTopic
@@ -144,11 +187,13 @@ func StartOnlineRetailCDC(s *engine.Session, o CDCOptions, totals *MergeTotals) 
 		r = r.Option("maxOffsetsPerTrigger", o.MaxOffsetsPerTrigger)
 	}
 	w := ParseChanges(r.Load()).WriteStream().
-		QueryName("online_retail_cdc").
+		QueryName(CDCQueryName).
 		Option(checkpoint.OptionID, CDCCheckpointID).
 		Option(checkpoint.OptionOwner, CheckpointOwner).
 		Option(checkpoint.OptionClassification, DurableStream).
-		ForeachBatch(Upsert(s, totals)).
+		ForeachBatchSQL(CDCBatchView, CDCStatements, func(_ int64, _ int, res *engine.DataFrame) error {
+			return countMerge(totals, res)
+		}).
 		Trigger(o.Trigger).
 		Progress(o.Progress)
 	if o.Checkpoint != "" {
