@@ -384,10 +384,11 @@ func (q *StreamingQuery) Watch(ctx context.Context, d time.Duration) error {
 	done := make(chan error, 1)
 	go func() { done <- q.wait(waitCtx, view, tail) }()
 	var err error
-	stopped := false // stopped watching, the query runs on
+	stopped := false  // stopped watching, the query runs on
+	finished := false // done has answered
 	select {
 	case err = <-done:
-		stopped = ctx.Err() != nil
+		stopped, finished = ctx.Err() != nil, true
 	case <-timeUp:
 		stopped = true
 	case <-sig:
@@ -395,7 +396,9 @@ func (q *StreamingQuery) Watch(ctx context.Context, d time.Duration) error {
 	}
 	if stopped {
 		cancel()
-		<-done
+		if !finished {
+			<-done
+		}
 		tail.finish(context.Background())
 		view.refresh(context.Background())
 		view.closeStatus(watchEndedStatus(time.Now()))

@@ -253,3 +253,37 @@ func TestWatchAttachesToARunningQueryAndLeavesItRunning(t *testing.T) {
 		t.Fatalf("Stop = %v, active %v", err, watched.IsActive())
 	}
 }
+
+// TestWatchEndsWhenItsContextEnds: a cell watches until its own context
+// ends (here when ProcessAllAvailable returns, as the CDC notebook's
+// watch cell does): Watch returns at once, nil, and the query runs on.
+// On the old code Watch waited for its poller a second time and hung.
+func TestWatchEndsWhenItsContextEnds(t *testing.T) {
+	addr, _ := realServer(t)
+	spark := connect(t, addr)
+	q, err := spark.ReadStream().Format("rate").Option("rowsPerSecond", 100).Load().
+		WriteStream().Format("memory").QueryName("watched_ctx").Progress(false).
+		Trigger(atlas.ProcessingTime("100 milliseconds")).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		_ = q.ProcessAllAvailable()
+		cancel()
+	}()
+	done := make(chan error, 1)
+	go func() { done <- q.Watch(ctx, time.Minute) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Watch = %v, want nil (its context ended, the query runs on)", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Watch did not return after its context ended")
+	}
+	if !q.IsActive() {
+		t.Fatal("the query stopped when the watch ended")
+	}
+}
