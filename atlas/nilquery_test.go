@@ -3,6 +3,7 @@ package atlas
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -39,4 +40,43 @@ func TestNilQueryHandleSaysHowToGetTheQueryBack(t *testing.T) {
 		t.Error("a nil handle reports a query")
 	}
 	q.Explain() // prints the error, no panic
+}
+
+// TestEveryStreamingQueryMethodIsNilSafe calls every exported method of
+// *StreamingQuery on a nil handle by reflection, so that a method added
+// later is covered too: none panics, and every error it returns is
+// ErrNilQuery (which names spark.Streams().Get(name)).
+func TestEveryStreamingQueryMethodIsNilSafe(t *testing.T) {
+	var q *StreamingQuery
+	v := reflect.ValueOf(q)
+	errType := reflect.TypeFor[error]()
+	for i := 0; i < v.Type().NumMethod(); i++ {
+		m := v.Type().Method(i)
+		args := []reflect.Value{v}
+		for j := 1; j < m.Type.NumIn(); j++ {
+			switch in := m.Type.In(j); in {
+			case reflect.TypeFor[context.Context]():
+				args = append(args, reflect.ValueOf(context.Background()))
+			case reflect.TypeFor[time.Duration]():
+				args = append(args, reflect.ValueOf(time.Millisecond))
+			default:
+				args = append(args, reflect.Zero(in))
+			}
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s on a nil handle panics: %v", m.Name, r)
+				}
+			}()
+			for _, out := range m.Func.Call(args) {
+				if out.Type() != errType {
+					continue
+				}
+				if err, _ := out.Interface().(error); !errors.Is(err, ErrNilQuery) {
+					t.Errorf("%s on a nil handle returns %v, want ErrNilQuery", m.Name, err)
+				}
+			}
+		}()
+	}
 }
