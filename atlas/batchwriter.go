@@ -63,7 +63,7 @@ func (w *DataFrameWriter) run(ctx context.Context, what string, set func(*pb.Wri
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	op := &pb.WriteOperation{Input: w.df.rel, Mode: mode, Options: w.opts}
+	op := &pb.WriteOperation{Input: w.df.rel, Mode: mode, Options: absPathOptions(w.opts, "path")}
 	if w.format != "" {
 		op.Source = &w.format
 	}
@@ -74,7 +74,9 @@ func (w *DataFrameWriter) run(ctx context.Context, what string, set func(*pb.Wri
 	return nil
 }
 
-// Save writes the rows as files of the format under path.
+// Save writes the rows as files of the format under path ("" takes the
+// "path" option); a relative path means the program's working directory,
+// as it does for the readers.
 func (w *DataFrameWriter) Save(path string) error {
 	return w.SaveContext(context.Background(), path)
 }
@@ -82,7 +84,9 @@ func (w *DataFrameWriter) Save(path string) error {
 // SaveContext is Save with a context.
 func (w *DataFrameWriter) SaveContext(ctx context.Context, path string) error {
 	return w.run(ctx, "save "+path, func(op *pb.WriteOperation) {
-		op.SaveType = &pb.WriteOperation_Path{Path: path}
+		if path != "" { // else the "path" option, as PySpark's save()
+			op.SaveType = &pb.WriteOperation_Path{Path: absPaths([]string{path})[0]}
+		}
 	})
 }
 

@@ -57,10 +57,11 @@ func (r *DataFrameReader) Options(opts map[string]string) *DataFrameReader {
 // Schema sets the schema as DDL ("district string, province string").
 func (r *DataFrameReader) Schema(ddl string) *DataFrameReader { r.schema = ddl; return r }
 
-// Load reads the files at paths (files, directories or globs); relative
-// paths are made absolute here, against the program's working directory.
+// Load reads the files at paths (files, directories or globs, or the
+// "path" option); relative paths are made absolute here, against the
+// program's working directory, as the writers' are.
 func (r *DataFrameReader) Load(paths ...string) *DataFrame {
-	ds := &pb.Read_DataSource{Options: r.opts, Paths: absPaths(paths)}
+	ds := &pb.Read_DataSource{Options: absPathOptions(r.opts, "path"), Paths: absPaths(paths)}
 	if r.format != "" {
 		ds.Format = ptr(strings.ToLower(r.format))
 	}

@@ -41,11 +41,11 @@ func (r *DataStreamReader) Options(opts map[string]string) *DataStreamReader {
 func (r *DataStreamReader) Schema(ddl string) *DataStreamReader { r.schema = ddl; return r }
 
 // Load returns the streaming DataFrame; a file format ("json", "csv",
-// "parquet") takes the directory to watch as path (a relative path is
-// made absolute here, so that it names the directory the program sees,
-// not one under the server's working directory).
+// "parquet") takes the directory to watch as path or the "path" option (a
+// relative path is made absolute here, so that it names the directory the
+// program sees, not one under the server's working directory).
 func (r *DataStreamReader) Load(path ...string) *DataFrame {
-	ds := &pb.Read_DataSource{Options: r.opts, Paths: absPaths(path)}
+	ds := &pb.Read_DataSource{Options: absPathOptions(r.opts, "path"), Paths: absPaths(path)}
 	if r.format != "" {
 		ds.Format = ptr(r.format)
 	}

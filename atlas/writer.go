@@ -154,16 +154,29 @@ func (w *DataStreamWriter) operation(table string) (*pb.WriteStreamOperationStar
 	return op, nil
 }
 
-// sinkOptions are the options as sent: a relative file sink path made
-// absolute here, as the readers' paths are (absPaths), so it means the
-// notebook's directory, not the server's.
+// sinkOptions are the options as sent: a relative file sink path and a
+// relative checkpointLocation made absolute here, as the readers' paths are
+// (absPaths), so they mean the notebook's directory, not the server's.
 func sinkOptions(opts map[string]string) map[string]string {
-	p, ok := opts["path"]
-	if !ok {
-		return opts
+	return absPathOptions(opts, "path", "checkpointLocation")
+}
+
+// absPathOptions returns opts with the local relative paths among the
+// options keys made absolute (absPaths); opts itself is not changed.
+func absPathOptions(opts map[string]string, keys ...string) map[string]string {
+	out := opts
+	for _, k := range keys {
+		p, ok := opts[k]
+		if !ok {
+			continue
+		}
+		if abs := absPaths([]string{p})[0]; abs != p {
+			if maps.Equal(out, opts) {
+				out = maps.Clone(opts)
+			}
+			out[k] = abs
+		}
 	}
-	out := maps.Clone(opts)
-	out["path"] = absPaths([]string{p})[0]
 	return out
 }
 
