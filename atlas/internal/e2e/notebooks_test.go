@@ -39,6 +39,20 @@ type notebookScenario struct {
 	// monitor runs the checks of the cross-cell monitoring cells, if the
 	// notebook has them.
 	monitor func(t *testing.T, st *privateStack, cells []executedCell)
+	// durable is set for a notebook whose Write cell (tag write-query)
+	// starts a query that outlives it and a later cell (tag watch) waits
+	// on: that cell draws the charts and prints the totals, and it is the
+	// one interrupted (which stops watching, not the query).
+	durable bool
+}
+
+// progressTag is the tag of the cell that waits on the query: it draws
+// the progress charts and prints the totals line.
+func (sc notebookScenario) progressTag() string {
+	if sc.durable {
+		return "watch"
+	}
+	return "write-query"
 }
 
 // notebookScenarios are the notebooks under notebooks/.
@@ -61,6 +75,7 @@ var notebookScenarios = []notebookScenario{
 		reference:    cdcReference,
 		table:        "lakehouse.silver.online_retail_cdc",
 		charts:       []string{"rows / second (log scale)", "trigger duration (ms)", "rows written per batch", "files rewritten / write time (ms)"},
+		durable:      true,
 	},
 }
 
@@ -89,6 +104,9 @@ func TestNotebooks(t *testing.T) {
 	for _, sc := range notebookScenarios {
 		t.Run(sc.name+"/run-all", func(t *testing.T) { h.runAll(t, sc) })
 		t.Run(sc.name+"/interrupt", func(t *testing.T) { h.interruptWrite(t, sc) })
+		if sc.durable {
+			t.Run(sc.name+"/restarts", func(t *testing.T) { h.durableRestarts(t, sc) })
+		}
 	}
 }
 
@@ -104,12 +122,15 @@ func (h *notebookHarness) runAll(t *testing.T, sc notebookScenario) {
 	checkRunAll(t, out, log)
 	cells := readExecuted(t, out)
 	checkPrivateBroker(t, cells, st)
-	write := taggedCell(t, cells, "write-query")
+	write := taggedCell(t, cells, sc.progressTag())
 	checkProgressCharts(t, write, sc.charts)
 	if n := rowsRead(t, write); n != sc.produced {
 		t.Errorf("the Write cell read %d records, the Setup cell produced %d", n, sc.produced)
 	}
 	h.checkVerify(t, sc, st, cells)
+	if sc.durable {
+		checkDurableRunAll(t, cells)
+	}
 	if sc.monitor != nil {
 		sc.monitor(t, st, cells)
 	}
@@ -128,8 +149,11 @@ func (h *notebookHarness) interruptWrite(t *testing.T, sc notebookScenario) {
 	dir := h.artifactDir(t, sc.name+"-interrupt")
 	out := filepath.Join(dir, "notebook.out.ipynb")
 	log := filepath.Join(dir, "interrupt_test.log")
-	stdout, code := h.python(t, st, log, "interrupt_test.py", h.notebook(sc), "--cell-tag", "write-query",
-		"--max-seconds", "5", "--set", sc.smallBatches, "--out", out)
+	args := []string{h.notebook(sc), "--cell-tag", sc.progressTag(), "--max-seconds", "5", "--set", sc.smallBatches, "--out", out}
+	if sc.durable {
+		args = append(args, "--set", durableFastTrigger)
+	}
+	stdout, code := h.python(t, st, log, "interrupt_test.py", args...)
 	var res struct {
 		Error       *string  `json:"error"`
 		ReplyStatus string   `json:"reply_status"`
@@ -149,6 +173,10 @@ func (h *notebookHarness) interruptWrite(t *testing.T, sc notebookScenario) {
 	checkPrivateBroker(t, cells, st)
 	// The whole output of the interrupted run (res.After is only its tail).
 	interrupted := taggedCell(t, cells, "interrupted")
+	if sc.durable {
+		h.checkDurableInterrupt(t, sc, st, cells, interrupted)
+		return
+	}
 	if !strings.Contains(interrupted.stdout(), "interrupted: the query stopped cleanly") {
 		t.Errorf("the Write cell did not report a clean stop; its output ends:\n%s", res.After)
 	}
