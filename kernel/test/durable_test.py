@@ -59,30 +59,30 @@ def main(argv=None):
     return code
 
 
-def code_cells(nb):
-    """Indexes of the notebook's non-empty code cells."""
-    return [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
+def code_cells(nb, source_cells):
+    """Indexes of the notebook's own non-empty code cells (the first source_cells; injected ones come after)."""
+    return [i for i, c in enumerate(nb.cells[:source_cells]) if c.cell_type == "code" and c.source.strip()]
 
 
-def tagged(nb, tag):
-    """Index of the first code cell tagged tag."""
-    for i in code_cells(nb):
+def tagged(nb, tag, source_cells):
+    """Index of the notebook's first code cell tagged tag."""
+    for i in code_cells(nb, source_cells):
         if tag in nbcheck.cell_tags(nb.cells[i]):
             return i
     raise ValueError("no code cell tagged %r" % tag)
 
 
-def cells_of(nb, step):
+def cells_of(nb, step, source_cells):
     """The notebook's cell indexes a step runs, or None for other steps."""
     kind, _, tag = step.partition(":")
     if kind == "before":
-        target = tagged(nb, tag)
-        return [i for i in code_cells(nb) if i < target]
+        target = tagged(nb, tag, source_cells)
+        return [i for i in code_cells(nb, source_cells) if i < target]
     if kind == "cell":
-        return [tagged(nb, tag)]
+        return [tagged(nb, tag, source_cells)]
     if kind == "from":
-        target = tagged(nb, tag)
-        return [i for i in code_cells(nb) if i >= target]
+        target = tagged(nb, tag, source_cells)
+        return [i for i in code_cells(nb, source_cells) if i >= target]
     return None
 
 
@@ -104,7 +104,7 @@ async def run_steps(args, result):
                     await wait_ready(client)
                     record["seconds"] = round(time.monotonic() - began, 3)
                     continue
-                indexes = cells_of(nb, step)
+                indexes = cells_of(nb, step, source_cells)
                 if indexes is None:
                     kind, _, rest = step.partition(":")
                     name, _, src = rest.partition(":")

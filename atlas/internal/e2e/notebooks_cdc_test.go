@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,31 +27,32 @@ var startedLine = regexp.MustCompile(`started query online_retail_cdc \(id (\S+)
 // watchedRun is the watch cell's totals suffix: the run it watched.
 var watchedRun = regexp.MustCompile(`\(this run of the query, id (\S+), run (\S+)\)`)
 
-// probeLine is what probeCell prints.
-var probeLine = regexp.MustCompile(`(?m)^PROBE id=(\S+) run=(\S+) active=(\w+) batch=(-?\d+)$`)
+// commitsLine is what commitsCell prints.
+var commitsLine = regexp.MustCompile(`(?m)^COMMITS (\d+) (\d+)$`)
 
-// probeCell gets the pipeline's query back by name in a new cell (waiting
-// up to 30 s for a restarting server to resume it) and prints its id, run,
-// whether it runs and its last batch.
-const probeCell = `%%
-var q *atlas.StreamingQuery
-deadline := time.Now().Add(30 * time.Second)
-for {
-	got, err := spark.Streams().Get(queryName)
-	if err == nil && got.IsActive() {
-		q = got
-		break
+// commitsCell reads the pipeline's last committed batch id in its
+// checkpoint (the server's, on this machine) twice, until it grows (at
+// most 30 s): it prints both. It asks nothing of the session, which a
+// new kernel may not share: a query that runs on with no cell attached
+// commits on.
+const commitsCell = `%%
+commits := func() int {
+	ents, _ := os.ReadDir(filepath.Join(spark.CheckpointDir(queryName), "commits"))
+	last := -1
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil && n > last {
+			last = n
+		}
 	}
-	if time.Now().After(deadline) {
-		log.Fatalf("query %s: %v", queryName, err)
-	}
-	time.Sleep(200 * time.Millisecond)
+	return last
 }
-batch := int64(-1)
-if p := q.LastProgress(); p != nil {
-	batch = p.BatchID
+first := commits()
+last := first
+for deadline := time.Now().Add(30 * time.Second); last == first && time.Now().Before(deadline); {
+	time.Sleep(300 * time.Millisecond)
+	last = commits()
 }
-fmt.Printf("PROBE id=%s run=%s active=%v batch=%d\n", q.ID(), q.RunID(), q.IsActive(), batch)`
+fmt.Printf("COMMITS %d %d\n", first, last)`
 
 // lostGoCell starts a Go foreachBatch query and ends without waiting on
 // it, as a cell that forgot AwaitTermination does.
@@ -119,9 +121,12 @@ func (h *notebookHarness) checkDurableInterrupt(t *testing.T, sc notebookScenari
 }
 
 // durableRestarts runs the notebook's Write cell, then, with the query
-// mid-stream, restarts the kernel (the query must be the same run after
-// it) and the Atlas server (`atlas down`, `atlas up`: the server resumes
-// it, same id, a new run, from its checkpoint), then watches it catch up:
+// mid-stream, restarts the kernel (the query must go on committing
+// batches with no cell attached) and the Atlas server (`atlas down`,
+// `atlas up`: the server must resume it from its checkpoint and go on
+// committing), then runs the watch cell (the same query id; a new kernel
+// may be a new server session, which takes the query over) until it
+// catches up:
 // the table must equal the replay of the raw Kafka records, each batch
 // merged once, and `atlas run cdc` must find nothing new. On the way, a Go
 // foreachBatch query whose cell ended says so in a later cell.
@@ -131,16 +136,16 @@ func (h *notebookHarness) durableRestarts(t *testing.T, sc notebookScenario) {
 	out := filepath.Join(dir, "notebook.out.ipynb")
 	log := filepath.Join(dir, "durable_test.log")
 	stdout, code := h.python(t, st, log, "durable_test.py", h.notebook(sc), "--out", out,
-		"--set", "maxOffsetsPerTrigger=250", "--set", `triggerInterval="250 milliseconds"`,
+		"--set", "maxOffsetsPerTrigger=200", "--set", `triggerInterval="250 milliseconds"`,
 		"--step", "before:write-query",
 		"--step", "cell:write-query",
 		"--step", "code:lost-go:"+lostGoCell,
+		"--step", "code:lost-go-probe:"+lostGoProbe,
 		"--step", "restart",
 		"--step", "before:write-query",
-		"--step", "code:probe-kernel:"+probeCell,
-		"--step", "code:lost-go-probe:"+lostGoProbe,
+		"--step", "code:probe-kernel:"+commitsCell,
 		"--step", "code:restart-server:!atlas down && atlas up",
-		"--step", "code:probe-server:"+probeCell,
+		"--step", "code:probe-server:"+commitsCell,
 		"--step", "from:watch")
 	var res struct {
 		Error *string `json:"error"`
@@ -161,29 +166,31 @@ func (h *notebookHarness) durableRestarts(t *testing.T, sc notebookScenario) {
 		t.Fatalf("the Write cell did not start the query; stdout:\n%s", taggedCell(t, cells, "write-query").stdout())
 	}
 	id, run := started[1], started[2]
-	probe := func(tag string) []string {
-		m := probeLine.FindStringSubmatch(taggedCell(t, cells, tag).stdout())
-		if m == nil {
-			t.Fatalf("the %s cell printed no PROBE line; stdout:\n%s", tag, taggedCell(t, cells, tag).stdout())
-		}
-		return m
-	}
-	if p := probe("probe-kernel"); p[1] != id || p[2] != run || p[3] != "true" {
-		t.Fatalf("after the kernel restart the query is id %s run %s active %s; want the Write cell's run %s of %s, still running", p[1], p[2], p[3], run, id)
-	}
 	if out := taggedCell(t, cells, "lost-go-probe").stdout(); !strings.Contains(out, "terminated with an exception") || !strings.Contains(out, "went away") {
 		t.Errorf("the next cell's Streams().Get of a Go foreachBatch query whose cell ended: %q; want that it failed because its client went away", out)
 	}
-	p := probe("probe-server")
-	if p[1] != id || p[2] == run || p[3] != "true" {
-		t.Fatalf("after the server restart the query is id %s run %s active %s; want id %s resumed in a new run", p[1], p[2], p[3], id)
+	commits := func(tag string) (int, int) {
+		m := commitsLine.FindStringSubmatch(taggedCell(t, cells, tag).stdout())
+		if m == nil {
+			t.Fatalf("the %s cell printed no COMMITS line; stdout:\n%s", tag, taggedCell(t, cells, tag).stdout())
+		}
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		return a, b
+	}
+	if a, b := commits("probe-kernel"); a < 0 || b <= a {
+		t.Fatalf("after the kernel restart, before any cell touched the query, its commits went from %d to %d: it did not run on", a, b)
+	}
+	if a, b := commits("probe-server"); b <= a {
+		t.Fatalf("after the server restart, before any cell touched the query, its commits went from %d to %d: the server did not resume it", a, b)
 	}
 	watch := taggedCell(t, cells, "watch")
-	if m := watchedRun.FindStringSubmatch(watch.stdout()); m == nil || m[1] != id || m[2] != p[2] {
-		t.Fatalf("the watch cell watched %v, want the resumed run %s; stdout:\n%s", m, p[2], watch.stdout())
+	m := watchedRun.FindStringSubmatch(watch.stdout())
+	if m == nil || m[1] != id || m[2] == run {
+		t.Fatalf("the watch cell watched %v; want query %s in a later run than the Write cell's %s; stdout:\n%s", m, id, run, watch.stdout())
 	}
 	if n := rowsRead(t, watch); n <= 0 || n >= sc.produced {
-		t.Fatalf("the resumed run read %d of %d records: the server restart did not land mid-stream", n, sc.produced)
+		t.Fatalf("the watched run read %d of %d records: the restarts did not land mid-stream", n, sc.produced)
 	}
 	h.checkVerify(t, sc, st, cells)
 	e := st.kafka(t)

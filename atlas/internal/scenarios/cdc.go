@@ -124,9 +124,12 @@ func ParseChanges(raw *engine.DataFrame) *engine.DataFrame {
 		Select("c.*")
 }
 
-// Upsert is scenario 2's foreachBatch function: it reduces the micro-batch
-// to the latest change per order line (Kafka order), registers it as the
+// Upsert is scenario 2's per-batch work as a Go foreachBatch function (the
+// form the notebook teaches once, on its own checkpoint): it reduces the
+// micro-batch to the latest change per order line, registers it as the
 // temp view "updates" and runs MergeChanges, adding the counts to totals.
+// StartOnlineRetailCDC runs the SQL form instead (CDCStatements); a
+// checkpoint that form started refuses this one.
 func Upsert(s *engine.Session, totals *MergeTotals) func(batch *engine.DataFrame, batchID int64) error {
 	return func(batch *engine.DataFrame, batchID int64) error {
 		reduced := batch.LatestPerKey(CDCKeys, "ts")
