@@ -127,6 +127,8 @@ func TestUnsupportedNamesTheMessage(t *testing.T) {
 	}{
 		{&pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: in, Expressions: []*pb.Expression{call("xpath_string", attr("user"))}}}}, "function xpath_string"},
 		{&pb.Relation{RelType: &pb.Relation_Aggregate{Aggregate: &pb.Aggregate{Input: in, GroupType: pb.Aggregate_GROUP_TYPE_PIVOT}}}, "GROUP_TYPE_PIVOT"},
+		{&pb.Relation{RelType: &pb.Relation_Aggregate{Aggregate: &pb.Aggregate{Input: in, GroupType: pb.Aggregate_GROUP_TYPE_CUBE,
+			GroupingExpressions: []*pb.Expression{attr("user"), attr("user"), attr("user"), attr("user"), attr("user"), attr("user"), attr("user")}}}}, "cube over 7 columns"},
 	} {
 		_, err := p.Relation(context.Background(), tc.rel)
 		if !IsUnsupported(err) || !strings.Contains(err.Error(), tc.want) {

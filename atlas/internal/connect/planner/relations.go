@@ -165,12 +165,18 @@ func (p *Planner) aggregate(ctx context.Context, a *pb.Aggregate) (*engine.DataF
 	}
 	switch a.GetGroupType() {
 	case pb.Aggregate_GROUP_TYPE_CUBE:
+		if len(keys) > maxCubeKeys {
+			return nil, unsupported(fmt.Sprintf("cube over %d columns (%d grouping sets)", len(keys), uint64(1)<<min(len(keys), 63)), fmt.Sprintf("cube over at most %d columns, or rollup", maxCubeKeys))
+		}
 		return groupingSets(in, keys, aggs, cubeSets(len(keys)))
 	case pb.Aggregate_GROUP_TYPE_ROLLUP:
 		return groupingSets(in, keys, aggs, rollupSets(len(keys)))
 	}
 	return in.GroupBy(keys...).Agg(aggs...), nil
 }
+
+// maxCubeKeys bounds cube's columns: n columns are 2^n groupBys.
+const maxCubeKeys = 6
 
 // cubeSets are cube's grouping sets over n keys: every subset, as key
 // indices, from all keys down to none.
