@@ -36,8 +36,8 @@ const emptyValue = "-"
 // ps: (a) input vs processed rows/s, on a log scale (a processed rate a
 // thousand times the input rate would flatten the input to zero on a
 // linear one), (b) trigger duration by phase, (c) max event time vs
-// watermark, only when a batch reports an event time (the query has a
-// watermark), (d) rows in state and rows dropped by the watermark
+// watermark, only when the query has a watermark (its batches report
+// eventTime), (d) rows in state and rows dropped by the watermark
 // (cumulative), only when a batch reports a stateful operator. A query
 // without a watermark or state gets no empty panel for them.
 //
@@ -126,11 +126,12 @@ func commonOpts(title string) []charts.GlobalOpts {
 	}
 }
 
-// hasEventTime reports whether a batch of ps reports an event time (a
-// query with a watermark).
+// hasEventTime reports whether a batch of ps reports event times: a
+// query with a watermark reports eventTime (its watermark at least) for
+// every batch, also one that read no rows.
 func hasEventTime(ps []progress.StreamingQueryProgress) bool {
 	for i := range ps {
-		if !ps[i].MaxEventTime().IsZero() {
+		if len(ps[i].EventTime) > 0 {
 			return true
 		}
 	}
