@@ -154,7 +154,12 @@ type Call struct {
 	Args     []Expr
 	Distinct bool
 	Star     bool
-	At       Position
+	// IgnoreNulls is IGNORE NULLS written after the call of a window
+	// function (lag(x) IGNORE NULLS OVER ...).
+	IgnoreNulls bool
+	// Over is the window of a window function call, nil otherwise.
+	Over *WindowSpec
+	At   Position
 }
 
 // Star is * or qualifier.* in a select list.

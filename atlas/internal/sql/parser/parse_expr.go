@@ -312,9 +312,7 @@ func (p *parser) call(name token) Expr {
 		}
 	}
 	p.closeParen(open, "the arguments of "+what)
-	if p.at("OVER") && (p.look(1).isOp("(") || p.look(1).kind == tokIdent) {
-		p.fail(p.tok(), "", "window functions (OVER ...) are not supported")
-	}
+	p.windowSuffix(c)
 	if p.at("FILTER") && p.look(1).isOp("(") {
 		p.fail(p.tok(), "", "aggregate FILTER clauses are not supported")
 	}

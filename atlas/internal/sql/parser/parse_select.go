@@ -107,6 +107,10 @@ func (p *parser) selectStmt() *Select {
 	if p.accept("HAVING") {
 		s.Having = p.expr()
 	}
+	if p.at("WINDOW") && p.look(2).is("AS") {
+		p.windowClause(s)
+	}
+	p.checkWindowNames(s)
 	return s
 }
 

@@ -360,6 +360,9 @@ func (p *parser) alias(what string) string {
 		return a
 	}
 	t := p.tok()
+	if t.is("WINDOW") && p.look(2).is("AS") {
+		return "" // the WINDOW clause of a SELECT
+	}
 	if t.kind == tokQuotedIdent || (t.kind == tokIdent && !isReserved(t.text) && !notAlias[strings.ToUpper(t.text)]) {
 		p.advance()
 		return t.val

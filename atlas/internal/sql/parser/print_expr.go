@@ -362,6 +362,11 @@ func (p *printer) when(wh *When, operand Expr) {
 }
 
 func (p *printer) call(e *Call) {
+	p.callHead(e)
+	p.over(e)
+}
+
+func (p *printer) callHead(e *Call) {
 	if p.pretty && p.namer != nil && !e.Star {
 		args := make([]string, len(e.Args))
 		for i, a := range e.Args {

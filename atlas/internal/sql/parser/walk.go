@@ -42,5 +42,13 @@ func Inspect(e Expr, f func(Expr) bool) {
 		for _, a := range e.Args {
 			Inspect(a, f)
 		}
+		if e.Over != nil {
+			for _, x := range e.Over.PartitionBy {
+				Inspect(x, f)
+			}
+			for _, o := range e.Over.OrderBy {
+				Inspect(o.Expr, f)
+			}
+		}
 	}
 }
