@@ -43,6 +43,11 @@ func Collect(ctx context.Context, root plan.Node) (*arrow.Schema, []arrow.Record
 			return nil, nil, err
 		}
 		defer releaseAll(input)
+	case *plan.Window:
+		if input, err = collectWindow(ctx, leaf); err != nil {
+			return nil, nil, err
+		}
+		defer releaseAll(input)
 	default:
 		return nil, nil, fmt.Errorf("cannot run %s as a batch", shape.Leaf.Describe())
 	}

@@ -100,6 +100,9 @@ func ValidateStreaming(root Node, mode sink.OutputMode) (*Shape, error) {
 	if !root.IsStreaming() {
 		return nil, fmt.Errorf("writeStream needs a streaming DataFrame (from ReadStream()); use Write() for a batch DataFrame")
 	}
+	if err := RefuseWindows(root); err != nil {
+		return nil, err
+	}
 	if isComposed(root) {
 		return validateComposed(root, mode)
 	}

@@ -160,6 +160,9 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		}
 		return c, nil
 	case *parser.Call:
+		if x.Over != nil {
+			return nil, errAt(e, "[UNSUPPORTED_EXPR_FOR_WINDOW] window function %s is only allowed in the select list (not in WHERE, GROUP BY, HAVING or ORDER BY)", x.Name)
+		}
 		return callExpr(x, rw)
 	case *parser.Like:
 		out, err := callExpr(x.Call(), rw)
@@ -202,7 +205,7 @@ func isAggregateName(name string) bool {
 // stream refuses it at Start, as Spark does).
 func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
 	c, ok := e.(*parser.Call)
-	if !ok {
+	if !ok || c.Over != nil {
 		return nil, false, nil
 	}
 	name := strings.ToLower(c.Name)

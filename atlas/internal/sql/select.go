@@ -124,7 +124,12 @@ func planCore(sel *parser.Select, rel Relations) (plan.Node, error) {
 		return nil, err
 	}
 	var out plan.Node
-	if len(sel.GroupBy) > 0 || sel.Having != nil || anyAgg(sel.Items) {
+	if hasWindow(sel.Items) {
+		if len(sel.GroupBy) > 0 || sel.Having != nil || anyAggOutsideWindow(sel.Items) {
+			return nil, errAt(sel, "window functions in an aggregation query are not supported yet: aggregate in a subquery, then apply the window function over it")
+		}
+		out, err = planWindow(sel, in)
+	} else if len(sel.GroupBy) > 0 || sel.Having != nil || anyAgg(sel.Items) {
 		out, err = planAggregate(sel, in)
 	} else {
 		out, err = planProject(sel, in)

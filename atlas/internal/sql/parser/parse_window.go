@@ -266,3 +266,6 @@ func (p *printer) bound(b FrameBound) {
 		p.w(" FOLLOWING")
 	}
 }
+
+// Pos returns where OVER starts.
+func (w *WindowSpec) Pos() Position { return w.At }
