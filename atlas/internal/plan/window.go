@@ -59,6 +59,10 @@ type WindowFunc struct {
 	Frame       Frame
 	// Name is the output column's name.
 	Name string
+	// Call is Spark's text of the call with its window, fn(...) OVER
+	// (spec), and Column the name of the select item holding it; Spark's
+	// streaming refusal names both.
+	Call, Column string
 }
 
 // rankingFns are the functions without a value argument.
@@ -180,7 +184,7 @@ func RefuseWindows(root Node) error {
 				if x.IsStreaming() {
 					f := x.Funcs[0]
 					err = fmt.Errorf("[NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING] Window function is not supported in %s (as column `%s`) on streaming DataFrames/Datasets. Structured Streaming only supports time-window aggregation using the WINDOW function. (window specification: %s)",
-						f.FuncSQL(), f.Name, f.SpecSQL())
+						strings.ToUpper(f.FuncSQL()), f.Column, strings.ToUpper(f.SpecSQL()))
 					return
 				}
 				walk(x.In)
@@ -201,16 +205,16 @@ func RefuseWindows(root Node) error {
 // FuncSQL is the function call's text without its window, as Spark's
 // message names it.
 func (f *WindowFunc) FuncSQL() string {
-	if i := strings.Index(f.Name, " OVER ("); i >= 0 {
-		return f.Name[:i]
+	if i := strings.Index(f.Call, " OVER ("); i >= 0 {
+		return f.Call[:i]
 	}
-	return f.Name
+	return f.Call
 }
 
 // SpecSQL is the window specification's text, as in the column name.
 func (f *WindowFunc) SpecSQL() string {
-	if i := strings.Index(f.Name, " OVER ("); i >= 0 {
-		return f.Name[i+len(" OVER "):]
+	if i := strings.Index(f.Call, " OVER ("); i >= 0 {
+		return f.Call[i+len(" OVER "):]
 	}
 	return "()"
 }

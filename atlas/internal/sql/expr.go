@@ -160,6 +160,9 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		}
 		return c, nil
 	case *parser.Call:
+		if x.Over == nil && windowOnly[strings.ToLower(x.Name)] {
+			return nil, errAt(e, "[WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE] Window function %s requires an OVER clause", strings.ToLower(x.Name))
+		}
 		if x.Over != nil {
 			return nil, errAt(e, "[UNSUPPORTED_EXPR_FOR_WINDOW] window function %s is only allowed in the select list (not in WHERE, GROUP BY, HAVING or ORDER BY)", x.Name)
 		}

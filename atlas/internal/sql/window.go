@@ -68,12 +68,16 @@ func planWindow(sel *parser.Select, in plan.Node) (plan.Node, error) {
 			return nil, true, err
 		}
 		f.Name = fmt.Sprintf("__w%d", len(funcs))
+		if f.Call, err = windowCallName(c); err != nil {
+			return nil, true, err
+		}
 		cols[key] = f.Name
 		funcs = append(funcs, f)
 		return expr.Col(f.Name), true, nil
 	}
 	var items []expr.Expr
 	for _, it := range sel.Items {
+		first := len(funcs)
 		if st, ok := it.Expr.(*parser.Star); ok {
 			if len(st.Qualifier) > 0 {
 				items = append(items, &expr.Star{Qualifier: strings.Join(st.Qualifier, ".")})
@@ -87,6 +91,9 @@ func planWindow(sel *parser.Select, in plan.Node) (plan.Node, error) {
 		e, err := ExprWith(it.Expr, rw)
 		if err != nil {
 			return nil, err
+		}
+		for _, f := range funcs[first:] {
+			f.Column = windowItemName(it)
 		}
 		if _, plain := it.Expr.(*parser.ColumnRef); plain && it.Alias == "" {
 			items = append(items, e)
