@@ -15,6 +15,7 @@ func FuzzParseScript(f *testing.F) {
 		"SELECT 'abc", "MERGE INTO t USING s ON a WHEN MATCHED UPDATE SET *", "/* x", "SELECT `a", "SELECT 1e", "CASE",
 		"SELECT INTERVAL '1 hour 30 minutes' + TIMESTAMP '2026-11-30 10:00:00'", "SELECT - - - 1, ~~a, a--b\n, 'x' 'y'",
 		"CREATE TABLE t (a struct<b: array<map<string, decimal(38, 10)>>>) USING iceberg", "SELECT 1.5BD, 2S, 3Y, 4F, 5D, .5e-3",
+		"SELECT lag(x, 2) IGNORE NULLS OVER w, sum(y) OVER (PARTITION BY a ORDER BY b DESC NULLS LAST RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t WINDOW w AS (ORDER BY b ROWS 3 PRECEDING)",
 	} {
 		f.Add(s)
 	}

@@ -48,11 +48,16 @@ type FrameBound struct {
 // window function call: [IGNORE NULLS | RESPECT NULLS] OVER (spec) | OVER
 // name.
 func (p *parser) windowSuffix(c *Call) {
-	if (p.at("IGNORE") || p.at("RESPECT")) && p.look(1).is("NULLS") && p.look(2).is("OVER") {
+	// overAt reports whether OVER (... or OVER name starts k tokens ahead.
+	overAt := func(k int) bool {
+		next := p.look(k + 1)
+		return p.look(k).is("OVER") && (next.isOp("(") || next.kind == tokIdent || next.kind == tokQuotedIdent)
+	}
+	if (p.at("IGNORE") || p.at("RESPECT")) && p.look(1).is("NULLS") && overAt(2) {
 		c.IgnoreNulls = p.advance().is("IGNORE")
 		p.advance()
 	}
-	if !p.at("OVER") || !(p.look(1).isOp("(") || p.look(1).kind == tokIdent || p.look(1).kind == tokQuotedIdent) {
+	if !overAt(0) {
 		return
 	}
 	kw := p.advance()
