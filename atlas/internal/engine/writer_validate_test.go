@@ -46,7 +46,7 @@ func TestStartRefusesInvalidSinksBeforeAnySideEffect(t *testing.T) {
 		}, []string{`topic option required when no 'topic' attribute is present`}},
 		{"kafka option", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Option("topic", "events").Progress(false).ToTable(table)
-		}, []string{`option "topic" belongs to the kafka sink, not the iceberg sink`, "the iceberg sink takes: checkpointClassification, checkpointId, checkpointLocation, checkpointOwner, eventTimeMaxAheadOfProcessing, lateRowsTable, path, queryName"}},
+		}, []string{`option "topic" belongs to the kafka sink, not the iceberg sink`, "the iceberg sink takes: checkpointClassification, checkpointId, checkpointLocation, checkpointOwner, eventTimeMaxAheadOfProcessing, holdBeforeCommit, lateRowsTable, path, queryName"}},
 		{"delta option", func() (*engine.StreamingQuery, error) {
 			return rows.WriteStream().Option("mergeSchema", "true").Progress(false).ToTable(table)
 		}, []string{`option "mergeSchema" belongs to Spark's delta sink, which is not available`}},
