@@ -518,22 +518,7 @@ func compareFloats(c *Ctx, op string, ld, rd compute.Datum, n int) (arrow.Array,
 			_, y, _ = numberAt(ra, i)
 		}
 		k := CompareFloats(x, y)
-		var v bool
-		switch op {
-		case "=":
-			v = k == 0
-		case "!=":
-			v = k != 0
-		case "<":
-			v = k < 0
-		case "<=":
-			v = k <= 0
-		case ">":
-			v = k > 0
-		case ">=":
-			v = k >= 0
-		}
-		b.UnsafeAppend(v)
+		b.UnsafeAppend(orderHolds(op, k))
 	}
 	return b.NewArray(), nil
 }
@@ -585,4 +570,25 @@ func addSubIntegers(c *Ctx, b *binaryBound, ld, rd compute.Datum, n int) (arrow.
 		appendInt(out, v)
 	}
 	return out.NewArray(), nil
+}
+
+// orderHolds reports whether comparison operator op (=, !=, <, <=, >, >=)
+// holds for two values whose order is k (negative, zero or positive, as
+// cmp.Compare returns).
+func orderHolds(op string, k int) bool {
+	switch op {
+	case "=":
+		return k == 0
+	case "!=":
+		return k != 0
+	case "<":
+		return k < 0
+	case "<=":
+		return k <= 0
+	case ">":
+		return k > 0
+	case ">=":
+		return k >= 0
+	}
+	return false
 }

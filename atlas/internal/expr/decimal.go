@@ -565,22 +565,7 @@ func (b *decimalCompare) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error
 			continue
 		}
 		k := compareDecimals(x.Value(i), sx, y.Value(i), sy)
-		var v bool
-		switch b.op {
-		case "=":
-			v = k == 0
-		case "!=":
-			v = k != 0
-		case "<":
-			v = k < 0
-		case "<=":
-			v = k <= 0
-		case ">":
-			v = k > 0
-		case ">=":
-			v = k >= 0
-		}
-		out.UnsafeAppend(v)
+		out.UnsafeAppend(orderHolds(b.op, k))
 	}
 	return out.NewArray(), nil
 }
