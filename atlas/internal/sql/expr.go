@@ -1,7 +1,9 @@
 // Package sql plans Atlas's SQL subset onto the same logical plans and
 // expressions the DataFrame API builds: parser.Expr trees become
 // expr.Expr, SELECT becomes a plan, and MERGE INTO / CREATE TABLE run
-// against the lakehouse.
+// against the lakehouse. Window functions (f(...) OVER (...), window.go)
+// become one plan.Window node between FROM/WHERE and the select list, in
+// batch queries; a streaming query refuses them at Start, as Spark does.
 package sql
 
 import (

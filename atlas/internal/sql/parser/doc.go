@@ -25,7 +25,8 @@
 //	    WHEN NOT MATCHED [BY TARGET] [AND cond] THEN INSERT * | INSERT (cols) VALUES (exprs)
 //	    WHEN NOT MATCHED BY SOURCE [AND cond] THEN UPDATE SET col = expr, ... | DELETE
 //	SELECT [DISTINCT] items [FROM relation [joins]] [WHERE cond] [GROUP BY exprs]
-//	    [HAVING cond] [ORDER BY expr [ASC|DESC] [NULLS FIRST|LAST], ...] [LIMIT n]
+//	    [HAVING cond] [WINDOW name AS (spec), ...]
+//	    [ORDER BY expr [ASC|DESC] [NULLS FIRST|LAST], ...] [LIMIT n]
 //	    where relation is name [VERSION AS OF v | TIMESTAMP AS OF ts] [[AS] alias]
 //	    or (query) [[AS] alias], and joins are [INNER|LEFT|RIGHT|FULL [OUTER]|CROSS|
 //	    LEFT SEMI|LEFT ANTI] JOIN relation [ON cond | USING (cols)], or a comma
@@ -36,6 +37,17 @@
 //	SHOW NAMESPACES|DATABASES|SCHEMAS [IN|FROM namespace] [LIKE 'pattern']
 //	DESCRIBE|DESC [TABLE] [EXTENDED|FORMATTED] name
 //	DESCRIBE|DESC HISTORY name
+//
+// A function call in an expression may carry a window (WindowSpec):
+//
+//	f(args) [IGNORE NULLS | RESPECT NULLS] OVER (spec) | OVER name
+//	    spec: [PARTITION BY exprs] [ORDER BY expr [ASC|DESC] [NULLS FIRST|LAST], ...]
+//	          [ROWS|RANGE BETWEEN bound AND bound | ROWS|RANGE bound]
+//	    bound: UNBOUNDED PRECEDING | UNBOUNDED FOLLOWING | CURRENT ROW | expr PRECEDING|FOLLOWING
+//
+// OVER name refers to the query's WINDOW clause, whose definition the
+// parser substitutes; a name no WINDOW clause defines is an error
+// (MISSING_WINDOW_SPECIFICATION).
 //
 // Parse reads one statement, ParseScript several separated by semicolons,
 // ParseExpr a lone expression (DataFrame.Where) and ParseSelectItem an
