@@ -124,10 +124,7 @@ func planCore(sel *parser.Select, rel Relations) (plan.Node, error) {
 		return nil, err
 	}
 	var out plan.Node
-	if hasWindow(sel.Items) {
-		if len(sel.GroupBy) > 0 || sel.Having != nil || anyAggOutsideWindow(sel.Items) {
-			return nil, errAt(sel, "window functions in an aggregation query are not supported yet: aggregate in a subquery, then apply the window function over it")
-		}
+	if hasWindow(sel.Items) && len(sel.GroupBy) == 0 && sel.Having == nil && !anyAggOutsideWindow(sel.Items) {
 		out, err = planWindow(sel, in)
 	} else if len(sel.GroupBy) > 0 || sel.Having != nil || anyAgg(sel.Items) {
 		out, err = planAggregate(sel, in)
@@ -359,12 +356,13 @@ func planAggregate(sel *parser.Select, in plan.Node) (plan.Node, error) {
 		return nil, false, nil
 	}
 	items := make([]expr.Expr, len(sel.Items))
+	win := &windowCalls{cols: map[string]string{}, base: rw} // window functions over the groups
 	for i, it := range sel.Items {
-		e, err := ExprWith(it.Expr, rw)
+		e, err := win.item(it)
 		if err != nil {
 			return nil, err
 		}
-		items[i] = &expr.Alias{Expr: e, Name: ItemName(it)}
+		items[i] = &expr.Alias{Expr: e, Name: windowItemName(it)}
 	}
 	var having expr.Expr
 	if sel.Having != nil {
@@ -385,6 +383,11 @@ func planAggregate(sel *parser.Select, in plan.Node) (plan.Node, error) {
 	if having != nil {
 		if out, err = plan.NewFilter(out, having); err != nil {
 			return nil, errAt(sel.Having, "HAVING: %v", err)
+		}
+	}
+	if len(win.funcs) > 0 {
+		if out, err = plan.NewWindow(out, win.funcs); err != nil {
+			return nil, errAt(sel, "%v", err)
 		}
 	}
 	p, err := plan.NewProject(out, items)

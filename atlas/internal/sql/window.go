@@ -11,8 +11,9 @@ import (
 
 // Window functions: f(...) OVER (PARTITION BY ... ORDER BY ... frame) in
 // a select list becomes a column of one plan.Window node between FROM /
-// WHERE and the select list's Project, as Spark's ExtractWindowExpressions
-// does. The ranking functions (row_number, rank, dense_rank,
+// WHERE (or GROUP BY / HAVING: rank() OVER (ORDER BY sum(x)) ranks the
+// groups) and the select list's Project, as Spark's
+// ExtractWindowExpressions does. The ranking functions (row_number, rank, dense_rank,
 // percent_rank, cume_dist, ntile), lag and lead, first_value, last_value
 // and nth_value are window functions; every aggregate SQL knows is
 // evaluated over the frame with the accumulators of GROUP BY. Spark's
@@ -47,37 +48,61 @@ func hasWindow(items []*parser.SelectItem) bool {
 	return found
 }
 
+// windowCalls collects the window function calls of a select list: rw
+// replaces each by the column __wN of the plan.Window computing it; base
+// converts the calls' arguments (nil outside an aggregation).
+type windowCalls struct {
+	funcs []*plan.WindowFunc
+	cols  map[string]string
+	base  Rewrite
+}
+
+func (w *windowCalls) rw(e parser.Expr) (expr.Expr, bool, error) {
+	c, ok := isWindowCall(e)
+	if !ok {
+		if c, ok := e.(*parser.Call); ok && windowOnly[strings.ToLower(c.Name)] {
+			return nil, true, errAt(e, "[WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE] Window function %s requires an OVER clause", strings.ToLower(c.Name))
+		}
+		if w.base != nil {
+			return w.base(e)
+		}
+		return nil, false, nil
+	}
+	key := e.SQL()
+	if name, ok := w.cols[key]; ok {
+		return expr.Col(name), true, nil
+	}
+	f, err := windowFunc(c, w.base)
+	if err != nil {
+		return nil, true, err
+	}
+	f.Name = fmt.Sprintf("__w%d", len(w.funcs))
+	if f.Call, err = windowCallName(c); err != nil {
+		return nil, true, err
+	}
+	w.cols[key] = f.Name
+	w.funcs = append(w.funcs, f)
+	return expr.Col(f.Name), true, nil
+}
+
+// item converts one select item, naming the window calls' column.
+func (w *windowCalls) item(it *parser.SelectItem) (expr.Expr, error) {
+	first := len(w.funcs)
+	e, err := ExprWith(it.Expr, w.rw)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range w.funcs[first:] {
+		f.Column = windowItemName(it)
+	}
+	return e, nil
+}
+
 // planWindow plans a select list with window functions over in.
 func planWindow(sel *parser.Select, in plan.Node) (plan.Node, error) {
-	var funcs []*plan.WindowFunc
-	cols := map[string]string{}
-	rw := func(e parser.Expr) (expr.Expr, bool, error) {
-		c, ok := isWindowCall(e)
-		if !ok {
-			if c, ok := e.(*parser.Call); ok && windowOnly[strings.ToLower(c.Name)] {
-				return nil, true, errAt(e, "[WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE] Window function %s requires an OVER clause", strings.ToLower(c.Name))
-			}
-			return nil, false, nil
-		}
-		key := e.SQL()
-		if name, ok := cols[key]; ok {
-			return expr.Col(name), true, nil
-		}
-		f, err := windowFunc(c)
-		if err != nil {
-			return nil, true, err
-		}
-		f.Name = fmt.Sprintf("__w%d", len(funcs))
-		if f.Call, err = windowCallName(c); err != nil {
-			return nil, true, err
-		}
-		cols[key] = f.Name
-		funcs = append(funcs, f)
-		return expr.Col(f.Name), true, nil
-	}
+	w := &windowCalls{cols: map[string]string{}}
 	var items []expr.Expr
 	for _, it := range sel.Items {
-		first := len(funcs)
 		if st, ok := it.Expr.(*parser.Star); ok {
 			if len(st.Qualifier) > 0 {
 				items = append(items, &expr.Star{Qualifier: strings.Join(st.Qualifier, ".")})
@@ -88,12 +113,9 @@ func planWindow(sel *parser.Select, in plan.Node) (plan.Node, error) {
 			}
 			continue
 		}
-		e, err := ExprWith(it.Expr, rw)
+		e, err := w.item(it)
 		if err != nil {
 			return nil, err
-		}
-		for _, f := range funcs[first:] {
-			f.Column = windowItemName(it)
 		}
 		if _, plain := it.Expr.(*parser.ColumnRef); plain && it.Alias == "" {
 			items = append(items, e)
@@ -101,11 +123,11 @@ func planWindow(sel *parser.Select, in plan.Node) (plan.Node, error) {
 		}
 		items = append(items, &expr.Alias{Expr: e, Name: windowItemName(it)})
 	}
-	w, err := plan.NewWindow(in, funcs)
+	wn, err := plan.NewWindow(in, w.funcs)
 	if err != nil {
 		return nil, errAt(sel, "%v", err)
 	}
-	p, err := plan.NewProject(w, items)
+	p, err := plan.NewProject(wn, items)
 	if err != nil {
 		return nil, errAt(sel, "%v", err)
 	}
@@ -289,7 +311,7 @@ func offsetArg(c *parser.Call) (int64, error) {
 }
 
 // windowFunc converts a window function call.
-func windowFunc(c *parser.Call) (*plan.WindowFunc, error) {
+func windowFunc(c *parser.Call, base Rewrite) (*plan.WindowFunc, error) {
 	name := strings.ToLower(c.Name)
 	if c.Distinct {
 		return nil, errAt(c, "[DISTINCT_WINDOW_FUNCTION_UNSUPPORTED] Distinct window functions are not supported: %s", c.SQL())
@@ -300,7 +322,7 @@ func windowFunc(c *parser.Call) (*plan.WindowFunc, error) {
 	}
 	f := &plan.WindowFunc{Fn: name, Frame: frame, IgnoreNulls: c.IgnoreNulls}
 	for _, p := range c.Over.PartitionBy {
-		e, err := Expr(p)
+		e, err := ExprWith(p, base)
 		if err != nil {
 			return nil, err
 		}
@@ -310,7 +332,7 @@ func windowFunc(c *parser.Call) (*plan.WindowFunc, error) {
 		if o.Nulls == parser.NullsLast && !o.Desc {
 			return nil, errAt(o, "ASC NULLS LAST is not supported yet in a window's ORDER BY")
 		}
-		e, err := Expr(o.Expr)
+		e, err := ExprWith(o.Expr, base)
 		if err != nil {
 			return nil, err
 		}
@@ -346,12 +368,12 @@ func windowFunc(c *parser.Call) (*plan.WindowFunc, error) {
 		}
 		if len(c.Args) == 3 {
 			if l, ok := c.Args[2].(*parser.Literal); !ok || l.Kind != parser.NullLiteral {
-				if f.Default, err = Expr(c.Args[2]); err != nil {
+				if f.Default, err = ExprWith(c.Args[2], base); err != nil {
 					return nil, err
 				}
 			}
 		}
-		f.Arg, err = Expr(c.Args[0])
+		f.Arg, err = ExprWith(c.Args[0], base)
 		return f, err
 	case "first_value", "last_value", "nth_value":
 		lo, hi := 1, 2
@@ -375,11 +397,16 @@ func windowFunc(c *parser.Call) (*plan.WindowFunc, error) {
 			}
 			f.IgnoreNulls = f.IgnoreNulls || b
 		}
-		f.Arg, err = Expr(c.Args[0])
+		f.Arg, err = ExprWith(c.Args[0], base)
 		return f, err
 	}
 	plain := *c
 	plain.Over = nil
+	if base != nil && len(c.Args) > 0 {
+		// over an aggregation the argument may hold aggregates
+		// (sum(sum(x)) OVER ...): Agg checks a stand-in, base converts it
+		plain.Args = append([]parser.Expr{&parser.ColumnRef{Parts: []string{"__window_arg"}, At: c.At}}, c.Args[1:]...)
+	}
 	a, ok, err := Agg(&plain, "")
 	if err != nil {
 		return nil, err
@@ -389,6 +416,13 @@ func windowFunc(c *parser.Call) (*plan.WindowFunc, error) {
 	}
 	if c.IgnoreNulls {
 		a.Opts.IgnoreNulls = true
+	}
+	if base != nil && a.Arg != nil && len(c.Args) > 0 {
+		// over an aggregation: sum(sum(x)) OVER (...) reads the inner
+		// aggregate's column
+		if a.Arg, err = ExprWith(c.Args[0], base); err != nil {
+			return nil, err
+		}
 	}
 	f.Fn = "agg"
 	f.Agg = a
