@@ -181,7 +181,7 @@ func TestErrors(t *testing.T) {
 		msg  string
 	}{
 		{table("lakehouse.silver.missing"), codes.NotFound, "[TABLE_OR_VIEW_NOT_FOUND]"},
-		{&pb.Relation{RelType: &pb.Relation_Aggregate{Aggregate: &pb.Aggregate{Input: table("a"), GroupType: pb.Aggregate_GROUP_TYPE_CUBE}}}, codes.Unimplemented, "GROUP_TYPE_CUBE"},
+		{&pb.Relation{RelType: &pb.Relation_Aggregate{Aggregate: &pb.Aggregate{Input: table("a"), GroupType: pb.Aggregate_GROUP_TYPE_PIVOT}}}, codes.Unimplemented, "GROUP_TYPE_PIVOT"},
 		{&pb.Relation{RelType: &pb.Relation_Sql{Sql: &pb.SQL{Query: "SELEC 1"}}}, codes.InvalidArgument, "line 1"},
 		{&pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: &pb.Relation{RelType: &pb.Relation_Sql{Sql: &pb.SQL{Query: "SHOW NAMESPACES"}}}, Expressions: []*pb.Expression{fn("percentile", col("a"))}}}}, codes.InvalidArgument, "[UNRESOLVED_ROUTINE]"},
 	}
