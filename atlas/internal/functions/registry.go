@@ -52,6 +52,17 @@ type Def struct {
 // groups lists the definitions of every group; each group's file adds one.
 var groups = []func() []*Def{
 	stringDefs, stringRowDefs, collectionDefs, conditionalDefs, datetimeDefs, dateRowDefs, timePartDefs, generatorDefs, mathDefs, predicateDefs, regexDefs, arrayDefs, mathMoreDefs, stringMoreDefs, datetimeMoreDefs, jsonDefs, roundingDefs,
+	datetimeMakeDefs,
+	formatDefs,
+	hashDefs,
+	urlDefs,
+	miscDefs,
+	jsonMoreDefs,
+	csvDefs,
+	lambdaDefs,
+	mapDefs,
+	mathExtraDefs,
+	refusedDefs,
 }
 
 // byName maps every name and alias (lower case) to its definition; it is
