@@ -61,8 +61,12 @@ func (a *AggFunc) Bind(s *arrow.Schema) (*BoundAgg, error) {
 	switch fn {
 	case "count":
 		out.Type = arrow.PrimitiveTypes.Int64
-	case "sum":
+	case "sum", "try_sum":
 		switch d, isDec := t.(*arrow.Decimal128Type); {
+		case t.ID() == arrow.NULL:
+			// Spark casts an untyped NULL column to its default numeric
+			// type: sum(NULL) is a DOUBLE.
+			out.Type = arrow.PrimitiveTypes.Float64
 		case isDec:
 			// Spark's Sum of DECIMAL(p,s): DECIMAL(p+10,s), at most 38 digits.
 			out.Type = types.DecimalBounded(d.Precision+10, d.Scale)
@@ -71,19 +75,25 @@ func (a *AggFunc) Bind(s *arrow.Schema) (*BoundAgg, error) {
 		case isNumeric(t):
 			out.Type = arrow.PrimitiveTypes.Int64
 		default:
-			return nil, fmt.Errorf("sum(%s) needs a numeric column, got %s", a.Arg, types.Name(t))
+			return nil, fmt.Errorf("%s(%s) needs a numeric column, got %s", fn, a.Arg, types.Name(t))
 		}
-	case "avg", "mean":
+	case "avg", "mean", "try_avg":
+		if fn == "mean" {
+			out.Fn = "avg"
+		}
 		if d, isDec := t.(*arrow.Decimal128Type); isDec {
 			// Spark's Average of DECIMAL(p,s): DECIMAL(p+4,s+4), bounded.
-			out.Fn = "avg"
 			out.Type = types.DecimalBounded(d.Precision+4, d.Scale+4)
 			break
 		}
-		if !isNumeric(t) {
-			return nil, fmt.Errorf("avg(%s) needs a numeric column, got %s", a.Arg, types.Name(t))
+		if !isNumeric(t) && t.ID() != arrow.NULL {
+			return nil, fmt.Errorf("%s(%s) needs a numeric column, got %s", out.Fn, a.Arg, types.Name(t))
 		}
-		out.Fn = "avg"
+		if fn == "try_avg" {
+			// An average of integers or doubles sums doubles, which do
+			// not overflow: try_avg is avg.
+			out.Fn = "avg"
+		}
 		out.Type = arrow.PrimitiveTypes.Float64
 	case "min", "max":
 		// Spark's Min and Max keep the input's type: max of an INT column

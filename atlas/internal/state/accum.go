@@ -69,6 +69,8 @@ func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
 		default:
 			return &numAcc[int64]{op: op}, nil
 		}
+	case "try_sum", "try_avg":
+		return newTrySumAcc(a), nil
 	case "avg":
 		if d, ok := a.Type.(*arrow.Decimal128Type); ok {
 			in := a.Arg.Type().(*arrow.Decimal128Type)
@@ -182,6 +184,9 @@ func (c *numAcc[T]) grow(n int) {
 }
 
 func (c *numAcc[T]) update(arg arrow.Array, rows, gids []int32) error {
+	if arg.DataType().ID() == arrow.NULL {
+		return nil // sum(NULL): every value is null
+	}
 	if a, ok := arg.(interface{ Values() []T }); ok && c.op == opSum && arg.NullN() == 0 {
 		vals := a.Values() // the common case: sum of a non-null column of T
 		for k, g := range gids {
@@ -295,6 +300,9 @@ func (c *avgAcc) grow(n int) {
 	}
 }
 func (c *avgAcc) update(arg arrow.Array, rows, gids []int32) error {
+	if arg.DataType().ID() == arrow.NULL {
+		return nil // avg(NULL): every value is null
+	}
 	val, err := float64Values(arg)
 	if err != nil {
 		return err
