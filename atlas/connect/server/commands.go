@@ -42,13 +42,24 @@ func (s *service) sqlCommand(ctx context.Context, sess *session, out *responder,
 	if len(c.GetArgs()) > 0 || len(c.GetPosArgs()) > 0 || len(c.GetNamedArguments()) > 0 || len(c.GetPosArguments()) > 0 {
 		return &planner.UnsupportedError{What: "SQL parameters (args)", Hint: "put the values in the query text"}
 	}
-	rel, err := sess.planner.SQLCommand(ctx, query)
+	rel, err := s.sqlRelation(ctx, sess, query)
 	if err != nil {
 		return err
 	}
 	return out.send(&pb.ExecutePlanResponse{ResponseType: &pb.ExecutePlanResponse_SqlCommandResult_{
 		SqlCommandResult: &pb.ExecutePlanResponse_SqlCommandResult{Relation: rel},
 	}})
+}
+
+// sqlRelation runs a statement of spark.sql: SET and RESET on the
+// session's settings here, any other through the planner.
+func (s *service) sqlRelation(ctx context.Context, sess *session, query string) (*pb.Relation, error) {
+	if stmt, err := sess.engine.ParserOptions().Parse(query); err == nil {
+		if rel, ok, err := confStatement(sess, stmt); ok {
+			return rel, err
+		}
+	}
+	return sess.planner.SQLCommand(ctx, query)
 }
 
 // createView is df.createTempView / createOrReplaceTempView.

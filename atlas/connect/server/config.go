@@ -72,29 +72,13 @@ func (s *service) Config(ctx context.Context, req *pb.ConfigRequest) (*pb.Config
 	resp := &pb.ConfigResponse{SessionId: sess.key.id, ServerSideSessionId: sess.serverSideID}
 	sess.mu.Lock()
 	defer sess.mu.Unlock()
-	get := func(k string) (string, bool) {
-		if v, ok := sess.conf[k]; ok {
-			return v, true
-		}
-		return serverValue(sess, k)
-	}
+	get := sess.confLocked
 	switch op := req.GetOperation().GetOpType().(type) {
 	case *pb.ConfigRequest_Operation_Set:
 		for _, kv := range op.Set.GetPairs() {
-			if serverOnlyConf(kv.GetKey()) {
-				return nil, invalidArgument(fmt.Errorf("%s is a setting of the server, which sessions cannot change", kv.GetKey()))
+			if err := sess.setConfLocked(kv.GetKey(), kv.GetValue()); err != nil {
+				return nil, err
 			}
-			if serverConf[kv.GetKey()] {
-				return nil, staticConf(kv.GetKey())
-			}
-			if fixedConf[kv.GetKey()] && !strings.EqualFold(kv.GetValue(), confDefaults[kv.GetKey()]) {
-				return nil, invalidArgument(fmt.Errorf("%s: Atlas runs in %s only", kv.GetKey(), confDefaults[kv.GetKey()]))
-			}
-			if choices := confChoices[kv.GetKey()]; choices != nil && !slices.Contains(choices, strings.ToLower(kv.GetValue())) {
-				return nil, invalidArgument(fmt.Errorf("the value of %s should be one of %s, but was %q", kv.GetKey(), strings.Join(choices, ", "), kv.GetValue()))
-			}
-			sess.conf[kv.GetKey()] = kv.GetValue()
-			sess.engine.SetConf(kv.GetKey(), kv.GetValue())
 		}
 	case *pb.ConfigRequest_Operation_Get:
 		for _, k := range op.Get.GetKeys() {
@@ -139,11 +123,9 @@ func (s *service) Config(ctx context.Context, req *pb.ConfigRequest) (*pb.Config
 		}
 	case *pb.ConfigRequest_Operation_Unset:
 		for _, k := range op.Unset.GetKeys() {
-			if serverConf[k] {
-				return nil, staticConf(k)
+			if err := sess.unsetConfLocked(k); err != nil {
+				return nil, err
 			}
-			delete(sess.conf, k)
-			sess.engine.UnsetConf(k)
 		}
 	case *pb.ConfigRequest_Operation_IsModifiable:
 		for _, k := range op.IsModifiable.GetKeys() {
@@ -154,6 +136,72 @@ func (s *service) Config(ctx context.Context, req *pb.ConfigRequest) (*pb.Config
 		return nil, invalidArgument(fmt.Errorf("config: no operation"))
 	}
 	return resp, nil
+}
+
+// confLocked is the value of setting k: the session's, else the server's;
+// the caller holds sess.mu.
+func (sess *session) confLocked(k string) (string, bool) {
+	if v, ok := sess.conf[k]; ok {
+		return v, true
+	}
+	return serverValue(sess, k)
+}
+
+// checkConf refuses a value of setting k the session may not set: a
+// server setting, a value Spark's checkValues refuses, or one Atlas does
+// not honour.
+func checkConf(k, v string) error {
+	if serverOnlyConf(k) {
+		return invalidArgument(fmt.Errorf("%s is a setting of the server, which sessions cannot change", k))
+	}
+	if serverConf[k] {
+		return staticConf(k)
+	}
+	if fixedConf[k] && !strings.EqualFold(v, confDefaults[k]) {
+		return invalidArgument(fmt.Errorf("%s: Atlas runs in %s only", k, confDefaults[k]))
+	}
+	if choices := confChoices[k]; choices != nil && !slices.Contains(choices, strings.ToLower(v)) {
+		return invalidArgument(fmt.Errorf("the value of %s should be one of %s, but was %q", k, strings.Join(choices, ", "), v))
+	}
+	if refuse, ok := unsupportedConf[k]; ok {
+		if why := refuse(v); why != "" {
+			return invalidArgument(fmt.Errorf("%s=%s is not supported: %s", k, v, why))
+		}
+	}
+	return nil
+}
+
+// unsupportedConf are settings of which Atlas honours only some values:
+// each returns why it refuses v, or "" when it accepts it.
+var unsupportedConf = map[string]func(v string) string{
+	"spark.sql.parser.escapedStringLiterals": func(v string) string {
+		if strings.EqualFold(strings.TrimSpace(v), "false") {
+			return ""
+		}
+		return "Atlas reads string literals with Spark's default escapes (false); write the literal as a raw string r'...' instead"
+	},
+}
+
+// setConfLocked sets k=v for the session and its engine, as
+// spark.conf.set and SET k=v; the caller holds sess.mu.
+func (sess *session) setConfLocked(k, v string) error {
+	if err := checkConf(k, v); err != nil {
+		return err
+	}
+	sess.conf[k] = v
+	sess.engine.SetConf(k, v)
+	return nil
+}
+
+// unsetConfLocked forgets the session's value of k, as spark.conf.unset
+// and RESET k; the caller holds sess.mu.
+func (sess *session) unsetConfLocked(k string) error {
+	if serverConf[k] {
+		return staticConf(k)
+	}
+	delete(sess.conf, k)
+	sess.engine.UnsetConf(k)
+	return nil
 }
 
 // staticConf refuses to change a server setting (a limit), as Spark

@@ -87,6 +87,9 @@ func Exec(ctx context.Context, s Session, stmt parser.Statement) (plan.Node, err
 		return describe(ctx, s, st)
 	case *parser.CallProcedure:
 		return call(ctx, s, st)
+	case *parser.SetConfig, *parser.ResetConfig:
+		p := stmt.Pos()
+		return nil, &sql.Error{Line: p.Line, Col: p.Col, Msg: "SET and RESET change a Spark Connect session's settings: run them as a statement of spark.sql on the Atlas server, or use spark.conf.set"}
 	}
 	p := stmt.Pos()
 	return nil, &sql.Error{Line: p.Line, Col: p.Col, Msg: fmt.Sprintf("%T statements are not supported yet; use MERGE INTO for row-level changes", stmt)}

@@ -37,12 +37,12 @@ var literalWords = map[string]bool{
 // statementKeywords are the words a statement may start with, as listed in
 // the error for an unknown statement.
 var statementKeywords = []string{
-	"SELECT", "CREATE", "DROP", "MERGE", "INSERT", "DELETE", "UPDATE", "SHOW", "DESCRIBE", "CALL",
+	"SELECT", "CREATE", "DROP", "MERGE", "INSERT", "DELETE", "UPDATE", "SHOW", "DESCRIBE", "CALL", "SET", "RESET",
 }
 
 // supportedStatements is the list shown for an unknown statement keyword.
 const supportedStatements = "SELECT, CREATE TABLE, CREATE OR REPLACE TABLE, CREATE NAMESPACE, DROP TABLE, DROP NAMESPACE, " +
-	"MERGE INTO, INSERT INTO, DELETE FROM, UPDATE, SHOW TABLES, SHOW NAMESPACES, DESCRIBE, CALL"
+	"MERGE INTO, INSERT INTO, DELETE FROM, UPDATE, SHOW TABLES, SHOW NAMESPACES, DESCRIBE, CALL, SET, RESET"
 
 func isReserved(word string) bool {
 	return reserved[strings.ToUpper(word)]

@@ -408,6 +408,10 @@ func (p *parser) statement() Statement {
 		return p.describe()
 	case t.is("CALL"):
 		return p.callProcedure()
+	case t.is("SET"):
+		return p.setStmt()
+	case t.is("RESET"):
+		return p.resetStmt()
 	}
 	hint := "supported statements: " + supportedStatements
 	if t.kind == tokIdent {
