@@ -28,8 +28,8 @@ func datetimeMoreDefs() []*Def {
 			}
 			return truncTime(d, v[1].(string), true), nil
 		}}),
-		datePart("date_part", func(f string, a []string) string { return "date_part(" + f + ", " + a[1] + ")" }),
-		datePart("datepart", func(f string, a []string) string { return "datepart(" + f + " FROM " + a[1] + ")" }),
+		withIntervals(datePart("date_part", func(f string, a []string) string { return "date_part(" + f + ", " + a[1] + ")" })),
+		withIntervals(datePart("datepart", func(f string, a []string) string { return "datepart(" + f + " FROM " + a[1] + ")" })),
 	}
 }
 

@@ -62,6 +62,7 @@ var groups = []func() []*Def{
 	lambdaDefs,
 	mapDefs,
 	mathExtraDefs,
+	extractDefs,
 	refusedDefs,
 }
 

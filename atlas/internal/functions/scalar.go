@@ -166,6 +166,8 @@ func value(a arrow.Array, i int) any {
 		return a.Value(i).ToTime()
 	case *array.Timestamp:
 		return a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC()
+	case *array.Duration:
+		return time.Duration(a.Value(i)) * a.DataType().(*arrow.DurationType).Unit.Multiplier()
 	case *array.List:
 		start, end := a.ValueOffsets(i)
 		out := make([]any, 0, end-start)

@@ -296,6 +296,7 @@ func (p *parser) call(name token) Expr {
 	c := &Call{Name: name.val, At: name.pos}
 	what := name.val + "(...)"
 	switch {
+	case p.keywordForm(c):
 	case p.atOp("*") && p.look(1).isOp(")"):
 		p.advance()
 		c.Star = true
