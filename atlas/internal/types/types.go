@@ -177,8 +177,16 @@ func SQL(t arrow.DataType) string {
 // ParseDDL parses a Spark DDL schema string, "name type, name type, ...",
 // into an Arrow schema whose fields are all nullable (as from_json yields).
 // A column may be followed by NOT NULL. Types nest: struct<a: int, b:
-// string>, array<struct<...>>, decimal(10,2); names may be backquoted.
+// string>, array<struct<...>>, decimal(10,2); names may be backquoted. The
+// whole schema may also be one struct type: STRUCT<a: INT, b: STRING>.
 func ParseDDL(ddl string) (*arrow.Schema, error) {
+	// Spark's DataType.fromDDL also takes a whole struct type,
+	// STRUCT<a: INT, b: ARRAY<STRING>>, as the schema of its fields.
+	if t, err := FromName(ddl); err == nil {
+		if st, ok := t.(*arrow.StructType); ok {
+			return arrow.NewSchema(st.Fields(), nil), nil
+		}
+	}
 	fields, err := parseFields(ddl, false)
 	if err != nil {
 		return nil, fmt.Errorf("schema %q: %w", ddl, err)
