@@ -63,6 +63,7 @@ var groups = []func() []*Def{
 	mapDefs,
 	mathExtraDefs,
 	extractDefs,
+	stringFormDefs,
 	refusedDefs,
 }
 

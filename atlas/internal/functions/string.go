@@ -16,9 +16,6 @@ func stringDefs() []*Def {
 		}},
 		stringFn("upper", "ucase"),
 		stringFn("lower", "lcase"),
-		stringFn("trim"),
-		stringFn("ltrim"),
-		stringFn("rtrim"),
 		{Name: "split", Group: "string", MinArgs: 2, MaxArgs: 3, Build: split, ColumnName: func(name string, a []string) string {
 			if len(a) == 2 {
 				a = append(a, "-1") // Spark names the default limit
