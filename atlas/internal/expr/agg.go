@@ -108,6 +108,9 @@ func (a *AggFunc) Bind(s *arrow.Schema) (*BoundAgg, error) {
 		if ok, err := bindMore(a, out, t); ok || err != nil {
 			return out, err
 		}
+		if ok, err := bindSketch(a, out, t); ok || err != nil {
+			return out, err
+		}
 		return nil, fmt.Errorf("unknown aggregate function %q: use %s", a.Fn, strings.Join(AggregateNames, ", "))
 	}
 	if a.Opts.Distinct {

@@ -38,6 +38,8 @@ type AggOptions struct {
 	IgnoreNulls bool
 	// Separator is what string_agg and listagg put between values.
 	Separator string
+	// Sketch are the sketch aggregates' parameters (agg_sketch.go).
+	Sketch SketchOptions
 }
 
 // DefaultRSD and DefaultAccuracy are Spark's defaults.

@@ -65,6 +65,7 @@ var groups = []func() []*Def{
 	extractDefs,
 	stringFormDefs,
 	refusedDefs,
+	sketchDefs,
 }
 
 // byName maps every name and alias (lower case) to its definition; it is

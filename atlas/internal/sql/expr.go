@@ -222,6 +222,9 @@ func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
 	if name == "std" {
 		name = "stddev"
 	}
+	if a, ok, err := planSketchAgg(c, name, alias); ok || err != nil {
+		return a, true, err
+	}
 	if a, ok, err := moreAgg(c, name, nargs, alias); ok || err != nil {
 		return a, true, err
 	}

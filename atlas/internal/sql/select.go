@@ -270,6 +270,9 @@ func callName(name string, args []string) (string, bool) {
 	case "array_agg":
 		return "collect_list(" + strings.Join(args, ", ") + ")", true
 	}
+	if n, ok := sketchCallName(name, args); ok {
+		return n, true
+	}
 	return functions.ColumnName(name, args)
 }
 

@@ -81,6 +81,9 @@ func newAccumulator(a *expr.BoundAgg) (accumulator, error) {
 	if acc, ok, err := newMoreAccumulator(a); ok || err != nil {
 		return acc, err
 	}
+	if acc, ok, err := newSketchAccumulator(a); ok || err != nil {
+		return acc, err
+	}
 	return nil, fmt.Errorf("unknown aggregate %q", a.Fn)
 }
 

@@ -1,0 +1,72 @@
+package expr
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+)
+
+// SketchOptions are the parameters of the sketch aggregates (theta_*,
+// tuple_*; package sketch holds the sketches).
+type SketchOptions struct {
+	// LgK is lgNomEntries (theta, tuple) or lgConfigK (hll).
+	LgK int64
+	// Mode is a tuple sketch's summary mode: sum, min, max or alwaysone.
+	Mode string
+}
+
+// sketchKeyTypes reports whether a sketch can count values of type t:
+// integers, floats, strings and binary values, as Spark's theta and tuple
+// sketch aggregates take.
+func sketchKeyType(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64, arrow.STRING, arrow.BINARY, arrow.NULL:
+		return true
+	}
+	return false
+}
+
+// bindSketch resolves the sketch aggregates; it reports false for another
+// name.
+func bindSketch(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
+	switch out.Fn {
+	case "theta_sketch_agg":
+		if !sketchKeyType(t) {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs an integer, floating-point, string or binary column, got %s (arrays are not supported by Atlas yet)", out.Fn, a.Arg, types.Name(t))
+		}
+	case "theta_union_agg", "theta_intersection_agg", "tuple_union_agg_double", "tuple_union_agg_integer",
+		"tuple_intersection_agg_double", "tuple_intersection_agg_integer":
+		if t.ID() != arrow.BINARY && t.ID() != arrow.NULL {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs a BINARY sketch column, got %s", out.Fn, a.Arg, types.Name(t))
+		}
+	case "tuple_sketch_agg_double", "tuple_sketch_agg_integer":
+		st, ok := t.(*arrow.StructType)
+		if !ok || st.NumFields() != 2 {
+			return true, fmt.Errorf("%s takes a key and a summary column, got %s", out.Fn, types.Name(t))
+		}
+		if k := st.Field(0).Type; !sketchKeyType(k) {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s: the key needs an integer, floating-point, string or binary column, got %s", out.Fn, types.Name(k))
+		}
+		v := st.Field(1).Type
+		if out.Fn == "tuple_sketch_agg_double" && !isNumeric(v) && v.ID() != arrow.NULL {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s: the summary needs a DOUBLE, got %s", out.Fn, types.Name(v))
+		}
+		if out.Fn == "tuple_sketch_agg_integer" && !isInt32Compatible(v) {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s: the summary needs an INT, got %s", out.Fn, types.Name(v))
+		}
+	default:
+		return false, nil
+	}
+	out.Type = arrow.BinaryTypes.Binary
+	return true, nil
+}
+
+func isInt32Compatible(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.NULL:
+		return true
+	}
+	return false
+}

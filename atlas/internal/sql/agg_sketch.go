@@ -1,0 +1,119 @@
+package sql
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sketch"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
+)
+
+// sketchAgg describes one sketch aggregate: how many columns it takes
+// (tuple sketches take a key and a summary), its literal parameters after
+// them with their defaults, as Spark names them in the result column.
+type sketchAgg struct {
+	cols   int
+	params []sketchParam
+}
+
+// sketchParam is a literal parameter: lgK (an integer) or mode (a string).
+type sketchParam struct {
+	name string // "lgK" or "mode"
+	def  string // Spark's default, as it appears in the column name
+}
+
+var (
+	lgKParam  = sketchParam{"lgK", strconv.Itoa(sketch.DefaultLgK)}
+	modeParam = sketchParam{"mode", "sum"}
+)
+
+// sketchAggregates are the sketch aggregate functions.
+var sketchAggregates = map[string]sketchAgg{
+	"theta_sketch_agg":               {1, []sketchParam{lgKParam}},
+	"theta_union_agg":                {1, []sketchParam{lgKParam}},
+	"theta_intersection_agg":         {1, nil},
+	"tuple_sketch_agg_double":        {2, []sketchParam{lgKParam, modeParam}},
+	"tuple_sketch_agg_integer":       {2, []sketchParam{lgKParam, modeParam}},
+	"tuple_union_agg_double":         {1, []sketchParam{lgKParam, modeParam}},
+	"tuple_union_agg_integer":        {1, []sketchParam{lgKParam, modeParam}},
+	"tuple_intersection_agg_double":  {1, []sketchParam{modeParam}},
+	"tuple_intersection_agg_integer": {1, []sketchParam{modeParam}},
+}
+
+// The sketch aggregates are SQL aggregates: Agg plans them (planSketchAgg).
+func init() {
+	for n, d := range sketchAggregates {
+		sqlAggregates[n] = [2]int{d.cols, d.cols + len(d.params)}
+	}
+}
+
+// planSketchAgg plans a sketch aggregate; ok is false for another name.
+func planSketchAgg(c *parser.Call, name, alias string) (*expr.AggFunc, bool, error) {
+	d, ok := sketchAggregates[name]
+	if !ok {
+		return nil, false, nil
+	}
+	if c.Star || c.Distinct || len(c.Args) < d.cols || len(c.Args) > d.cols+len(d.params) {
+		return nil, true, errAt(c, "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `%s` requires %s parameters but the actual number is %d. SQLSTATE: 42605", name, argCount([2]int{d.cols, d.cols + len(d.params)}), len(c.Args))
+	}
+	cols := make([]expr.Expr, d.cols)
+	for i := range cols {
+		var err error
+		if cols[i], err = Expr(c.Args[i]); err != nil {
+			return nil, true, err
+		}
+	}
+	a := &expr.AggFunc{Fn: name, Arg: cols[0], As: alias}
+	if d.cols == 2 {
+		a.Arg = &expr.MakeStruct{Names: []string{"key", "summary"}, Args: cols}
+	}
+	a.Opts.Sketch = expr.SketchOptions{LgK: sketch.DefaultLgK, Mode: "sum"}
+	for i, p := range d.params {
+		at := d.cols + i
+		if at >= len(c.Args) {
+			break
+		}
+		switch p.name {
+		case "lgK":
+			n, err := intArg(c, at, "lgNomEntries")
+			if err != nil {
+				return nil, true, err
+			}
+			if err := sketch.CheckLgK(name, n); err != nil {
+				return nil, true, errAt(c.Args[at], "%v", err)
+			}
+			a.Opts.Sketch.LgK = n
+		case "mode":
+			lit, ok := c.Args[at].(*parser.Literal)
+			if !ok || lit.Kind != parser.StringLiteral {
+				return nil, true, errAt(c.Args[at], "the mode of %s must be a string literal, got %s", name, c.Args[at].SQL())
+			}
+			if _, err := sketch.ParseMode(name, lit.Value.(string)); err != nil {
+				return nil, true, errAt(c.Args[at], "%v", err)
+			}
+			a.Opts.Sketch.Mode = lit.Value.(string)
+		}
+	}
+	if a.As == "" || a.As == c.String() {
+		args := make([]string, len(c.Args))
+		for i, x := range c.Args {
+			args[i] = x.String()
+		}
+		a.As, _ = sketchCallName(name, args)
+	}
+	return a, true, nil
+}
+
+// sketchCallName is Spark's column name for a sketch aggregate: its
+// arguments with the defaults of the parameters left out.
+func sketchCallName(name string, args []string) (string, bool) {
+	d, ok := sketchAggregates[name]
+	if !ok {
+		return "", false
+	}
+	for i := len(args) - d.cols; i >= 0 && i < len(d.params); i++ {
+		args = append(args, d.params[i].def)
+	}
+	return name + "(" + strings.Join(args, ", ") + ")", true
+}
