@@ -166,9 +166,9 @@ func Difference[S any](a, b *KMV[S]) *KMV[S] {
 
 // Sketch kinds, the first byte of an encoded sketch.
 const (
-	KindTheta         byte = 'T'
-	KindTupleDouble   byte = 'D'
-	KindTupleInteger  byte = 'I'
+	KindTheta        byte = 'T'
+	KindTupleDouble  byte = 'D'
+	KindTupleInteger byte = 'I'
 	encodingVersion  byte = 1
 	kmvHeaderSize         = 2 + 1 + 8 + 4
 )
