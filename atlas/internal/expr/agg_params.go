@@ -40,6 +40,15 @@ type AggOptions struct {
 	Separator string
 	// Sketch are the sketch aggregates' parameters (agg_sketch.go).
 	Sketch SketchOptions
+	// Ordered is an ordered-set aggregate's WITHIN GROUP (ORDER BY x)
+	// (mode(x, true) too), OrderDesc its DESC: mode breaks ties by the
+	// smallest value (the largest with DESC); percentile and
+	// percentile_cont/disc count positions from the largest value with
+	// DESC.
+	Ordered, OrderDesc bool
+	// K is max_by/min_by's third argument: the result is then the array
+	// of the K values of the largest (smallest) orderings.
+	K int64
 }
 
 // DefaultRSD and DefaultAccuracy are Spark's defaults.
@@ -198,7 +207,7 @@ func bindMore(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
 		}
 		out.Type = arrow.PrimitiveTypes.Float64
 	default:
-		return false, nil
+		return bindOrdered(a, out, t)
 	}
 	return true, nil
 }
@@ -207,7 +216,7 @@ func bindMore(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
 // keys, collected values, distinct sets).
 func keyEncodable(t arrow.DataType) bool {
 	switch t.ID() {
-	case arrow.STRING, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.DATE32, arrow.FLOAT32, arrow.FLOAT64, arrow.BOOL, arrow.DECIMAL128:
+	case arrow.STRING, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.DATE32, arrow.FLOAT32, arrow.FLOAT64, arrow.BOOL, arrow.DECIMAL128, arrow.DURATION:
 		return true
 	}
 	return false

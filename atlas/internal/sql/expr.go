@@ -168,6 +168,9 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		if x.Over != nil {
 			return nil, errAt(e, "[UNSUPPORTED_EXPR_FOR_WINDOW] window function %s is only allowed in the select list (not in WHERE, GROUP BY, HAVING or ORDER BY)", x.Name)
 		}
+		if len(x.WithinGroup) > 0 {
+			return nil, errAt(e, "[INVALID_WITHIN_GROUP_EXPRESSION.UNSUPPORTED_FUNC] The function %s does not support WITHIN GROUP, or is an aggregate used where it is not allowed. SQLSTATE: 42K0K", strings.ToLower(x.Name))
+		}
 		return callExpr(x, rw)
 	case *parser.Like:
 		out, err := callExpr(x.Call(), rw)
@@ -203,7 +206,8 @@ var sqlAggregates = map[string][2]int{
 // isAggregateName reports whether name (lower case) is an aggregate.
 func isAggregateName(name string) bool {
 	_, ok := sqlAggregates[name]
-	return ok
+	_, ordered := orderedAggregates[name]
+	return ok || ordered
 }
 
 // Agg converts an aggregate call, or returns ok=false when e is not one.
@@ -215,9 +219,15 @@ func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
 		return nil, false, nil
 	}
 	name := strings.ToLower(c.Name)
+	if a, ok, err := orderedAgg(c, name, alias); ok || err != nil {
+		return a, true, err
+	}
 	nargs, ok := sqlAggregates[name]
 	if !ok {
 		return nil, false, nil
+	}
+	if len(c.WithinGroup) > 0 && !withinGroupAggregates[name] {
+		return nil, true, errAt(c, "[INVALID_WITHIN_GROUP_EXPRESSION.UNSUPPORTED_FUNC] The function %s does not support WITHIN GROUP. SQLSTATE: 42K0K", name)
 	}
 	if name == "std" {
 		name = "stddev"

@@ -273,6 +273,9 @@ func callName(name string, args []string) (string, bool) {
 	if n, ok := sketchCallName(name, args); ok {
 		return n, true
 	}
+	if n, ok := orderedAggName(name, args); ok {
+		return n, true
+	}
 	return functions.ColumnName(name, args)
 }
 

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -70,4 +71,43 @@ func TestTrySumSurvivesASnapshot(t *testing.T) {
 	checkSnapshot(t, sum, int64Col(int64(1), nil, int64(2), int64(3)), 2, "6")
 	checkSnapshot(t, sum, int64Col(int64(9223372036854775807), int64(1), int64(-5)), 2, "NULL")
 	checkSnapshot(t, sum, int64Col(nil, nil), 1, "NULL")
+}
+
+// TestOrderedAccumulatorsSurviveASnapshot: mode's counts, the
+// percentiles' counts and max_by's best rows carry over a checkpoint.
+func TestOrderedAccumulatorsSurviveASnapshot(t *testing.T) {
+	i64, f64 := arrow.PrimitiveTypes.Int64, arrow.PrimitiveTypes.Float64
+	vals := int64Col(int64(5), int64(7), nil, int64(7), int64(1), int64(5), int64(5))
+	checkSnapshot(t, &expr.BoundAgg{Fn: "mode", Type: i64}, vals, 3, "5")
+	// Tie 1 and 3 (twice each): the smallest, or the largest with DESC.
+	ties := int64Col(int64(3), int64(1), int64(3), int64(1))
+	checkSnapshot(t, &expr.BoundAgg{Fn: "mode", Type: i64, Opts: expr.AggOptions{Ordered: true}}, ties, 2, "1")
+	checkSnapshot(t, &expr.BoundAgg{Fn: "mode", Type: i64, Opts: expr.AggOptions{Ordered: true, OrderDesc: true}}, ties, 1, "3")
+	// Sorted 1 5 5 5 7 7: position 5*0.3 = 1.5 (5 and 5), 5*0.9 = 4.5 (7 and 7), 5*0.1 = 0.5: 0.5*1 + 0.5*5 = 3.
+	for p, want := range map[float64]string{0.3: "5", 0.9: "7", 0.1: "3", 0: "1", 1: "7"} {
+		checkSnapshot(t, &expr.BoundAgg{Fn: "percentile", Type: f64, Opts: expr.AggOptions{Percentages: []float64{p}}}, vals, 4, want)
+	}
+	checkSnapshot(t, &expr.BoundAgg{Fn: "percentile_disc", Type: f64, Opts: expr.AggOptions{Percentages: []float64{0.1}}}, vals, 4, "1")
+
+	mem := memory.NewGoAllocator()
+	xs := array.NewStringBuilder(mem)
+	xs.AppendValues([]string{"a", "b", "c", "d"}, nil)
+	ys := int64Col(int64(2), int64(9), nil, int64(4))
+	x := xs.NewArray()
+	pair := array.NewStructData(array.NewData(arrow.StructOf(arrow.Field{Name: "x", Type: x.DataType(), Nullable: true}, arrow.Field{Name: "y", Type: ys.DataType(), Nullable: true}),
+		4, []*memory.Buffer{nil}, []arrow.ArrayData{x.Data(), ys.Data()}, 0, 0))
+	checkSnapshot(t, &expr.BoundAgg{Fn: "max_by", Type: x.DataType(), Arg: argOf(pair)}, pair, 2, "b")
+	checkSnapshot(t, &expr.BoundAgg{Fn: "min_by", Type: x.DataType(), Arg: argOf(pair)}, pair, 1, "a")
+	checkSnapshot(t, &expr.BoundAgg{Fn: "min_by", Type: arrow.ListOf(x.DataType()), Arg: argOf(pair), Opts: expr.AggOptions{K: 2}}, pair, 3, `["a","d"]`)
+}
+
+// argOf is a bound argument of a's type, for accumulators that read it.
+func argOf(a arrow.Array) expr.Bound { return typedBound{a.DataType()} }
+
+type typedBound struct{ t arrow.DataType }
+
+func (b typedBound) Type() arrow.DataType { return b.t }
+func (b typedBound) Nullable() bool       { return true }
+func (b typedBound) Eval(*expr.Ctx, arrow.RecordBatch) (arrow.Array, error) {
+	return nil, errors.New("not evaluated")
 }

@@ -125,6 +125,12 @@ func newMoreAccumulator(a *expr.BoundAgg) (accumulator, bool, error) {
 		return newBitAcc(a.Fn), true, nil
 	case "listagg":
 		return newListAggAcc(a.Opts.Separator, a.Opts.Distinct), true, nil
+	case "mode":
+		return newModeAcc(a), true, nil
+	case "percentile", "median", "percentile_cont", "percentile_disc":
+		return newExactPercentileAcc(a), true, nil
+	case "max_by", "min_by":
+		return newByAcc(a), true, nil
 	case "corr", "covar_pop", "covar_samp", "regr_count", "regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope", "regr_intercept", "regr_r2":
 		return newPairAcc(a.Fn), true, nil
 	}
@@ -134,6 +140,9 @@ func newMoreAccumulator(a *expr.BoundAgg) (accumulator, bool, error) {
 // encodedReader returns the state encoding of row i (keys.go): a marker
 // byte (0 null, 1 value) and the value.
 func encodedReader(arg arrow.Array) (func(buf []byte, i int) []byte, error) {
+	if arg.DataType().ID() == arrow.NULL {
+		return func(buf []byte, _ int) []byte { return append(buf, 0) }, nil
+	}
 	enc, err := newKeyEncoder(arg)
 	if err != nil {
 		return nil, err

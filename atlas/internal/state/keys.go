@@ -59,6 +59,8 @@ func newKeyEncoder(a arrow.Array) (keyEncoder, error) {
 		return fixedEncoder(c, func(i int) uint64 { return uint64(c.Value(i)) }), nil
 	case *array.Date32:
 		return fixedEncoder(c, func(i int) uint64 { return uint64(int64(c.Value(i))) }), nil
+	case *array.Duration:
+		return fixedEncoder(c, func(i int) uint64 { return uint64(c.Value(i)) }), nil
 	case *array.Float64:
 		return fixedEncoder(c, func(i int) uint64 { return expr.NormalFloatBits(c.Value(i)) }), nil
 	case *array.Float32:
@@ -177,6 +179,8 @@ func appendKey(b array.Builder, key string, pos int) (int, error) {
 		x.Append(arrow.Timestamp(int64(v)))
 	case *array.Date32Builder:
 		x.Append(arrow.Date32(int64(v)))
+	case *array.DurationBuilder:
+		x.Append(arrow.Duration(int64(v)))
 	case *array.Float64Builder:
 		x.Append(math.Float64frombits(v))
 	case *array.Float32Builder:

@@ -159,7 +159,10 @@ type Call struct {
 	IgnoreNulls bool
 	// Over is the window of a window function call, nil otherwise.
 	Over *WindowSpec
-	At   Position
+	// WithinGroup is the ordering of an ordered-set aggregate:
+	// percentile_cont(0.5) WITHIN GROUP (ORDER BY x), nil otherwise.
+	WithinGroup []*OrderItem
+	At          Position
 }
 
 // Star is * or qualifier.* in a select list.

@@ -313,11 +313,30 @@ func (p *parser) call(name token) Expr {
 		}
 	}
 	p.closeParen(open, "the arguments of "+what)
+	p.withinGroup(c)
 	p.windowSuffix(c)
 	if p.at("FILTER") && p.look(1).isOp("(") {
 		p.fail(p.tok(), "", "aggregate FILTER clauses are not supported")
 	}
 	return c
+}
+
+// withinGroup parses WITHIN GROUP (ORDER BY k, ...) after the arguments
+// of an ordered-set aggregate (mode, percentile_cont, listagg, ...).
+func (p *parser) withinGroup(c *Call) {
+	if !p.at("WITHIN") || !p.look(1).is("GROUP") || !p.look(2).isOp("(") {
+		return
+	}
+	p.advance()
+	p.advance()
+	open := p.advance()
+	p.expect("ORDER", "in WITHIN GROUP (")
+	p.expect("BY", "after ORDER")
+	c.WithinGroup = append(c.WithinGroup, p.orderItem())
+	for p.acceptOp(",") {
+		c.WithinGroup = append(c.WithinGroup, p.orderItem())
+	}
+	p.closeParen(open, "WITHIN GROUP (ORDER BY ...)")
 }
 
 // caseExpr parses CASE [operand] WHEN c THEN r ... [ELSE e] END.

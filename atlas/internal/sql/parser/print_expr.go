@@ -362,7 +362,21 @@ func (p *printer) when(wh *When, operand Expr) {
 }
 
 func (p *printer) call(e *Call) {
+	if len(e.WithinGroup) > 0 && p.pretty && p.namer != nil && p.withinGroupName(e) {
+		p.over(e)
+		return
+	}
 	p.callHead(e)
+	if len(e.WithinGroup) > 0 {
+		p.w(" WITHIN GROUP (ORDER BY ")
+		for i, o := range e.WithinGroup {
+			if i > 0 {
+				p.w(", ")
+			}
+			p.orderItem(o)
+		}
+		p.w(")")
+	}
 	p.over(e)
 }
 
@@ -568,3 +582,45 @@ func formatInterval(d time.Duration) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// withinGroupName asks the namer to name an ordered-set aggregate: the
+// name "<fn> within group", the arguments' names, then "WITHIN GROUP" and
+// each key's name (with " DESC" when descending).
+func (p *printer) withinGroupName(e *Call) bool {
+	var args []string
+	name := func(x Expr) string {
+		var b strings.Builder
+		(&printer{b: &b, pretty: true, namer: p.namer}).expr(x)
+		return b.String()
+	}
+	for _, a := range e.Args {
+		args = append(args, name(a))
+	}
+	args = append(args, "WITHIN GROUP")
+	for _, o := range e.WithinGroup {
+		k := name(o.Expr)
+		if o.Desc {
+			k += " DESC"
+		}
+		args = append(args, k)
+	}
+	n, ok := p.namer(strings.ToLower(e.Name)+" within group", args)
+	if ok {
+		p.w(n)
+	}
+	return ok
+}
+
+// orderItem writes one key of WITHIN GROUP (ORDER BY ...) as written.
+func (p *printer) orderItem(o *OrderItem) {
+	p.expr(o.Expr)
+	if o.Desc {
+		p.w(" DESC")
+	}
+	switch o.Nulls {
+	case NullsFirst:
+		p.w(" NULLS FIRST")
+	case NullsLast:
+		p.w(" NULLS LAST")
+	}
+}

@@ -42,6 +42,9 @@ func Inspect(e Expr, f func(Expr) bool) {
 		for _, a := range e.Args {
 			Inspect(a, f)
 		}
+		for _, o := range e.WithinGroup {
+			Inspect(o.Expr, f)
+		}
 		if e.Over != nil {
 			for _, x := range e.Over.PartitionBy {
 				Inspect(x, f)
