@@ -502,6 +502,9 @@ func (p *printer) number(e *Literal) {
 	case float64:
 		if e.Kind == DecimalLiteral && e.Text != "" {
 			t := strings.TrimRight(strings.ToUpper(e.Text), "BD")
+			for p.pretty && len(t) > 1 && t[0] == '0' && t[1] >= '0' && t[1] <= '9' {
+				t = t[1:] // Spark names 01.5 as the decimal's digits: 1.5
+			}
 			if !p.pretty && !strings.Contains(t, ".") {
 				t += "BD" // 2BD and DECIMAL '2' stay decimals when read back
 			}
