@@ -18,7 +18,8 @@ import (
 // row. A NULL argument makes the result NULL without calling eval, unless
 // nullSafe. Values are bool, int64 (every integer type), float64 (float,
 // double), expr.Decimal (decimal), string, []byte, time.Time (date at midnight UTC, timestamp),
-// and []any for arrays; eval returns the Go type of the result type
+// time.Duration (day-time interval; a result may also be an arrow.Duration of
+// microseconds, which holds intervals time.Duration cannot) and []any for arrays; eval returns the Go type of the result type
 // (int32 for INT, int64 for BIGINT, ...) or nil for NULL.
 type rowImpl struct {
 	resolve func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error)
@@ -219,6 +220,11 @@ func appendValue(b array.Builder, v any) error {
 		b.Append(arrow.Date32FromTime(v.(time.Time)))
 	case *array.TimestampBuilder:
 		b.Append(arrow.Timestamp(v.(time.Time).UnixMicro()))
+	case *array.DurationBuilder:
+		if d, ok := v.(time.Duration); ok {
+			v = arrow.Duration(d / time.Microsecond)
+		}
+		b.Append(v.(arrow.Duration))
 	case *array.ListBuilder:
 		b.Append(true)
 		for _, x := range v.([]any) {
