@@ -15,6 +15,9 @@ type SketchOptions struct {
 	LgK int64
 	// Mode is a tuple sketch's summary mode: sum, min, max or alwaysone.
 	Mode string
+	// AllowDifferentLgK lets hll_union_agg merge sketches of different
+	// lgConfigK.
+	AllowDifferentLgK bool
 }
 
 // sketchKeyTypes reports whether a sketch can count values of type t:
@@ -36,7 +39,13 @@ func bindSketch(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
 		if !sketchKeyType(t) {
 			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs an integer, floating-point, string or binary column, got %s (arrays are not supported by Atlas yet)", out.Fn, a.Arg, types.Name(t))
 		}
-	case "theta_union_agg", "theta_intersection_agg", "tuple_union_agg_double", "tuple_union_agg_integer",
+	case "hll_sketch_agg":
+		switch t.ID() {
+		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.STRING, arrow.BINARY, arrow.NULL:
+		default:
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs an INT, BIGINT, STRING or BINARY column, got %s", out.Fn, a.Arg, types.Name(t))
+		}
+	case "hll_union_agg", "theta_union_agg", "theta_intersection_agg", "tuple_union_agg_double", "tuple_union_agg_integer",
 		"tuple_intersection_agg_double", "tuple_intersection_agg_integer":
 		if t.ID() != arrow.BINARY && t.ID() != arrow.NULL {
 			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs a BINARY sketch column, got %s", out.Fn, a.Arg, types.Name(t))

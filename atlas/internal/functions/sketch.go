@@ -38,6 +38,31 @@ func sketchDefs() []*Def {
 			})
 		}}),
 	}
+	defs = append(defs,
+		row("hll_sketch_estimate", "sketch", 1, 1, &rowImpl{resolve: sig(tLong, tBinary), eval: func(v []any) (any, error) {
+			h, err := decodeSketch("hll_sketch_estimate", "HLL", v[0], sketch.DecodeHLL)
+			if err != nil {
+				return nil, err
+			}
+			return h.Estimate(), nil
+		}}),
+		named(row("hll_union", "sketch", 2, 3, &rowImpl{resolve: sig(tBinary, tBinary, tBinary, tBool), eval: func(v []any) (any, error) {
+			a, err := decodeSketch("hll_union", "HLL", v[0], sketch.DecodeHLL)
+			if err != nil {
+				return nil, err
+			}
+			b, err := decodeSketch("hll_union", "HLL", v[1], sketch.DecodeHLL)
+			if err != nil {
+				return nil, err
+			}
+			allow := len(v) > 2 && v[2].(bool)
+			u, err := sketch.UnionHLL("hll_union", a, b, allow)
+			if err != nil {
+				return nil, err
+			}
+			return sketch.EncodeHLL(u), nil
+		}}), 3, "false"),
+	)
 	return append(defs, tupleDefs()...)
 }
 

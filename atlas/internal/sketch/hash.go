@@ -11,14 +11,15 @@ import (
 // any width hashes as the 64-bit integer (INT 1 and BIGINT 1 are one
 // value), a float as its double, a string as its UTF-8 bytes (so "a" and
 // X'61' are one value); -0.0 counts as 0.0 and every NaN as one NaN. The
-// hash keeps 63 bits, as DataSketches' theta sketches do.
+// hashes are 64 bits; theta sketches keep 63 of them (KMV.Update), as
+// DataSketches' do.
 
 // HashInt64 hashes an integer.
 func HashInt64(v int64) uint64 {
 	var b [9]byte
 	b[0] = 'L'
 	binary.LittleEndian.PutUint64(b[1:], uint64(v))
-	return xxhash.Sum64(b[:]) >> 1
+	return xxhash.Sum64(b[:])
 }
 
 // HashFloat64 hashes a floating-point number.
@@ -32,7 +33,7 @@ func HashFloat64(v float64) uint64 {
 	var b [9]byte
 	b[0] = 'D'
 	binary.LittleEndian.PutUint64(b[1:], math.Float64bits(v))
-	return xxhash.Sum64(b[:]) >> 1
+	return xxhash.Sum64(b[:])
 }
 
 // HashBytes hashes a string's UTF-8 bytes or a binary value.
@@ -40,5 +41,5 @@ func HashBytes(v []byte) uint64 {
 	d := xxhash.New()
 	_, _ = d.Write([]byte{'B'})
 	_, _ = d.Write(v)
-	return d.Sum64() >> 1
+	return d.Sum64()
 }

@@ -64,9 +64,11 @@ func CheckLgK(fn string, lgK int64) error {
 	return nil
 }
 
-// Update adds hash h with summary s; combine merges s into the summary of
-// a hash already retained (nil keeps the first).
+// Update adds a value by its 64-bit hash h (of which it keeps 63 bits)
+// with summary s; combine merges s into the summary of a hash already
+// retained (nil keeps the first).
 func (k *KMV[S]) Update(h uint64, s S, combine func(old, s S) S) {
+	h >>= 1
 	if h == 0 || h >= k.Theta {
 		return
 	}

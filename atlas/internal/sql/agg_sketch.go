@@ -24,12 +24,15 @@ type sketchParam struct {
 }
 
 var (
-	lgKParam  = sketchParam{"lgK", strconv.Itoa(sketch.DefaultLgK)}
-	modeParam = sketchParam{"mode", "sum"}
+	lgKParam   = sketchParam{"lgK", strconv.Itoa(sketch.DefaultLgK)}
+	modeParam  = sketchParam{"mode", "sum"}
+	allowParam = sketchParam{"allow", "false"}
 )
 
 // sketchAggregates are the sketch aggregate functions.
 var sketchAggregates = map[string]sketchAgg{
+	"hll_sketch_agg":                 {1, []sketchParam{lgKParam}},
+	"hll_union_agg":                  {1, []sketchParam{allowParam}},
 	"theta_sketch_agg":               {1, []sketchParam{lgKParam}},
 	"theta_union_agg":                {1, []sketchParam{lgKParam}},
 	"theta_intersection_agg":         {1, nil},
@@ -80,7 +83,7 @@ func planSketchAgg(c *parser.Call, name, alias string) (*expr.AggFunc, bool, err
 			if err != nil {
 				return nil, true, err
 			}
-			if err := sketch.CheckLgK(name, n); err != nil {
+			if err := checkSketchLgK(name, n); err != nil {
 				return nil, true, errAt(c.Args[at], "%v", err)
 			}
 			a.Opts.Sketch.LgK = n
@@ -93,6 +96,13 @@ func planSketchAgg(c *parser.Call, name, alias string) (*expr.AggFunc, bool, err
 				return nil, true, errAt(c.Args[at], "%v", err)
 			}
 			a.Opts.Sketch.Mode = lit.Value.(string)
+		case "allow":
+			lit, ok := c.Args[at].(*parser.Literal)
+			b, isBool := literalValue(lit, ok).(bool)
+			if !isBool {
+				return nil, true, errAt(c.Args[at], "allowDifferentLgConfigK of %s must be a boolean literal, got %s", name, c.Args[at].SQL())
+			}
+			a.Opts.Sketch.AllowDifferentLgK = b
 		}
 	}
 	if a.As == "" || a.As == c.String() {
@@ -116,4 +126,14 @@ func sketchCallName(name string, args []string) (string, bool) {
 		args = append(args, d.params[i].def)
 	}
 	return name + "(" + strings.Join(args, ", ") + ")", true
+}
+
+// checkSketchLgK checks an lgK parameter: lgConfigK for hll, lgNomEntries
+// for theta and tuple sketches.
+func checkSketchLgK(name string, n int64) error {
+	if strings.HasPrefix(name, "hll_") {
+		_, err := sketch.NewHLL(name, n)
+		return err
+	}
+	return sketch.CheckLgK(name, n)
 }
