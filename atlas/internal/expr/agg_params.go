@@ -46,6 +46,9 @@ type AggOptions struct {
 	// percentile_cont/disc count positions from the largest value with
 	// DESC.
 	Ordered, OrderDesc bool
+	// OrderNullsFirst puts null keys first in listagg's WITHIN GROUP
+	// order (Spark's default for ascending keys).
+	OrderNullsFirst bool
 	// K is max_by/min_by's third argument: the result is then the array
 	// of the K values of the largest (smallest) orderings.
 	K int64
@@ -176,6 +179,13 @@ func bindMore(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
 		}
 		out.Type = arrow.PrimitiveTypes.Float64
 	case "string_agg", "listagg":
+		if out.Opts.Ordered {
+			st, ok := t.(*arrow.StructType)
+			if !ok || st.NumFields() != 2 || !Orderable(st.Field(1).Type) && st.Field(1).Type.ID() != arrow.NULL {
+				return true, fmt.Errorf("[DATATYPE_MISMATCH.INVALID_ORDERING_TYPE] %s WITHIN GROUP cannot order by %s", out.Fn, types.Name(t))
+			}
+			t = st.Field(0).Type
+		}
 		if t.ID() != arrow.STRING && t.ID() != arrow.NULL {
 			return true, fmt.Errorf("%s(%s) needs a string column, got %s; cast it to STRING", out.Fn, a.Arg, types.Name(t))
 		}

@@ -71,6 +71,11 @@ func moreAgg(c *parser.Call, name string, nargs [2]int, alias string) (*expr.Agg
 		}
 		// Spark names the default delimiter: listagg(col, NULL).
 		names = []string{names[0], sep}
+		if len(c.WithinGroup) > 0 {
+			if err := listAggWithinGroup(c, a); err != nil {
+				return nil, true, err
+			}
+		}
 	}
 	if a.As == "" {
 		distinct := ""

@@ -214,9 +214,13 @@ func orderedAggName(name string, args []string) (string, bool) {
 				break
 			}
 		}
+		if fn == "listagg" || fn == "string_agg" {
+			return listAggName(args, keys), true
+		}
 		if len(keys) != 1 {
 			return "", false
 		}
+		keys[0] = strings.TrimSuffix(strings.TrimSuffix(keys[0], " NULLS FIRST"), " NULLS LAST")
 		switch fn {
 		case "mode":
 			// Mode.sql prints its tie rule, the inverse of the ordering.
@@ -238,4 +242,55 @@ func orderedAggName(name string, args []string) (string, bool) {
 		return "percentile(" + args[0] + ", " + args[1] + ", 1)", true
 	}
 	return "", false
+}
+
+// listAggName is Spark's name of listagg and string_agg WITHIN GROUP:
+// listagg(x, NULL) WITHIN GROUP (ORDER BY k ASC NULLS FIRST, ...), each
+// key with its direction and null order spelled out.
+func listAggName(args, keys []string) string {
+	if len(args) == 1 {
+		args = append(args, "NULL")
+	}
+	spelled := make([]string, len(keys))
+	for i, k := range keys {
+		nulls := ""
+		if k2, ok := strings.CutSuffix(k, " NULLS FIRST"); ok {
+			k, nulls = k2, " NULLS FIRST"
+		} else if k2, ok := strings.CutSuffix(k, " NULLS LAST"); ok {
+			k, nulls = k2, " NULLS LAST"
+		}
+		dir := " ASC"
+		if k2, ok := strings.CutSuffix(k, " DESC"); ok {
+			k, dir = k2, " DESC"
+		}
+		if nulls == "" {
+			nulls = " NULLS FIRST"
+			if dir == " DESC" {
+				nulls = " NULLS LAST"
+			}
+		}
+		spelled[i] = k + dir + nulls
+	}
+	return "listagg(" + strings.Join(args, ", ") + ") WITHIN GROUP (ORDER BY " + strings.Join(spelled, ", ") + ")"
+}
+
+// listAggWithinGroup orders listagg's values: the value and the key go to
+// the aggregate as one struct (v, k). One key is supported; with DISTINCT
+// it must be the value, as Spark requires.
+func listAggWithinGroup(c *parser.Call, a *expr.AggFunc) error {
+	if len(c.WithinGroup) != 1 {
+		return errAt(c, "%s WITHIN GROUP with %d ordering keys is not supported yet: order by one key", strings.ToLower(c.Name), len(c.WithinGroup))
+	}
+	key := c.WithinGroup[0]
+	if c.Distinct && !sameExpr(key.Expr, c.Args[0]) {
+		return errAt(key, "[INVALID_WITHIN_GROUP_EXPRESSION.MISMATCH_WITH_DISTINCT_INPUT] The function %s with DISTINCT must be ordered by its argument %s. SQLSTATE: 42K0K", strings.ToLower(c.Name), c.Args[0].String())
+	}
+	k, err := Expr(key.Expr)
+	if err != nil {
+		return err
+	}
+	a.Arg = &expr.MakeStruct{Names: []string{"v", "k"}, Args: []expr.Expr{a.Arg, k}}
+	a.Opts.Ordered, a.Opts.OrderDesc = true, key.Desc
+	a.Opts.OrderNullsFirst = key.Nulls == parser.NullsFirst || (key.Nulls == parser.NullsDefault && !key.Desc)
+	return nil
 }

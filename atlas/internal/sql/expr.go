@@ -226,7 +226,7 @@ func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
-	if len(c.WithinGroup) > 0 && !withinGroupAggregates[name] {
+	if len(c.WithinGroup) > 0 && !withinGroupAggregates[name] && name != "listagg" && name != "string_agg" {
 		return nil, true, errAt(c, "[INVALID_WITHIN_GROUP_EXPRESSION.UNSUPPORTED_FUNC] The function %s does not support WITHIN GROUP. SQLSTATE: 42K0K", name)
 	}
 	if name == "std" {

@@ -111,3 +111,22 @@ func (b typedBound) Nullable() bool       { return true }
 func (b typedBound) Eval(*expr.Ctx, arrow.RecordBatch) (arrow.Array, error) {
 	return nil, errors.New("not evaluated")
 }
+
+// TestOrderedListAggSurvivesASnapshot: the values and keys kept before a
+// checkpoint are sorted with those after it.
+func TestOrderedListAggSurvivesASnapshot(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	vb := array.NewStringBuilder(mem)
+	vb.AppendValues([]string{"a", "b", "c", "d"}, []bool{true, true, false, true})
+	v := vb.NewArray()
+	k := int64Col(int64(3), nil, int64(1), int64(2))
+	pair := array.NewStructData(array.NewData(arrow.StructOf(arrow.Field{Name: "v", Type: v.DataType(), Nullable: true}, arrow.Field{Name: "k", Type: k.DataType(), Nullable: true}),
+		4, []*memory.Buffer{nil}, []arrow.ArrayData{v.Data(), k.Data()}, 0, 0))
+	agg := func(desc, nullsFirst bool) *expr.BoundAgg {
+		return &expr.BoundAgg{Fn: "listagg", Type: arrow.BinaryTypes.String, Arg: argOf(pair),
+			Opts: expr.AggOptions{Separator: ",", Ordered: true, OrderDesc: desc, OrderNullsFirst: nullsFirst}}
+	}
+	checkSnapshot(t, agg(false, true), pair, 2, "b,d,a")
+	checkSnapshot(t, agg(true, false), pair, 1, "a,d,b")
+	checkSnapshot(t, agg(false, false), pair, 3, "d,a,b")
+}

@@ -124,6 +124,9 @@ func newMoreAccumulator(a *expr.BoundAgg) (accumulator, bool, error) {
 	case "bit_and", "bit_or", "bit_xor":
 		return newBitAcc(a.Fn), true, nil
 	case "listagg":
+		if a.Opts.Ordered {
+			return newOrderedListAggAcc(a), true, nil
+		}
 		return newListAggAcc(a.Opts.Separator, a.Opts.Distinct), true, nil
 	case "mode":
 		return newModeAcc(a), true, nil

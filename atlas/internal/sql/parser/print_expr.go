@@ -587,8 +587,10 @@ func formatInterval(d time.Duration) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // withinGroupName asks the namer to name an ordered-set aggregate: the
-// name "<fn> within group", the arguments' names, then "WITHIN GROUP" and
-// each key's name (with " DESC" when descending).
+// name "<fn> within group", the arguments' names (the first prefixed by
+// "DISTINCT " for f(DISTINCT ...)), then "WITHIN GROUP" and
+// each key's name (with " DESC" when descending, then " NULLS FIRST" or
+// " NULLS LAST" when written).
 func (p *printer) withinGroupName(e *Call) bool {
 	var args []string
 	name := func(x Expr) string {
@@ -599,11 +601,20 @@ func (p *printer) withinGroupName(e *Call) bool {
 	for _, a := range e.Args {
 		args = append(args, name(a))
 	}
+	if e.Distinct && len(args) > 0 {
+		args[0] = "DISTINCT " + args[0]
+	}
 	args = append(args, "WITHIN GROUP")
 	for _, o := range e.WithinGroup {
 		k := name(o.Expr)
 		if o.Desc {
 			k += " DESC"
+		}
+		switch o.Nulls {
+		case NullsFirst:
+			k += " NULLS FIRST"
+		case NullsLast:
+			k += " NULLS LAST"
 		}
 		args = append(args, k)
 	}
