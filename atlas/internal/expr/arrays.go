@@ -141,9 +141,12 @@ func (e *ElementAt) Bind(s *arrow.Schema) (Bound, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, ok := x.Type().(*arrow.MapType); ok {
+		return bindMapElementAt(e.String(), x, e.Index, s)
+	}
 	lt, ok := x.Type().(*arrow.ListType)
 	if !ok {
-		return nil, fmt.Errorf("%s: the first argument must be an array, got %s (maps are not supported yet)", e, types.Name(x.Type()))
+		return nil, fmt.Errorf("%s: the first argument must be an array or a map, got %s", e, types.Name(x.Type()))
 	}
 	ix, err := e.Index.Bind(s)
 	if err != nil {
@@ -301,8 +304,9 @@ func (b *elementAtBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error
 	return takeArray(c, list.ListValues(), idx)
 }
 
-// Size is Spark's size(array): the number of elements; NULL for a NULL
-// array (Spark 4's default, spark.sql.legacy.sizeOfNull=false).
+// Size is Spark's size(array) and size(map): the number of elements or
+// entries; NULL for a NULL argument (Spark 4's default,
+// spark.sql.legacy.sizeOfNull=false).
 type Size struct{ X Expr }
 
 func (e *Size) String() string { return "size(" + e.X.String() + ")" }
@@ -313,8 +317,10 @@ func (e *Size) Bind(s *arrow.Schema) (Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := x.Type().(*arrow.ListType); !ok {
-		return nil, fmt.Errorf("%s: the argument must be an array, got %s", e, types.Name(x.Type()))
+	switch x.Type().(type) {
+	case *arrow.ListType, *arrow.MapType:
+	default:
+		return nil, fmt.Errorf("%s: the argument must be an array or a map, got %s", e, types.Name(x.Type()))
 	}
 	return &sizeBound{x: x}, nil
 }
@@ -329,7 +335,7 @@ func (b *sizeBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 		return nil, err
 	}
 	defer xa.Release()
-	list := xa.(*array.List)
+	list := xa.(offsetsOf)
 	out := array.NewInt32Builder(c.Mem)
 	defer out.Release()
 	for i := 0; i < list.Len(); i++ {

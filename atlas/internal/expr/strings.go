@@ -15,13 +15,18 @@ import (
 )
 
 // Concat is Spark's concat(s1, s2, ...) over strings: NULL when any
-// argument is NULL. Non-string arguments are cast to string first.
+// argument is NULL. Non-string arguments are cast to string first. Over
+// arrays it is concat(a1, a2, ...): the elements of every array in order
+// (concat_arrays.go).
 type Concat struct{ Args []Expr }
 
 func (e *Concat) String() string { return "concat(" + joinExprs(e.Args) + ")" }
 
 // Bind resolves the arguments as strings.
 func (e *Concat) Bind(s *arrow.Schema) (Bound, error) {
+	if b, ok, err := bindConcatArrays(e, s); ok || err != nil {
+		return b, err
+	}
 	args, err := bindStrings(e.Args, s, "concat")
 	if err != nil {
 		return nil, err

@@ -48,6 +48,9 @@ func FromName(name string) (arrow.DataType, error) {
 		}
 		return arrow.ListOf(elem), nil
 	}
+	if strings.HasPrefix(low, "map<") && strings.HasSuffix(low, ">") {
+		return mapFromName(trimmed[len("map<") : len(trimmed)-1])
+	}
 	switch low {
 	case "interval day to second":
 		return DayTimeInterval, nil
@@ -74,7 +77,34 @@ func FromName(name string) (arrow.DataType, error) {
 	case "binary":
 		return arrow.BinaryTypes.Binary, nil
 	}
-	return nil, fmt.Errorf("unknown type %q: use one of string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date, binary, decimal(p,s), array<type>", name)
+	return nil, fmt.Errorf("unknown type %q: use one of string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date, binary, decimal(p,s), array<type>, map<key,value>", name)
+}
+
+// mapFromName parses the "key, value" inside map<...>.
+func mapFromName(inner string) (arrow.DataType, error) {
+	depth := 0
+	for i, r := range inner {
+		switch r {
+		case '<', '(':
+			depth++
+		case '>', ')':
+			depth--
+		case ',':
+			if depth > 0 {
+				continue
+			}
+			k, err := FromName(inner[:i])
+			if err != nil {
+				return nil, err
+			}
+			v, err := FromName(inner[i+1:])
+			if err != nil {
+				return nil, err
+			}
+			return arrow.MapOf(k, v), nil
+		}
+	}
+	return nil, fmt.Errorf("map<%s>: write map<key type, value type>", inner)
 }
 
 // Name returns the Spark SQL name of an Arrow type as printSchema shows it,
