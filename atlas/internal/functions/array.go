@@ -204,17 +204,6 @@ func arrayDefs() []*Def {
 				return out, nil
 			}}}, nil
 		}},
-		arrayFn("array_sort", 1, 1, arrayOnly(sameArray), func(a []any, _ []any) (any, error) {
-			out := append([]any{}, a...)
-			sort.SliceStable(out, func(i, j int) bool {
-				x, y := out[i], out[j]
-				if x == nil || y == nil {
-					return y == nil && x != nil // NULLs last
-				}
-				return compareValues(x, y) < 0
-			})
-			return out, nil
-		}),
 		row("reverse", "collection", 1, 1, &rowImpl{resolve: func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
 			switch in[0].ID() {
 			case arrow.LIST, arrow.BINARY:

@@ -13,8 +13,9 @@ import (
 	sqlparser "github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
 )
 
-// hive runs SELECT <e> and returns its single value in Spark's Hive style
-// ({1:"a"}, [1,null], NULL), with the result's Spark type.
+// hive runs SELECT <e> and returns its first column in Spark's Hive style
+// ({1:"a"}, [1,null], NULL; rows joined by " | "), with the column's Spark
+// type.
 func hive(t *testing.T, e string) (string, string, error) {
 	t.Helper()
 	st, err := sqlparser.Parse("SELECT " + e)
@@ -34,7 +35,13 @@ func hive(t *testing.T, e string) (string, string, error) {
 			r.Release()
 		}
 	}()
-	return conformance.HiveValue(recs[0].Column(0), 0, true, time.UTC), conformance.ArrowTypeString(schema.Field(0).Type), nil
+	var rows []string
+	for _, r := range recs {
+		for i := 0; i < int(r.NumRows()); i++ {
+			rows = append(rows, conformance.HiveValue(r.Column(0), i, true, time.UTC))
+		}
+	}
+	return strings.Join(rows, " | "), conformance.ArrowTypeString(schema.Field(0).Type), nil
 }
 
 // checkValues runs every expression and compares its Hive-style value.

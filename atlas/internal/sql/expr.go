@@ -180,6 +180,8 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		return &expr.Not{X: out}, nil
 	case *parser.Case:
 		return caseExpr(x, rw)
+	case *parser.Lambda:
+		return lambdaExpr(x, rw)
 	}
 	return nil, errAt(e, "%s is not supported yet", e.SQL())
 }

@@ -18,7 +18,7 @@ type lexer struct {
 // operators lists the operators and punctuation, longest first so that the
 // first match is the longest.
 var operators = []string{
-	"<=>", "<>", "<=", ">=", "==", "!=", "||", "=>",
+	"<=>", "<>", "<=", ">=", "==", "!=", "||", "=>", "->",
 	"=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", ";", ":",
 	"&", "|", "^", "~", "[", "]",
 }

@@ -188,6 +188,12 @@ var clauseWords = []string{"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT",
 // primary parses literals, names, calls, CASE, CAST and parentheses.
 func (p *parser) primary() Expr {
 	t := p.tok()
+	if p.lambdaAhead() {
+		return p.lambda()
+	}
+	if p.atLambdaParam() {
+		return p.columnOrCall()
+	}
 	switch t.kind {
 	case tokNumber:
 		return p.numberLiteral(false)
@@ -205,6 +211,9 @@ func (p *parser) primary() Expr {
 				p.fail(p.tok(), "", "subqueries in expressions are not supported")
 			}
 			e := p.expr()
+			if p.atOp(",") {
+				return p.rowConstructor(t, e)
+			}
 			p.closeParen(t, "the parenthesised expression")
 			return e
 		}

@@ -126,6 +126,9 @@ type parser struct {
 	i    int
 	// depth is how many nesting levels enter has opened; maxDepth bounds it.
 	depth, maxDepth int
+	// lambdaParams are the parameters of the lambdas being parsed: names
+	// even when otherwise reserved (left, right).
+	lambdaParams []string
 }
 
 // bailout carries a syntax error up the parser's stack.

@@ -117,6 +117,8 @@ type printer struct {
 	b      *strings.Builder
 	pretty bool
 	namer  CallNamer
+	// lambdaVars are the parameters of the lambdas being written.
+	lambdaVars []string
 }
 
 func (p *printer) w(ss ...string) {
@@ -139,6 +141,10 @@ func (p *printer) expr(e Expr) {
 	case nil:
 		p.w("<nil>")
 	case *ColumnRef:
+		if p.pretty && p.isLambdaVar(e) {
+			p.w("namedlambdavariable()")
+			return
+		}
 		if p.pretty {
 			if len(e.Parts) > 0 {
 				p.w(e.Parts[len(e.Parts)-1])
@@ -214,6 +220,8 @@ func (p *printer) expr(e Expr) {
 		p.caseExpr(e)
 	case *Call:
 		p.call(e)
+	case *Lambda:
+		p.lambda(e)
 	case *Star:
 		if len(e.Qualifier) > 0 {
 			p.w(quoteParts(e.Qualifier), ".")
@@ -385,7 +393,7 @@ func (p *printer) callHead(e *Call) {
 		args := make([]string, len(e.Args))
 		for i, a := range e.Args {
 			var b strings.Builder
-			(&printer{b: &b, pretty: true, namer: p.namer}).expr(a)
+			(&printer{b: &b, pretty: true, namer: p.namer, lambdaVars: p.lambdaVars}).expr(a)
 			args[i] = b.String()
 		}
 		lower := strings.ToLower(e.Name)

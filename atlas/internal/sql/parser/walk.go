@@ -38,6 +38,8 @@ func Inspect(e Expr, f func(Expr) bool) {
 			Inspect(w.Result, f)
 		}
 		Inspect(e.Else, f)
+	case *Lambda:
+		Inspect(e.Body, f)
 	case *Call:
 		for _, a := range e.Args {
 			Inspect(a, f)
