@@ -36,10 +36,30 @@ func bindOrdered(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
 		if out.Opts.K > 0 {
 			out.Type = arrow.ListOf(x)
 		}
+	case "histogram_numeric":
+		return true, bindHistogram(a, out, t)
 	default:
 		return false, nil
 	}
 	return true, nil
+}
+
+// bindHistogram is Spark's HistogramNumeric: an array of (x, y) bins, x
+// of the input's type (spark.sql.legacy.histogramNumericPropagateInputType,
+// on by default), y the bin's height as a DOUBLE.
+func bindHistogram(a *AggFunc, out *BoundAgg, t arrow.DataType) error {
+	switch {
+	case isNumeric(t), t.ID() == arrow.DATE32, t.ID() == arrow.TIMESTAMP, t.ID() == arrow.DURATION:
+	default:
+		return fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] histogram_numeric(%s) needs a numeric, date, timestamp or day-time interval column, got %s (cast a DECIMAL to DOUBLE)", a.Arg, types.Name(t))
+	}
+	if out.Opts.Bins < 2 {
+		return fmt.Errorf("[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] histogram_numeric(%s): the number of bins must be at least 2, got %d", a.Arg, out.Opts.Bins)
+	}
+	out.Type = arrow.ListOf(arrow.StructOf(
+		arrow.Field{Name: "x", Type: t, Nullable: true},
+		arrow.Field{Name: "y", Type: arrow.PrimitiveTypes.Float64, Nullable: true}))
+	return nil
 }
 
 // Orderable reports whether the aggregates that compare values (mode's

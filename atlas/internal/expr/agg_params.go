@@ -52,6 +52,8 @@ type AggOptions struct {
 	// K is max_by/min_by's third argument: the result is then the array
 	// of the K values of the largest (smallest) orderings.
 	K int64
+	// Bins is histogram_numeric's number of bins.
+	Bins int
 }
 
 // DefaultRSD and DefaultAccuracy are Spark's defaults.

@@ -12,7 +12,7 @@ import (
 var orderedAggregates = map[string][2]int{
 	"mode": {0, 2}, "median": {1, 1}, "percentile": {2, 3},
 	"percentile_cont": {1, 1}, "percentile_disc": {1, 1},
-	"max_by": {2, 3}, "min_by": {2, 3},
+	"max_by": {2, 3}, "min_by": {2, 3}, "histogram_numeric": {2, 2},
 }
 
 // withinGroupAggregates take (or, for percentile_cont/disc, need)
@@ -52,6 +52,8 @@ func orderedAgg(c *parser.Call, name, alias string) (*expr.AggFunc, bool, error)
 		spark, err = percentileAgg(c, a)
 	case "percentile_cont", "percentile_disc":
 		spark, err = percentileContDisc(c, a)
+	case "histogram_numeric":
+		spark, err = histogramAgg(c, a)
 	default:
 		spark, err = maxByAgg(c, a)
 	}
@@ -293,4 +295,18 @@ func listAggWithinGroup(c *parser.Call, a *expr.AggFunc) error {
 	a.Opts.Ordered, a.Opts.OrderDesc = true, key.Desc
 	a.Opts.OrderNullsFirst = key.Nulls == parser.NullsFirst || (key.Nulls == parser.NullsDefault && !key.Desc)
 	return nil
+}
+
+// histogramAgg is histogram_numeric(x, nb), nb an integer literal.
+func histogramAgg(c *parser.Call, a *expr.AggFunc) (string, error) {
+	nb, ok := numberLit(c.Args[1])
+	if !ok || nb != float64(int32(nb)) {
+		return "", errAt(c.Args[1], "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] the number of bins of histogram_numeric must be an integer literal, got %s", c.Args[1].SQL())
+	}
+	a.Opts.Bins = int(nb)
+	var err error
+	if a.Arg, err = Expr(c.Args[0]); err != nil {
+		return "", err
+	}
+	return "histogram_numeric(" + c.Args[0].String() + ", " + c.Args[1].String() + ")", nil
 }

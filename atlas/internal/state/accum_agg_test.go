@@ -130,3 +130,16 @@ func TestOrderedListAggSurvivesASnapshot(t *testing.T) {
 	checkSnapshot(t, agg(true, false), pair, 1, "a,d,b")
 	checkSnapshot(t, agg(false, false), pair, 3, "d,a,b")
 }
+
+// TestHistogramRandomIsJavas: the tie-breaking generator is
+// java.util.Random: new Random(42).nextDouble() is 0.7275636800328681.
+func TestHistogramRandomIsJavas(t *testing.T) {
+	h := histogram{rng: (42 ^ javaRandMultiplier) & javaRandMask}
+	if got := h.nextDouble(); got != 0.7275636800328681 {
+		t.Errorf("nextDouble = %v, want 0.7275636800328681", got)
+	}
+	hist := &expr.BoundAgg{Fn: "histogram_numeric", Opts: expr.AggOptions{Bins: 2},
+		Type: arrow.ListOf(arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}, arrow.Field{Name: "y", Type: arrow.PrimitiveTypes.Float64, Nullable: true}))}
+	// 1 3 | 9: (1,3) merge to 2 (height 2).
+	checkSnapshot(t, hist, int64Col(int64(1), int64(3), nil, int64(9)), 2, `[{"x":2,"y":2},{"x":9,"y":1}]`)
+}

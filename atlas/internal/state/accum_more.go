@@ -134,6 +134,8 @@ func newMoreAccumulator(a *expr.BoundAgg) (accumulator, bool, error) {
 		return newExactPercentileAcc(a), true, nil
 	case "max_by", "min_by":
 		return newByAcc(a), true, nil
+	case "histogram_numeric":
+		return newHistogramAcc(a), true, nil
 	case "corr", "covar_pop", "covar_samp", "regr_count", "regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope", "regr_intercept", "regr_r2":
 		return newPairAcc(a.Fn), true, nil
 	}
