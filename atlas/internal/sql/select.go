@@ -314,6 +314,19 @@ func planProject(sel *parser.Select, in plan.Node) (plan.Node, error) {
 // expression a key column __kN; the select list and HAVING are then
 // evaluated over those columns.
 func planAggregate(sel *parser.Select, in plan.Node) (plan.Node, error) {
+	if keys, sets, ok, err := groupingSets(sel); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return planGroupingSets(sel, in, keys, sets)
+	}
+	return planAggregateSet(sel, in, nil)
+}
+
+// planAggregateSet is planAggregate for one grouping set gs of CUBE or
+// ROLLUP (nil for a plain GROUP BY): the keys gs omits are NULL, and
+// grouping(k)/grouping_id() are its constants.
+func planAggregateSet(sel *parser.Select, in plan.Node, gs *groupingSet) (plan.Node, error) {
 	keys := make([]expr.Expr, len(sel.GroupBy))
 	for i, g := range sel.GroupBy {
 		k, err := Expr(g)
@@ -322,6 +335,9 @@ func planAggregate(sel *parser.Select, in plan.Node) (plan.Node, error) {
 		}
 		if _, err := k.Bind(in.Schema()); err != nil {
 			return nil, errAt(g, "GROUP BY: %v", err)
+		}
+		if gs.omits(i) {
+			k = &nullKey{key: k}
 		}
 		keys[i] = &expr.Alias{Expr: k, Name: fmt.Sprintf("__k%d", i)}
 	}
@@ -332,6 +348,9 @@ func planAggregate(sel *parser.Select, in plan.Node) (plan.Node, error) {
 			if sameExpr(e, g) {
 				return expr.Col(fmt.Sprintf("__k%d", i)), true, nil
 			}
+		}
+		if g, ok, err := groupingCall(e, sel.GroupBy, gs); ok || err != nil {
+			return g, true, err
 		}
 		if _, ok := e.(*parser.Star); ok {
 			return nil, true, errAt(e, "* is not allowed in an aggregation query; list the GROUP BY columns")
