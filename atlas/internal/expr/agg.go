@@ -140,7 +140,8 @@ type BoundAgg struct {
 // approx_count_distinct (HyperLogLogPlusPlus) are 0 for no rows, never null.
 func (b *BoundAgg) Nullable() bool {
 	switch b.Fn {
-	case "count", "count_distinct", "approx_count_distinct", "count_if", "regr_count":
+	case "count", "count_distinct", "approx_count_distinct", "count_if", "regr_count",
+		"bitmap_construct_agg", "bitmap_or_agg", "bitmap_and_agg", "bitmap_xor_agg":
 		return false
 	}
 	return true

@@ -38,6 +38,16 @@ func bindOrdered(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
 		}
 	case "histogram_numeric":
 		return true, bindHistogram(a, out, t)
+	case "bitmap_construct_agg":
+		if !isSignedInteger(t) && t.ID() != arrow.NULL {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] bitmap_construct_agg(%s) needs a bit position (BIGINT), got %s", a.Arg, types.Name(t))
+		}
+		out.Type = arrow.BinaryTypes.Binary
+	case "bitmap_or_agg", "bitmap_and_agg", "bitmap_xor_agg":
+		if t.ID() != arrow.BINARY && t.ID() != arrow.NULL {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs a bitmap (BINARY), got %s", out.Fn, a.Arg, types.Name(t))
+		}
+		out.Type = arrow.BinaryTypes.Binary
 	default:
 		return false, nil
 	}

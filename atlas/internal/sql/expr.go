@@ -203,6 +203,7 @@ var sqlAggregates = map[string][2]int{
 	"regr_avgx": {2, 2}, "regr_avgy": {2, 2}, "regr_sxx": {2, 2}, "regr_syy": {2, 2},
 	"regr_sxy": {2, 2}, "regr_slope": {2, 2}, "regr_intercept": {2, 2}, "regr_r2": {2, 2},
 	"try_sum": {1, 1}, "try_avg": {1, 1},
+	"bitmap_construct_agg": {1, 1}, "bitmap_or_agg": {1, 1}, "bitmap_and_agg": {1, 1}, "bitmap_xor_agg": {1, 1},
 }
 
 // isAggregateName reports whether name (lower case) is an aggregate.

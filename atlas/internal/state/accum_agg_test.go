@@ -143,3 +143,26 @@ func TestHistogramRandomIsJavas(t *testing.T) {
 	// 1 3 | 9: (1,3) merge to 2 (height 2).
 	checkSnapshot(t, hist, int64Col(int64(1), int64(3), nil, int64(9)), 2, `[{"x":2,"y":2},{"x":9,"y":1}]`)
 }
+
+// TestBitmapSurvivesASnapshot: bits set before a checkpoint stay set.
+func TestBitmapSurvivesASnapshot(t *testing.T) {
+	agg := &expr.BoundAgg{Fn: "bitmap_construct_agg", Type: arrow.BinaryTypes.Binary}
+	acc, _ := newAccumulator(agg)
+	acc.grow(1)
+	if err := acc.update(int64Col(int64(3), nil), []int32{0, 1}, []int32{0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	restored, _ := newAccumulator(agg)
+	if err := restored.load(acc.save()); err != nil {
+		t.Fatal(err)
+	}
+	if err := restored.update(int64Col(int64(8)), []int32{0}, []int32{0}); err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewBinaryBuilder(memory.NewGoAllocator(), arrow.BinaryTypes.Binary)
+	restored.appendResult(b, 0)
+	got := b.NewBinaryArray().Value(0)
+	if len(got) != bitmapBytes || got[0] != 0x08 || got[1] != 0x01 || got[2] != 0 {
+		t.Errorf("bitmap after a restore starts % x, want 08 01 00 (4096 bytes)", got[:3])
+	}
+}

@@ -136,6 +136,8 @@ func newMoreAccumulator(a *expr.BoundAgg) (accumulator, bool, error) {
 		return newByAcc(a), true, nil
 	case "histogram_numeric":
 		return newHistogramAcc(a), true, nil
+	case "bitmap_construct_agg", "bitmap_or_agg", "bitmap_and_agg", "bitmap_xor_agg":
+		return newBitmapAcc(a.Fn), true, nil
 	case "corr", "covar_pop", "covar_samp", "regr_count", "regr_avgx", "regr_avgy", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope", "regr_intercept", "regr_r2":
 		return newPairAcc(a.Fn), true, nil
 	}
