@@ -2,6 +2,7 @@ package functions_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +20,8 @@ import (
 // cell runs SELECT <e> and returns the result column's name, its Spark
 // type name and its one value as text: timestamps as
 // yyyy-MM-dd HH:mm:ss[.ffffff] in UTC, day-time intervals as
-// microseconds, NULL for null.
+// microseconds, calendar intervals as months, days and nanoseconds,
+// NULL for null.
 func cell(t *testing.T, e string) (name, typ, val string, err error) {
 	t.Helper()
 	st, err := sqlparser.Parse("SELECT " + e)
@@ -48,6 +50,9 @@ func cell(t *testing.T, e string) (name, typ, val string, err error) {
 		val = time.UnixMicro(int64(c.Value(0))).UTC().Format("2006-01-02 15:04:05.999999")
 	case *array.Duration:
 		val = strconv.FormatInt(int64(c.Value(0)), 10)
+	case *array.MonthDayNanoInterval:
+		v := c.Value(0)
+		val = fmt.Sprintf("%d months %d days %d ns", v.Months, v.Days, v.Nanoseconds)
 	case *array.Float64:
 		val = strconv.FormatFloat(c.Value(0), 'g', -1, 64)
 	default:

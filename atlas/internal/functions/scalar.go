@@ -220,6 +220,8 @@ func appendValue(b array.Builder, v any) error {
 		b.Append(arrow.Date32FromTime(v.(time.Time)))
 	case *array.TimestampBuilder:
 		b.Append(arrow.Timestamp(v.(time.Time).UnixMicro()))
+	case *array.MonthDayNanoIntervalBuilder:
+		b.Append(v.(arrow.MonthDayNanoInterval))
 	case *array.DurationBuilder:
 		if d, ok := v.(time.Duration); ok {
 			v = arrow.Duration(d / time.Microsecond)

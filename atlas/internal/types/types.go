@@ -143,6 +143,8 @@ func Name(t arrow.DataType) string {
 		return "void"
 	case arrow.DURATION:
 		return "interval day to second"
+	case arrow.INTERVAL_MONTH_DAY_NANO:
+		return "interval"
 	case arrow.LIST, arrow.LARGE_LIST:
 		return "array"
 	case arrow.MAP:

@@ -66,6 +66,10 @@ func DataType(t arrow.DataType) (*pb.DataType, error) {
 		// Spark's DayTimeIntervalType(DAY, SECOND): fields 0 (DAY) to 3 (SECOND).
 		day, second := int32(0), int32(3)
 		return &pb.DataType{Kind: &pb.DataType_DayTimeInterval_{DayTimeInterval: &pb.DataType_DayTimeInterval{StartField: &day, EndField: &second}}}, nil
+	case *arrow.MonthDayNanoIntervalType:
+		// Spark's CalendarIntervalType, which Atlas's copy of the Connect
+		// protocol has no message for: named by its DDL string.
+		return &pb.DataType{Kind: &pb.DataType_Unparsed_{Unparsed: &pb.DataType_Unparsed{DataTypeString: "interval"}}}, nil
 	case *arrow.ListType:
 		el, err := DataType(t.Elem())
 		if err != nil {
