@@ -10,11 +10,12 @@ import (
 	"google.golang.org/grpc/codes"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 )
 
 // confDefaults are the values of Spark settings clients read without
 // setting them (PySpark asks for the session time zone, for example).
-// Atlas's engine works in UTC and with Spark 4's ANSI mode.
+// Atlas's sessions start in UTC and with Spark 4's ANSI mode.
 var confDefaults = map[string]string{
 	"spark.sql.session.timeZone":                                      "UTC",
 	"spark.sql.streaming.multipleWatermarkPolicy":                     "min",
@@ -49,8 +50,9 @@ func serverValue(sess *session, k string) (string, bool) {
 }
 
 // fixedConf are settings Atlas does not honour another value of: a query
-// would silently run with the default.
-var fixedConf = map[string]bool{"spark.sql.session.timeZone": true}
+// would silently run with the default. (None today: the session time
+// zone, once fixed to UTC, is honoured.)
+var fixedConf = map[string]bool{}
 
 // confChoices are the values Spark accepts for a setting (its
 // checkValues), in any case; another value is refused at set, as Spark
@@ -162,6 +164,11 @@ func checkConf(k, v string) error {
 	}
 	if choices := confChoices[k]; choices != nil && !slices.Contains(choices, strings.ToLower(v)) {
 		return invalidArgument(fmt.Errorf("the value of %s should be one of %s, but was %q", k, strings.Join(choices, ", "), v))
+	}
+	if k == expr.ConfSessionTimeZone {
+		if _, err := expr.ParseZoneID(v); err != nil {
+			return withInfo(codes.InvalidArgument, "INVALID_CONF_VALUE.TIME_ZONE", "22022", classIllegalArg, err.Error())
+		}
 	}
 	if refuse, ok := unsupportedConf[k]; ok {
 		if why := refuse(v); why != "" {

@@ -64,3 +64,41 @@ func TestSQLSetReachesSessionConf(t *testing.T) {
 	same(t, "escapedStringLiterals=false", c.rows(c.sql("SET spark.sql.parser.escapedStringLiterals=false")),
 		[]string{"key=spark.sql.parser.escapedStringLiterals value=false"})
 }
+
+// TestSessionTimeZoneSetting: spark.sql.session.timeZone set by SET or
+// spark.conf.set is the zone of the session's next queries; RESET goes
+// back to UTC; a value that names no zone is refused with Spark's
+// INVALID_CONF_VALUE.TIME_ZONE. 02:30 on 2021-03-14 does not exist in Los
+// Angeles: Spark reads it as 03:30 PDT.
+func TestSessionTimeZoneSetting(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	c := dial(t, srv.Addr())
+	const query = "SELECT CAST(TIMESTAMP '2021-03-14 02:30:00' AS STRING) AS s, CAST(TIMESTAMP '2021-03-14 02:30:00' AS BIGINT) AS e"
+	same(t, "UTC", c.rows(c.sql(query)), []string{"s=2021-03-14 02:30:00 e=1615689000"})
+
+	same(t, "SET zone", c.rows(c.sql("SET spark.sql.session.timeZone=America/Los_Angeles")),
+		[]string{"key=spark.sql.session.timeZone value=America/Los_Angeles"})
+	if got := c.confGet("spark.sql.session.timeZone"); got != "America/Los_Angeles" {
+		t.Fatalf("spark.conf.get: %q", got)
+	}
+	same(t, "Los Angeles", c.rows(c.sql(query)), []string{"s=2021-03-14 03:30:00 e=1615717800"})
+
+	zone := "+05:30"
+	if _, err := c.rpc.Config(context.Background(), &pb.ConfigRequest{SessionId: c.session, UserContext: &pb.UserContext{UserId: "test"},
+		Operation: &pb.ConfigRequest_Operation{OpType: &pb.ConfigRequest_Operation_Set{Set: &pb.ConfigRequest_Set{Pairs: []*pb.KeyValue{{Key: "spark.sql.session.timeZone", Value: &zone}}}}}}); err != nil {
+		t.Fatal(err)
+	}
+	same(t, "+05:30 by spark.conf.set", c.rows(c.sql(query)), []string{"s=2021-03-14 02:30:00 e=1615669200"})
+
+	same(t, "SET TIME ZONE", c.rows(c.sql("SET TIME ZONE 'UTC'")), []string{"key=spark.sql.session.timeZone value=UTC"})
+	c.rows(c.sql("SET TIME ZONE 'Asia/Tokyo'"))
+	c.rows(c.sql("RESET spark.sql.session.timeZone"))
+	same(t, "after RESET", c.rows(c.sql(query)), []string{"s=2021-03-14 02:30:00 e=1615689000"})
+
+	for _, bad := range []string{"Mars/Olympus_Mons", "Local", "+25:00", ""} {
+		err := c.trySQL("SET spark.sql.session.timeZone=" + bad)
+		if err == nil || !strings.Contains(err.Error(), "INVALID_CONF_VALUE.TIME_ZONE") {
+			t.Errorf("zone %q: %v, want INVALID_CONF_VALUE.TIME_ZONE", bad, err)
+		}
+	}
+}

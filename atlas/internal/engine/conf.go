@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/sql/parser"
@@ -48,27 +49,47 @@ func (s *Session) confValue(key string) string {
 // non-ANSI NULL and saturation. TryCast and try_cast give NULL either way.
 const ConfANSIEnabled = "spark.sql.ansi.enabled"
 
-// castContext carries the session's spark.sql.ansi.enabled in ctx, for the
-// explicit casts of the query run under it (read when the query runs, as
+// castContext carries the session's spark.sql.ansi.enabled and time zone
+// in ctx, for the casts and datetime functions of the query run under it (read when the query runs, as
 // Spark Connect analyzes a plan when it executes).
 func (s *Session) castContext(ctx context.Context) context.Context {
 	if s == nil {
 		return ctx
 	}
+	ctx = expr.WithZone(ctx, s.Zone())
 	return expr.WithANSI(ctx, !strings.EqualFold(strings.TrimSpace(s.confValue(ConfANSIEnabled)), "false"))
 }
 
+// Zone is the session time zone, spark.sql.session.timeZone read through
+// Go's time zone database (expr.ParseZoneID); UTC when unset. A value
+// that names no zone is refused where it is set (the Connect server's
+// config and SET), and reads as UTC here.
+func (s *Session) Zone() *time.Location {
+	if s == nil {
+		return time.UTC
+	}
+	v := strings.TrimSpace(s.confValue(expr.ConfSessionTimeZone))
+	if v == "" {
+		return time.UTC
+	}
+	loc, err := expr.ParseZoneID(v)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}
+
 // ParserOptions are the SQL parser's options under the session's
-// settings: spark.atlas.sql.parser.maxNestingDepth (parser.ConfMaxDepth)
+// settings: the session time zone (Zone), and spark.atlas.sql.parser.maxNestingDepth (parser.ConfMaxDepth)
 // bounds how deeply a statement may nest, parser.DefaultMaxDepth unless
 // set to a positive integer.
 func (s *Session) ParserOptions() parser.Options {
 	if s == nil {
 		return parser.Options{}
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(s.confValue(parser.ConfMaxDepth)))
-	if err != nil || n <= 0 {
-		return parser.Options{}
+	o := parser.Options{Zone: s.Zone()}
+	if n, err := strconv.Atoi(strings.TrimSpace(s.confValue(parser.ConfMaxDepth))); err == nil && n > 0 {
+		o.MaxDepth = n
 	}
-	return parser.Options{MaxDepth: n}
+	return o
 }

@@ -132,7 +132,7 @@ func (df *DataFrame) SelectExpr(exprs ...string) *DataFrame {
 	}
 	items := make([]any, len(exprs))
 	for i, s := range exprs {
-		c, err := ParseExpr(s)
+		c, err := parseExprWith(df.s.ParserOptions(), s)
 		if err != nil {
 			return df.with(nil, fmt.Errorf("selectExpr: %w", err))
 		}
@@ -153,7 +153,7 @@ func (df *DataFrame) Where(cond any) *DataFrame {
 		c = x
 	case string:
 		var err error
-		if c, err = ParseExpr(x); err != nil {
+		if c, err = parseExprWith(df.s.ParserOptions(), x); err != nil {
 			return df.with(nil, fmt.Errorf("where: %w", err))
 		}
 	default:

@@ -9,8 +9,12 @@ import (
 // ParseExpr parses a SQL expression ("CAST(value AS STRING)",
 // "quantity * price AS amount", "event = 'click'") into a Column, as
 // functions.expr in PySpark. Errors give the line and column.
-func ParseExpr(s string) (Column, error) {
-	item, err := parser.ParseSelectItem(s)
+func ParseExpr(s string) (Column, error) { return parseExprWith(parser.Options{}, s) }
+
+// parseExprWith is ParseExpr under a session's parser options (its time
+// zone reads TIMESTAMP literals).
+func parseExprWith(o parser.Options, s string) (Column, error) {
+	item, err := o.ParseSelectItem(s)
 	if err != nil {
 		return Column{}, err
 	}

@@ -67,7 +67,7 @@ func castTo(b Bound, t arrow.DataType) Bound {
 		return b
 	}
 	stringTime := (b.Type().ID() == arrow.STRING && (t.ID() == arrow.TIMESTAMP || t.ID() == arrow.DATE32)) || (b.Type().ID() == arrow.TIMESTAMP && t.ID() == arrow.STRING)
-	if lb, ok := b.(*litBound); ok && !isDecimalCast(b.Type(), t) && !isTimeNumber(b.Type(), t) && !stringTime && !isSparkNumberCast(b.Type(), t) && !isFloatToString(b.Type(), t) {
+	if lb, ok := b.(*litBound); ok && !isDecimalCast(b.Type(), t) && !isTimeNumber(b.Type(), t) && !stringTime && !isZoneCast(b.Type(), t) && !isSparkNumberCast(b.Type(), t) && !isFloatToString(b.Type(), t) {
 		if lb.lit.Value == nil {
 			return &scalarBound{s: scalar.MakeNullScalar(t)}
 		}
@@ -145,6 +145,9 @@ func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
 	}
 	if sa, ok := in.(*array.String); ok && t.ID() == arrow.DATE32 {
 		return castStringToDate(c, sa, false)
+	}
+	if isZoneCast(in.DataType(), t) {
+		return castZoned(c, in, t), nil
 	}
 	if isSparkNumberCast(in.DataType(), t) {
 		return castSparkNumber(c, in, t)

@@ -15,9 +15,10 @@ import (
 // does (stringToTimestamp): yyyy, yyyy-[m]m, yyyy-[m]m-[d]d, then
 // optionally ' ' or 'T' and [h]h:[m]m[:[s]s[.fraction]], then an optional
 // zone (Z, UTC, GMT, +hh, +hh:mm, +hhmm or a region such as
-// Europe/Paris). Without a zone the value is UTC, Atlas's session time
-// zone. Text that does not match gives NULL.
+// Europe/Paris). Without a zone the text is a wall-clock time in the
+// session time zone (LocalToInstant). Text that does not match gives NULL.
 func castStringToTimestamp(c *Ctx, in *array.String) arrow.Array {
+	loc := c.Zone()
 	b := array.NewTimestampBuilder(c.Mem, types.Timestamp)
 	defer b.Release()
 	b.Reserve(in.Len())
@@ -26,7 +27,7 @@ func castStringToTimestamp(c *Ctx, in *array.String) arrow.Array {
 			b.AppendNull()
 			continue
 		}
-		t, ok := ParseSparkTimestamp(in.Value(i))
+		t, ok := ParseSparkTimestampIn(in.Value(i), loc)
 		if !ok {
 			b.AppendNull()
 			continue
@@ -36,8 +37,13 @@ func castStringToTimestamp(c *Ctx, in *array.String) arrow.Array {
 	return b.NewArray()
 }
 
-// ParseSparkTimestamp parses s as CAST(s AS TIMESTAMP) in Spark.
-func ParseSparkTimestamp(s string) (time.Time, bool) {
+// ParseSparkTimestamp parses s as CAST(s AS TIMESTAMP) in Spark with the
+// session time zone UTC.
+func ParseSparkTimestamp(s string) (time.Time, bool) { return ParseSparkTimestampIn(s, time.UTC) }
+
+// ParseSparkTimestampIn parses s as CAST(s AS TIMESTAMP) in Spark, text
+// without a zone being a wall-clock time in loc; the result is in UTC.
+func ParseSparkTimestampIn(s string, loc *time.Location) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	pos := 0
 	digits := func(minN, maxN int) (int, bool) {
@@ -100,7 +106,6 @@ func ParseSparkTimestamp(s string) (time.Time, bool) {
 			}
 		}
 	}
-	loc := time.UTC
 	if rest := strings.TrimSpace(s[pos:]); rest != "" {
 		l, ok := parseZone(rest)
 		if !ok {
@@ -111,11 +116,11 @@ func ParseSparkTimestamp(s string) (time.Time, bool) {
 	if month < 1 || month > 12 || hour > 23 || minute > 59 || sec > 59 {
 		return time.Time{}, false
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, loc)
-	if t.Day() != day {
+	wall := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.UTC)
+	if wall.Day() != day {
 		return time.Time{}, false
 	}
-	return t.UTC(), true
+	return LocalToInstant(wall, loc).UTC(), true
 }
 
 func parseZone(z string) (*time.Location, bool) {
@@ -158,10 +163,11 @@ func parseZone(z string) (*time.Location, bool) {
 }
 
 // castTimestampToString renders timestamps as Spark's CAST(ts AS STRING):
-// yyyy-MM-dd HH:mm:ss in the session time zone (UTC), with the fraction
-// of a second only when non-zero and without trailing zeros.
+// yyyy-MM-dd HH:mm:ss in the session time zone, with the fraction of a
+// second only when non-zero and without trailing zeros.
 func castTimestampToString(c *Ctx, in *array.Timestamp) arrow.Array {
 	unit := in.DataType().(*arrow.TimestampType).Unit
+	loc := c.Zone()
 	b := array.NewStringBuilder(c.Mem)
 	defer b.Release()
 	b.Reserve(in.Len())
@@ -170,7 +176,7 @@ func castTimestampToString(c *Ctx, in *array.Timestamp) arrow.Array {
 			b.AppendNull()
 			continue
 		}
-		b.Append(in.Value(i).ToTime(unit).UTC().Format("2006-01-02 15:04:05.999999999"))
+		b.Append(in.Value(i).ToTime(unit).In(loc).Format("2006-01-02 15:04:05.999999999"))
 	}
 	return b.NewArray()
 }

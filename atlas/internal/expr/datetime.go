@@ -83,6 +83,7 @@ func (b *toTimestampBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, err
 		return out, nil
 	}
 	strs := in.(*array.String)
+	loc := c.Zone()
 	out := array.NewTimestampBuilder(c.Mem, types.Timestamp)
 	defer out.Release()
 	out.Reserve(strs.Len())
@@ -91,7 +92,7 @@ func (b *toTimestampBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, err
 			out.AppendNull()
 			continue
 		}
-		t, err := b.pattern.Parse(strs.Value(i))
+		t, err := b.pattern.ParseIn(strs.Value(i), loc)
 		if err != nil {
 			if b.try {
 				out.AppendNull()
@@ -105,7 +106,7 @@ func (b *toTimestampBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, err
 }
 
 // DateFormat is Spark's date_format(ts, format): the timestamp rendered in
-// UTC (Atlas's session time zone) with a Spark datetime pattern. A string
+// the session time zone with a Spark datetime pattern. A string
 // argument is cast to a timestamp first.
 type DateFormat struct {
 	X      Expr
@@ -148,12 +149,13 @@ func (b *dateFormatBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, erro
 	defer out.Release()
 	out.Reserve(ts.Len())
 	var buf []byte
+	loc := c.Zone()
 	for i := 0; i < ts.Len(); i++ {
 		if ts.IsNull(i) {
 			out.AppendNull()
 			continue
 		}
-		buf = b.pattern.AppendFormat(buf[:0], time.UnixMicro(int64(ts.Value(i))))
+		buf = b.pattern.AppendFormatIn(buf[:0], time.UnixMicro(int64(ts.Value(i))), loc)
 		out.BinaryBuilder.Append(buf)
 	}
 	return out.NewArray(), nil

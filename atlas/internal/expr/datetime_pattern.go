@@ -13,8 +13,8 @@ import (
 // MM, MMM "Jan", MMMM "January"), d, D (day of year), H (0-23), k (1-24),
 // h (1-12), K (0-11), m, s, S (fraction of second, up to 9 digits;
 // Atlas keeps microseconds), a (AM/PM), E (day of week: E..EEE "Mon",
-// EEEE "Monday"), X, x, Z (zone offset), z and V (zone; Atlas works in
-// UTC), text in single quotes (” is a quote) and optional sections in
+// EEEE "Monday"), X, x, Z (zone offset), z and V (zone: the session time
+// zone's when formatting; UTC, GMT or a region when parsing), text in single quotes (” is a quote) and optional sections in
 // [ ]. Other letters are refused, as Spark refuses them.
 type DatetimePattern struct {
 	text   string
@@ -104,14 +104,20 @@ func parsePatTokens(p string, i int, inOpt bool) ([]patToken, int, error) {
 	return out, i, nil
 }
 
-// Format renders t (in UTC) with the pattern.
+// Format renders t in UTC with the pattern.
 func (p *DatetimePattern) Format(t time.Time) string {
 	return string(p.AppendFormat(nil, t))
 }
 
-// AppendFormat appends t (in UTC) rendered with the pattern to buf.
+// AppendFormat appends t rendered in UTC with the pattern to buf.
 func (p *DatetimePattern) AppendFormat(buf []byte, t time.Time) []byte {
-	return formatTokens(buf, p.tokens, t.UTC())
+	return p.AppendFormatIn(buf, t, time.UTC)
+}
+
+// AppendFormatIn appends t rendered in loc (the session time zone) with
+// the pattern to buf.
+func (p *DatetimePattern) AppendFormatIn(buf []byte, t time.Time, loc *time.Location) []byte {
+	return formatTokens(buf, p.tokens, t.In(loc))
 }
 
 func pad(b []byte, v, width int) []byte {
@@ -203,34 +209,8 @@ func formatTokens(b []byte, toks []patToken, t time.Time) []byte {
 			} else {
 				b = append(b, t.Weekday().String()[:3]...)
 			}
-		case 'X':
-			b = append(b, 'Z')
-		case 'x':
-			switch n {
-			case 1:
-				b = append(b, "+00"...)
-			case 2, 4:
-				b = append(b, "+0000"...)
-			default:
-				b = append(b, "+00:00"...)
-			}
-		case 'Z':
-			switch {
-			case n <= 3:
-				b = append(b, "+0000"...)
-			case n == 4:
-				b = append(b, "GMT"...)
-			default:
-				b = append(b, 'Z')
-			}
-		case 'z':
-			if n >= 4 {
-				b = append(b, "Coordinated Universal Time"...)
-			} else {
-				b = append(b, "UTC"...)
-			}
-		case 'V':
-			b = append(b, "UTC"...)
+		case 'X', 'x', 'Z', 'z', 'V':
+			b = formatZone(b, tk.letter, n, t)
 		}
 	}
 	return b
@@ -241,11 +221,18 @@ type parsed struct {
 	year, month, day, yday, hour, hour12, min, sec, nanos int
 	pm, hasPM, has12, hasYday                             bool
 	offset                                                int // seconds east of UTC
+	// zone is the zone the text named, nil when it named none.
+	zone *time.Location
 }
 
-// Parse reads s, which must match the whole pattern, as a UTC instant.
-// Missing fields default to 1970-01-01 00:00:00, as in Spark.
-func (p *DatetimePattern) Parse(s string) (time.Time, error) {
+// Parse reads s, which must match the whole pattern, as a UTC instant,
+// text without a zone being in UTC. Missing fields default to 1970-01-01
+// 00:00:00, as in Spark.
+func (p *DatetimePattern) Parse(s string) (time.Time, error) { return p.ParseIn(s, time.UTC) }
+
+// ParseIn reads s as Parse does, text without a zone being a wall-clock
+// time in loc (the session time zone, resolved as LocalToInstant).
+func (p *DatetimePattern) ParseIn(s string, loc *time.Location) (time.Time, error) {
 	v := parsed{year: 1970, month: 1, day: 1}
 	pos, err := parseTokens(p.tokens, s, 0, &v)
 	if err != nil {
@@ -275,7 +262,10 @@ func (p *DatetimePattern) Parse(s string) (time.Time, error) {
 	} else if t.Day() != v.day || int(t.Month()) != v.month {
 		return time.Time{}, fmt.Errorf("invalid date %04d-%02d-%02d", v.year, v.month, v.day)
 	}
-	return t.Add(-time.Duration(v.offset) * time.Second), nil
+	if v.zone != nil {
+		loc = v.zone
+	}
+	return LocalToInstant(t, loc).UTC(), nil
 }
 
 func isNumericLetter(l byte) bool {
@@ -392,21 +382,36 @@ func parseTokens(toks []patToken, s string, pos int, v *parsed) (int, error) {
 			_, pos, err = parseName(s, pos, dayNames(), tk.count >= 4)
 		case 'X', 'x', 'Z':
 			v.offset, pos, err = parseOffset(s, pos, tk.letter == 'X' || (tk.letter == 'Z' && tk.count == 5))
+			v.zone = time.FixedZone("", v.offset)
 		case 'z', 'V':
-			switch {
-			case strings.HasPrefix(s[pos:], "UTC"), strings.HasPrefix(s[pos:], "GMT"):
-				pos += 3
-			case strings.HasPrefix(s[pos:], "Z"):
-				pos++
-			default:
-				err = fmt.Errorf("only the UTC zone can be parsed at index %d", pos)
-			}
+			v.zone, pos, err = parseZoneText(s, pos)
 		}
 		if err != nil {
 			return pos, err
 		}
 	}
 	return pos, nil
+}
+
+// parseZoneText reads a zone name at pos: UTC, GMT, Z or a region of the
+// time zone database (America/Los_Angeles).
+func parseZoneText(s string, pos int) (*time.Location, int, error) {
+	switch {
+	case strings.HasPrefix(s[pos:], "UTC"), strings.HasPrefix(s[pos:], "GMT"):
+		return time.UTC, pos + 3, nil
+	case strings.HasPrefix(s[pos:], "Z"):
+		return time.UTC, pos + 1, nil
+	}
+	j := pos
+	for j < len(s) && (s[j] == '/' || s[j] == '_' || s[j] == '-' || s[j] == '+' || (s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= 'a' && s[j] <= 'z') || (s[j] >= '0' && s[j] <= '9')) {
+		j++
+	}
+	if j > pos && strings.Contains(s[pos:j], "/") {
+		if loc, err := time.LoadLocation(s[pos:j]); err == nil {
+			return loc, j, nil
+		}
+	}
+	return nil, pos, fmt.Errorf("expected a zone (UTC, GMT or a region such as America/Los_Angeles) at index %d", pos)
 }
 
 func monthNames() []string {
@@ -469,4 +474,66 @@ func parseOffset(s string, pos int, zOK bool) (int, int, error) {
 		consumed++
 	}
 	return sign * (h*3600 + m*60), pos + 1 + consumed, nil
+}
+
+// formatZone renders the zone letters of a pattern for t (already in the
+// session time zone), as Java's DateTimeFormatter: X and x an offset (X
+// gives Z at zero), Z +HHMM (ZZZZ GMT+hh:mm, ZZZZZ +hh:mm or Z), z the
+// zone's abbreviation (PST; zzzz the long name of UTC only) and VV the
+// region.
+func formatZone(b []byte, letter byte, n int, t time.Time) []byte {
+	name, off := t.Zone()
+	switch letter {
+	case 'X', 'x':
+		if letter == 'X' && off == 0 {
+			return append(b, 'Z')
+		}
+		switch n {
+		case 1:
+			return appendOffset(b, off, false, off%3600 == 0)
+		case 2, 4:
+			return appendOffset(b, off, false, false)
+		}
+		return appendOffset(b, off, true, false)
+	case 'Z':
+		switch {
+		case n <= 3:
+			return appendOffset(b, off, false, false)
+		case n == 4:
+			b = append(b, "GMT"...)
+			if off == 0 {
+				return b
+			}
+			return appendOffset(b, off, true, false)
+		}
+		if off == 0 {
+			return append(b, 'Z')
+		}
+		return appendOffset(b, off, true, false)
+	case 'z':
+		if t.Location() == time.UTC || name == "UTC" {
+			if n >= 4 {
+				return append(b, "Coordinated Universal Time"...)
+			}
+			return append(b, "UTC"...)
+		}
+		return append(b, name...)
+	}
+	return append(b, t.Location().String()...)
+}
+
+// appendOffset writes an offset in seconds as +HH[:]MM, or +HH alone.
+func appendOffset(b []byte, off int, colon, hoursOnly bool) []byte {
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	b = pad(append(b, sign), off/3600, 2)
+	if hoursOnly {
+		return b
+	}
+	if colon {
+		b = append(b, ':')
+	}
+	return pad(b, off%3600/60, 2)
 }

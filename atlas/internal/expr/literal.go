@@ -40,7 +40,9 @@ func (l *Literal) String() string {
 	case string:
 		return v
 	case time.Time:
-		return "TIMESTAMP '" + v.UTC().Format("2006-01-02 15:04:05.999999") + "'"
+		// In the value's own location: the session time zone for a
+		// literal the parser read, as Spark names it.
+		return "TIMESTAMP '" + v.Format("2006-01-02 15:04:05.999999") + "'"
 	case float64:
 		// Spark names a double literal by Java's Double.toString: 1.0, 2.5, 1.0E10.
 		return numfmt.JavaFloat(v, 64)

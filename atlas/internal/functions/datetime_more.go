@@ -10,10 +10,11 @@ import (
 
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/tz"
 )
 
 // datetimeMoreDefs are date_trunc, trunc and date_part/datepart over
-// dates and timestamps (in the session time zone, UTC).
+// dates and timestamps (a timestamp's fields in the session time zone).
 func datetimeMoreDefs() []*Def {
 	return []*Def{
 		row("date_trunc", "datetime", 2, 2, &rowImpl{resolve: func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
@@ -34,30 +35,36 @@ func datetimeMoreDefs() []*Def {
 }
 
 // truncTime is Spark's DateTimeUtils.truncTimestamp/truncDate: the start
-// of the unit holding t, or nil for a unit Spark does not know (dates
-// take YEAR to WEEK only).
+// of the unit holding t, in t's location (the session time zone for a
+// timestamp, UTC for a date), or nil for a unit Spark does not know (dates
+// take YEAR to WEEK only). A start that falls in a gap of the zone
+// resolves as Java does (tz.LocalToInstant).
 func truncTime(t time.Time, unit string, dateOnly bool) any {
-	t = t.UTC()
+	loc := t.Location()
 	y, m, d := t.Date()
-	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	at := func(y int, m time.Month, d, h, mi, s, ns int) time.Time {
+		return tz.LocalToInstant(time.Date(y, m, d, h, mi, s, ns, time.UTC), loc)
+	}
 	switch strings.ToUpper(strings.TrimSpace(unit)) {
 	case "YEAR", "YYYY", "YY":
-		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+		return at(y, 1, 1, 0, 0, 0, 0)
 	case "QUARTER":
-		return time.Date(y, (m-1)/3*3+1, 1, 0, 0, 0, 0, time.UTC)
+		return at(y, (m-1)/3*3+1, 1, 0, 0, 0, 0)
 	case "MONTH", "MM", "MON":
-		return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+		return at(y, m, 1, 0, 0, 0, 0)
 	case "WEEK":
-		return day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7)) // back to Monday
+		back := (int(t.Weekday()) + 6) % 7 // back to Monday
+		return at(y, m, d-back, 0, 0, 0, 0)
 	}
 	if dateOnly {
 		return nil
 	}
+	h := t.Hour()
 	switch strings.ToUpper(strings.TrimSpace(unit)) {
 	case "DAY", "DD":
-		return day
+		return at(y, m, d, 0, 0, 0, 0)
 	case "HOUR":
-		return t.Truncate(time.Hour)
+		return at(y, m, d, h, 0, 0, 0)
 	case "MINUTE":
 		return t.Truncate(time.Minute)
 	case "SECOND":
@@ -84,7 +91,7 @@ func datePart(name string, col func(field string, args []string) string) *Def {
 		}
 		return []arrow.DataType{tString, nil}, tInt, nil
 	}, eval: func(v []any) (any, error) {
-		t := v[1].(time.Time).UTC()
+		t := v[1].(time.Time) // in the session time zone (rowBound)
 		field := strings.ToUpper(strings.TrimSpace(v[0].(string)))
 		switch field {
 		case "YEAR", "Y", "YEARS", "YR", "YRS":
@@ -150,7 +157,7 @@ var secondsPart = &rowImpl{resolve: func(in []arrow.DataType) ([]arrow.DataType,
 	}
 	return []arrow.DataType{tString, nil}, out, nil
 }, eval: func(v []any) (any, error) {
-	t := v[1].(time.Time).UTC()
+	t := v[1].(time.Time)
 	us := int64(t.Second())*1_000_000 + int64(t.Nanosecond()/1000)
 	return expr.Decimal{Unscaled: decimal128.FromI64(us), Precision: 8, Scale: 6}, nil
 }}

@@ -107,10 +107,14 @@ func (b *rowBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Array, error)
 	bld := array.NewBuilder(mem, b.typ)
 	defer bld.Release()
 	vals := make([]any, len(cols))
+	loc := c.Zone()
 	for r := 0; r < int(rec.NumRows()); r++ {
 		isNull := false
 		for i, a := range cols {
 			vals[i] = value(a, r)
+			if t, ok := vals[i].(time.Time); ok && a.DataType().ID() == arrow.TIMESTAMP {
+				vals[i] = t.In(loc) // fields of a timestamp are the session time zone's
+			}
 			isNull = isNull || vals[i] == nil
 		}
 		if isNull && !b.call.impl.nullSafe {

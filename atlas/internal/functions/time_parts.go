@@ -10,8 +10,8 @@ import (
 // tTimestamp is Spark's TimestampType as Atlas holds it.
 var tTimestamp = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 
-// timePartDefs are hour, minute and second of a timestamp in UTC, Atlas's
-// session time zone; a string or a date argument reads as a timestamp.
+// timePartDefs are hour, minute and second of a timestamp in the session
+// time zone; a string or a date argument reads as a timestamp.
 func timePartDefs() []*Def {
 	part := func(name string, f func(time.Time) int) *Def {
 		return row(name, "datetime", 1, 1, &rowImpl{
@@ -29,7 +29,7 @@ func timePartDefs() []*Def {
 				if !ok {
 					return nil, fmt.Errorf("%s of %T", name, v[0])
 				}
-				return int32(f(t.UTC())), nil
+				return int32(f(t)), nil // t is in the session time zone (rowBound)
 			}})
 	}
 	return []*Def{

@@ -18,12 +18,16 @@ import (
 const NullText = "NULL"
 
 // cellText formats row i of arr the way Spark's Dataset.show() does
-// (ToPrettyString with the session time zone set to UTC): integers in
+// (ToPrettyString with the session time zone set to UTC; cellTextIn takes
+// another zone): integers in
 // decimal, decimals with their scale's digits, doubles as Java's Double.toString ("2.55", "17850.0", "1.0E7"),
 // timestamps as "2006-01-02 15:04:05[.ffffff]", dates as "2006-01-02",
 // binary as "[0A FF]", arrays as "[a, b]", maps as "{k -> v}", structs as
 // "{a, b}" and nulls as [NullText].
-func cellText(arr arrow.Array, i int) string {
+func cellText(arr arrow.Array, i int) string { return cellTextIn(arr, i, time.UTC) }
+
+// cellTextIn is cellText showing timestamps in loc, the session time zone.
+func cellTextIn(arr arrow.Array, i int, loc *time.Location) string {
 	if arr.IsNull(i) {
 		return NullText
 	}
@@ -78,19 +82,19 @@ func cellText(arr arrow.Array, i int) string {
 		return a.Value(i).ToTime().UTC().Format(time.DateOnly)
 	case *array.Timestamp:
 		unit := a.DataType().(*arrow.TimestampType).Unit
-		return TimestampText(a.Value(i).ToTime(unit))
+		return timestampIn(a.Value(i).ToTime(unit), loc)
 	case *array.Duration:
 		return durationText(a.DataType().(*arrow.DurationType).Unit, int64(a.Value(i)))
 	case *array.Dictionary:
-		return cellText(a.Dictionary(), a.GetValueIndex(i))
+		return cellTextIn(a.Dictionary(), a.GetValueIndex(i), loc)
 	case *array.Map:
-		return mapText(a, i)
+		return mapText(a, i, loc)
 	case array.ListLike:
-		return listText(a, i)
+		return listText(a, i, loc)
 	case *array.Struct:
-		return structText(a, i)
+		return structText(a, i, loc)
 	case array.ExtensionArray:
-		return cellText(a.Storage(), i)
+		return cellTextIn(a.Storage(), i, loc)
 	}
 	return arr.ValueStr(i)
 }
@@ -118,6 +122,14 @@ func durationText(unit arrow.TimeUnit, v int64) string {
 // TimestampText formats t in UTC with Spark's pattern (numfmt.Timestamp).
 func TimestampText(t time.Time) string { return numfmt.Timestamp(t) }
 
+// timestampIn formats t in loc with Spark's pattern.
+func timestampIn(t time.Time, loc *time.Location) string {
+	if loc == time.UTC {
+		return TimestampText(t)
+	}
+	return t.In(loc).Format("2006-01-02 15:04:05.999999999")
+}
+
 func binaryText(b []byte) string {
 	if len(b) == 0 {
 		return "[]"
@@ -136,30 +148,30 @@ func binaryText(b []byte) string {
 	return sb.String()
 }
 
-func listText(a array.ListLike, i int) string {
+func listText(a array.ListLike, i int, loc *time.Location) string {
 	start, end := a.ValueOffsets(i)
 	values := a.ListValues()
 	parts := make([]string, 0, end-start)
 	for j := start; j < end; j++ {
-		parts = append(parts, cellText(values, int(j)))
+		parts = append(parts, cellTextIn(values, int(j), loc))
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-func mapText(a *array.Map, i int) string {
+func mapText(a *array.Map, i int, loc *time.Location) string {
 	start, end := a.ValueOffsets(i)
 	keys, items := a.Keys(), a.Items()
 	parts := make([]string, 0, end-start)
 	for j := start; j < end; j++ {
-		parts = append(parts, cellText(keys, int(j))+" -> "+cellText(items, int(j)))
+		parts = append(parts, cellTextIn(keys, int(j), loc)+" -> "+cellTextIn(items, int(j), loc))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-func structText(a *array.Struct, i int) string {
+func structText(a *array.Struct, i int, loc *time.Location) string {
 	parts := make([]string, a.NumField())
 	for f := range parts {
-		parts[f] = cellText(a.Field(f), i)
+		parts[f] = cellTextIn(a.Field(f), i, loc)
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }

@@ -4,6 +4,7 @@ import (
 	"html"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -23,7 +24,7 @@ func HTMLTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows int, t
 	if truncate {
 		width = truncateWidth
 	}
-	return htmlTable(schema, records, maxRows, width, caption)
+	return htmlTable(schema, records, maxRows, width, caption, time.UTC)
 }
 
 // HTMLString is the table of Spark Connect's HtmlString relation (Spark's
@@ -31,12 +32,18 @@ func HTMLTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows int, t
 // DataFrame): [HTMLTable] of the first numRows rows (at least 0), with
 // cells longer than truncate characters cut when truncate > 0.
 func HTMLString(schema *arrow.Schema, records []arrow.RecordBatch, numRows, truncate int) string {
-	return htmlTable(schema, records, max(numRows, 0), max(truncate, 0), "")
+	return HTMLStringIn(time.UTC, schema, records, numRows, truncate)
+}
+
+// HTMLStringIn is HTMLString with timestamps shown in loc, the session
+// time zone.
+func HTMLStringIn(loc *time.Location, schema *arrow.Schema, records []arrow.RecordBatch, numRows, truncate int) string {
+	return htmlTable(schema, records, max(numRows, 0), max(truncate, 0), "", loc)
 }
 
 // htmlTable is HTMLTable cutting cells at width characters (0: never).
-func htmlTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows, width int, caption string) string {
-	t := collectRows(schema, records, maxRows)
+func htmlTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows, width int, caption string, loc *time.Location) string {
+	t := collectRowsIn(schema, records, maxRows, loc)
 	var sb strings.Builder
 	sb.WriteString(tablecss.Style)
 	sb.WriteString(`<table class="atlas-table">`)

@@ -1,6 +1,8 @@
 package table
 
 import (
+	"time"
+
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -19,6 +21,11 @@ type tableRows struct {
 // with [cellText]. Records whose column count differs from the schema's are
 // read by position up to the smaller count; missing cells show as NULL.
 func collectRows(schema *arrow.Schema, records []arrow.RecordBatch, limit int) tableRows {
+	return collectRowsIn(schema, records, limit, time.UTC)
+}
+
+// collectRowsIn is collectRows showing timestamps in loc.
+func collectRowsIn(schema *arrow.Schema, records []arrow.RecordBatch, limit int, loc *time.Location) tableRows {
 	var t tableRows
 	if schema == nil && len(records) > 0 {
 		schema = records[0].Schema()
@@ -43,7 +50,7 @@ func collectRows(schema *arrow.Schema, records []arrow.RecordBatch, limit int) t
 			row := make([]string, ncols)
 			for c := 0; c < ncols; c++ {
 				if c < int(rec.NumCols()) {
-					row[c] = cellText(rec.Column(c), r)
+					row[c] = cellTextIn(rec.Column(c), r, loc)
 				} else {
 					row[c] = NullText
 				}

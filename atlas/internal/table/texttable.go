@@ -3,6 +3,7 @@ package table
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -62,8 +63,14 @@ func TextTable(schema *arrow.Schema, records []arrow.RecordBatch, maxRows int, t
 // "(0 rows)" for an empty result. The footer "only showing top N rows"
 // ends with a newline, as Spark's DataFrameShowSuite expects.
 func ShowString(schema *arrow.Schema, records []arrow.RecordBatch, numRows, truncate int, vertical bool) string {
+	return ShowStringIn(time.UTC, schema, records, numRows, truncate, vertical)
+}
+
+// ShowStringIn is ShowString with timestamps shown in loc, the session
+// time zone, as Spark's show() shows them.
+func ShowStringIn(loc *time.Location, schema *arrow.Schema, records []arrow.RecordBatch, numRows, truncate int, vertical bool) string {
 	numRows = max(numRows, 0)
-	t := collectRows(schema, records, numRows)
+	t := collectRowsIn(schema, records, numRows, loc)
 	header := make([]string, len(t.names))
 	for i, n := range t.names {
 		header[i] = escapeMetaCharacters(n)

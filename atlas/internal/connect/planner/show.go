@@ -29,7 +29,7 @@ func (p *Planner) showString(ctx context.Context, s *pb.ShowString) (*engine.Dat
 		return nil, err
 	}
 	defer release(recs)
-	text := table.ShowString(schema, recs, n, int(s.GetTruncate()), s.GetVertical())
+	text := table.ShowStringIn(p.Session.Zone(), schema, recs, n, int(s.GetTruncate()), s.GetVertical())
 	return p.strings("show_string", []string{text})
 }
 
@@ -45,7 +45,7 @@ func (p *Planner) htmlString(ctx context.Context, s *pb.HtmlString) (*engine.Dat
 		return nil, err
 	}
 	defer release(recs)
-	return p.strings("html_string", []string{table.HTMLString(schema, recs, n, int(s.GetTruncate()))})
+	return p.strings("html_string", []string{table.HTMLStringIn(p.Session.Zone(), schema, recs, n, int(s.GetTruncate()))})
 }
 
 // firstRows plans rel and collects its first n rows; a streaming relation

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/atlas-lakehouse/atlas/atlas/internal/tz"
 )
 
 // numberLiteral consumes a number token, negated when neg is set (a minus
@@ -148,7 +150,9 @@ var timestampLayouts = []string{
 }
 
 // datetimeLiteral parses TIMESTAMP 'text' or DATE 'text'. A timestamp
-// without a zone is read as UTC; the value is always in UTC.
+// without a zone is a wall-clock time in the session time zone (Options.Zone,
+// resolved as Java does: tz.LocalToInstant); the value is an instant held
+// in that zone, so that it shows as Spark names it.
 func (p *parser) datetimeLiteral() Expr {
 	kw := p.advance()
 	strTok := p.tok()
@@ -162,7 +166,10 @@ func (p *parser) datetimeLiteral() Expr {
 	}
 	for _, layout := range timestampLayouts {
 		if ts, err := time.Parse(layout, s); err == nil {
-			return &Literal{Kind: TimestampLiteral, Value: ts.UTC(), At: kw.pos}
+			if !strings.Contains(layout, "Z07") && !strings.Contains(layout, "MST") {
+				ts = tz.LocalToInstant(ts, p.zone)
+			}
+			return &Literal{Kind: TimestampLiteral, Value: ts.In(p.zone), At: kw.pos}
 		}
 	}
 	p.fail(strTok, "write the timestamp as 'yyyy-MM-dd HH:mm:ss[.ffffff][+hh:mm]', such as TIMESTAMP '2026-11-30 10:00:00'",

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"strings"
+	"time"
 )
 
 // DefaultMaxDepth is how deeply expressions and queries may nest (through
@@ -20,6 +21,9 @@ const ConfMaxDepth = "spark.atlas.sql.parser.maxNestingDepth"
 type Options struct {
 	// MaxDepth bounds the nesting depth; 0 means DefaultMaxDepth.
 	MaxDepth int
+	// Zone is the session time zone, in which a TIMESTAMP literal without
+	// a zone is read (and every TIMESTAMP literal is shown); nil means UTC.
+	Zone *time.Location
 }
 
 // Parse parses one SQL statement, optionally followed by a semicolon.
@@ -129,6 +133,8 @@ type parser struct {
 	// lambdaParams are the parameters of the lambdas being parsed: names
 	// even when otherwise reserved (left, right).
 	lambdaParams []string
+	// zone is Options.Zone, UTC when unset.
+	zone *time.Location
 }
 
 // bailout carries a syntax error up the parser's stack.
@@ -136,7 +142,10 @@ type bailout struct{ err *Error }
 
 // run tokenizes sql and calls f, returning the syntax error f fails with.
 func (o Options) run(sql string, f func(p *parser)) (err error) {
-	p := &parser{src: sql, toks: tokenize(sql), maxDepth: o.MaxDepth}
+	p := &parser{src: sql, toks: tokenize(sql), maxDepth: o.MaxDepth, zone: o.Zone}
+	if p.zone == nil {
+		p.zone = time.UTC
+	}
 	if p.maxDepth <= 0 {
 		p.maxDepth = DefaultMaxDepth
 	}

@@ -478,6 +478,12 @@ func (p *printer) literal(e *Literal) {
 		}
 	case TimestampLiteral:
 		t, _ := e.Value.(time.Time)
+		if !p.pretty && t.Location() != time.UTC {
+			// With its offset, so that a parser of another zone, or the
+			// repeated hour of a change to winter time, reads it back.
+			p.w("TIMESTAMP '", t.Format("2006-01-02 15:04:05.999999999Z07:00"), "'")
+			break
+		}
 		p.w("TIMESTAMP '", formatTimestamp(t), "'")
 	case DateLiteral:
 		t, _ := e.Value.(time.Time)
@@ -567,9 +573,10 @@ func quoteString(s string) string {
 	return b.String()
 }
 
-// formatTimestamp writes t as yyyy-MM-dd HH:mm:ss[.fraction] in UTC.
+// formatTimestamp writes t as yyyy-MM-dd HH:mm:ss[.fraction] in its own
+// location (the session time zone of the parser that read it).
 func formatTimestamp(t time.Time) string {
-	return t.UTC().Format("2006-01-02 15:04:05.999999999")
+	return t.Format("2006-01-02 15:04:05.999999999")
 }
 
 // intervalUnits are the units an interval is written in, largest first.
