@@ -168,6 +168,9 @@ func parseZone(z string) (*time.Location, bool) {
 func castTimestampToString(c *Ctx, in *array.Timestamp) arrow.Array {
 	unit := in.DataType().(*arrow.TimestampType).Unit
 	loc := c.Zone()
+	if isNTZ(in.DataType()) {
+		loc = time.UTC // a TIMESTAMP_NTZ shows its wall clock
+	}
 	b := array.NewStringBuilder(c.Mem)
 	defer b.Release()
 	b.Reserve(in.Len())

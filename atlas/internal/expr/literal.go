@@ -43,6 +43,8 @@ func (l *Literal) String() string {
 		// In the value's own location: the session time zone for a
 		// literal the parser read, as Spark names it.
 		return "TIMESTAMP '" + v.Format("2006-01-02 15:04:05.999999") + "'"
+	case TimestampNTZ:
+		return "TIMESTAMP_NTZ '" + v.Wall.UTC().Format("2006-01-02 15:04:05.999999") + "'"
 	case float64:
 		// Spark names a double literal by Java's Double.toString: 1.0, 2.5, 1.0E10.
 		return numfmt.JavaFloat(v, 64)
@@ -75,6 +77,8 @@ func (l *Literal) Type() (arrow.DataType, error) {
 		return arrow.BinaryTypes.String, nil
 	case time.Time:
 		return types.Timestamp, nil
+	case TimestampNTZ:
+		return TimestampNTZType, nil
 	case arrow.Date32:
 		return arrow.FixedWidthTypes.Date32, nil
 	case []byte:
@@ -103,6 +107,8 @@ func (l *Literal) Scalar() (scalar.Scalar, error) {
 		return scalar.MakeNullScalar(arrow.Null), nil
 	case time.Time:
 		return scalar.NewTimestampScalar(arrow.Timestamp(v.UnixMicro()), types.Timestamp), nil
+	case TimestampNTZ:
+		return scalar.NewTimestampScalar(arrow.Timestamp(v.Wall.UnixMicro()), TimestampNTZType), nil
 	case time.Duration:
 		return scalar.NewDurationScalar(arrow.Duration(v.Microseconds()), types.DayTimeInterval), nil
 	case arrow.Date32:
@@ -114,6 +120,13 @@ func (l *Literal) Scalar() (scalar.Scalar, error) {
 	}
 	return scalar.MakeScalar(l.Value), nil
 }
+
+// TimestampNTZ is a literal of Spark's TIMESTAMP_NTZ: a wall-clock time
+// of no zone, held in Wall as if in UTC.
+type TimestampNTZ struct{ Wall time.Time }
+
+// TimestampNTZType is Spark's TimestampNTZType (types.TimestampNTZ).
+var TimestampNTZType = types.TimestampNTZ
 
 type litBound struct {
 	lit *Literal

@@ -64,7 +64,7 @@ func (e *nowExpr) Nullable() bool { return false }
 
 // Eval repeats the value for every row of rec.
 func (e *nowExpr) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
-	loc := sessionLoc()
+	loc := c.Zone()
 	var v any = loc.String()
 	if e.kind != nowZone {
 		if c.Now.IsZero() {

@@ -12,9 +12,9 @@ import (
 func dateNameDefs() []*Def {
 	mb := row("months_between", "datetime", 2, 3, &rowImpl{resolve: func(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
 		return []arrow.DataType{tTimestamp, tTimestamp, tBool}[:len(in)], tDouble, nil
-	}, eval: func(v []any) (any, error) {
+	}, evalZone: func(loc *time.Location, v []any) (any, error) {
 		round := len(v) < 3 || v[2].(bool)
-		return monthsBetween(v[0].(time.Time), v[1].(time.Time), round, sessionLoc()), nil
+		return monthsBetween(v[0].(time.Time), v[1].(time.Time), round, loc), nil
 	}})
 	mb.ColumnName = withDefaults(3, "true")
 	return []*Def{

@@ -2,7 +2,6 @@ package functions
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -21,11 +20,6 @@ func datetimeMakeDefs() []*Def {
 // tNTZ is Spark's TimestampNTZType: the microseconds of a wall clock,
 // held as if it were UTC, without a time zone.
 var tNTZ = &arrow.TimestampType{Unit: arrow.Microsecond}
-
-// sessionLoc is the session time zone the functions of this family read
-// wall clocks in and write them from. Atlas's session time zone is UTC
-// today; this is the one place these functions ask for it.
-func sessionLoc() *time.Location { return time.UTC }
 
 // dtError is a Spark error of class with its SQLSTATE, the message
 // ending in " SQLSTATE: state" as Spark renders it.

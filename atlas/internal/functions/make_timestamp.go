@@ -32,18 +32,17 @@ func makeTimestampDefs() []*Def {
 
 func makeTimestamp(name string, out arrow.DataType, try bool) *Def {
 	ntz := out == tNTZ
-	fields := &rowImpl{mayBeNull: try, resolve: makeFieldsSig(out, ntz), eval: func(v []any) (any, error) {
-		t, err := timestampFromFields(v, ntz, try)
+	fields := &rowImpl{mayBeNull: try, resolve: makeFieldsSig(out, ntz), evalZone: func(loc *time.Location, v []any) (any, error) {
+		t, err := timestampFromFields(v, ntz, try, loc)
 		if err != nil || t == nil {
 			return nil, err
 		}
 		return t, nil
 	}}
-	fromDate := &rowImpl{mayBeNull: try, resolve: makeFromDateSig(out, ntz), eval: func(v []any) (any, error) {
+	fromDate := &rowImpl{mayBeNull: try, resolve: makeFromDateSig(out, ntz), evalZone: func(loc *time.Location, v []any) (any, error) {
 		if ntz {
 			return v[0].(time.Time), nil
 		}
-		loc := sessionLoc()
 		if len(v) == 3 {
 			var err error
 			if loc, err = zoneArg(v[2].(string)); err != nil {
@@ -138,7 +137,7 @@ func makeFromDateSig(out arrow.DataType, ntz bool) func([]arrow.DataType) ([]arr
 // clock, sec = 60 with no fraction as the next minute (as PostgreSQL),
 // then the instant in the zone (LTZ) or the wall clock itself (NTZ).
 // Invalid fields are an error, or nil under try.
-func timestampFromFields(v []any, ntz, try bool) (any, error) {
+func timestampFromFields(v []any, ntz, try bool, loc *time.Location) (any, error) {
 	var f [5]int64
 	for i := range f {
 		n, err := intField(v[i])
@@ -170,7 +169,6 @@ func timestampFromFields(v []any, ntz, try bool) (any, error) {
 	}
 	t := wall
 	if !ntz {
-		loc := sessionLoc()
 		if len(v) == 7 {
 			if loc, err = zoneArg(v[6].(string)); err != nil {
 				return nil, err

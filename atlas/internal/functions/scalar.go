@@ -26,6 +26,8 @@ type rowImpl struct {
 	eval    func(v []any) (any, error)
 	// evalTyped, when set instead of eval, also gets the result type.
 	evalTyped func(out arrow.DataType, v []any) (any, error)
+	// evalZone, when set instead of eval, also gets the session time zone.
+	evalZone func(loc *time.Location, v []any) (any, error)
 	// nullSafe passes NULL arguments (as nil) to eval.
 	nullSafe bool
 	// mayBeNull: the result can be NULL for non-NULL arguments.
@@ -112,7 +114,7 @@ func (b *rowBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Array, error)
 		isNull := false
 		for i, a := range cols {
 			vals[i] = value(a, r)
-			if t, ok := vals[i].(time.Time); ok && a.DataType().ID() == arrow.TIMESTAMP {
+			if t, ok := vals[i].(time.Time); ok && a.DataType().ID() == arrow.TIMESTAMP && a.DataType().(*arrow.TimestampType).TimeZone != "" {
 				vals[i] = t.In(loc) // fields of a timestamp are the session time zone's
 			}
 			isNull = isNull || vals[i] == nil
@@ -123,9 +125,12 @@ func (b *rowBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Array, error)
 		}
 		var v any
 		var err error
-		if b.call.impl.evalTyped != nil {
+		switch {
+		case b.call.impl.evalTyped != nil:
 			v, err = b.call.impl.evalTyped(b.typ, vals)
-		} else {
+		case b.call.impl.evalZone != nil:
+			v, err = b.call.impl.evalZone(loc, vals)
+		default:
 			v, err = b.call.impl.eval(vals)
 		}
 		if err != nil {

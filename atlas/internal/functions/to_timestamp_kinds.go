@@ -80,7 +80,7 @@ func (b *ntzBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Array, error)
 	})
 	bld := array.NewTimestampBuilder(c.Mem, tNTZ)
 	defer bld.Release()
-	loc := sessionLoc()
+	loc := c.Zone()
 	for i := range ts.Len() {
 		if ts.IsNull(i) {
 			bld.AppendNull()

@@ -20,12 +20,12 @@ const defaultTimestampFormat = "yyyy-MM-dd HH:mm:ss"
 // (its midnight there) or a timestamp, and back to text. Under ANSI text
 // that does not parse fails with CANNOT_PARSE_TIMESTAMP.
 func unixTimestampDefs() []*Def {
-	toUnix := &rowImpl{resolve: toUnixSig, eval: func(v []any) (any, error) {
+	toUnix := &rowImpl{resolve: toUnixSig, evalZone: func(loc *time.Location, v []any) (any, error) {
 		f := defaultTimestampFormat
 		if len(v) == 2 {
 			f = v[1].(string)
 		}
-		return unixSeconds(v[0], f)
+		return unixSeconds(v[0], f, loc)
 	}}
 	named := func(called string, a []string) string {
 		if len(a) == 0 {
@@ -47,7 +47,7 @@ func unixTimestampDefs() []*Def {
 			return nil, nil, unexpectedType(1, "BIGINT", in[0])
 		}
 		return want[:len(in)], tString, nil
-	}, eval: func(v []any) (any, error) {
+	}, evalZone: func(loc *time.Location, v []any) (any, error) {
 		f := defaultTimestampFormat
 		if len(v) == 2 {
 			f = v[1].(string)
@@ -60,7 +60,7 @@ func unixTimestampDefs() []*Def {
 		if !ok {
 			return nil, errLongOverflow()
 		}
-		return p.Format(wallIn(time.UnixMicro(m), sessionLoc())), nil
+		return p.Format(wallIn(time.UnixMicro(m), loc)), nil
 	}})
 	from.ColumnName = withDefaults(2, defaultTimestampFormat)
 	return []*Def{unix, to, from}
@@ -84,7 +84,7 @@ func toUnixSig(in []arrow.DataType) ([]arrow.DataType, arrow.DataType, error) {
 }
 
 // unixSeconds is Spark's ToTimestamp with a seconds result.
-func unixSeconds(x any, format string) (any, error) {
+func unixSeconds(x any, format string, loc *time.Location) (any, error) {
 	if t, ok := x.(time.Time); ok {
 		return floorDiv(t.UnixMicro(), 1_000_000), nil
 	}
@@ -98,7 +98,7 @@ func unixSeconds(x any, format string) (any, error) {
 		return nil, dtError("CANNOT_PARSE_TIMESTAMP", "22007", "Text '%s' could not be parsed with the pattern '%s': %v. Use `try_to_timestamp` to tolerate invalid input string and return NULL instead.", s, format, err)
 	}
 	if !p.HasZone() {
-		t = atZone(t, sessionLoc())
+		t = atZone(t, loc)
 	}
 	return floorDiv(t.UnixMicro(), 1_000_000), nil
 }

@@ -2,6 +2,7 @@ package functions_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +98,50 @@ func TestSessionTimeZoneHalfHour(t *testing.T) {
 	}
 	if _, got := inZone(t, time.FixedZone("", -3*3600), "SELECT CAST(TIMESTAMP '2021-01-01 00:00:00Z' AS STRING)"); got != "2020-12-31 21:00:00" {
 		t.Errorf("fixed -03:00: %s", got)
+	}
+}
+
+// TestZoneFunctions checks current_timezone, from_utc_timestamp,
+// to_utc_timestamp and convert_timezone against Spark's documented
+// examples (session in America/Los_Angeles) and hand-worked DST cases:
+// 10:30 UTC on 2021-03-14 is 03:30 PDT; 02:30 that day in Los Angeles
+// does not exist and reads as 03:30 PDT (10:30 UTC). TIMESTAMP_NTZ keeps
+// its wall clock: 12:00 PDT on 2021-07-01 is 19:00 UTC, 1625166000.
+func TestZoneFunctions(t *testing.T) {
+	la := loadZone(t, "America/Los_Angeles")
+	for _, c := range []struct {
+		loc               *time.Location
+		query, want, name string
+	}{
+		{la, "SELECT current_timezone()", "America/Los_Angeles", ""},
+		{la, "SELECT CAST(from_utc_timestamp('2016-08-31', 'Asia/Seoul') AS STRING)", "2016-08-31 09:00:00", ""},
+		{la, "SELECT CAST(to_utc_timestamp('2016-08-31', 'Asia/Seoul') AS STRING)", "2016-08-30 15:00:00", ""},
+		{time.UTC, "SELECT CAST(from_utc_timestamp(TIMESTAMP '2021-03-14 10:30:00', 'America/Los_Angeles') AS STRING)", "2021-03-14 03:30:00", ""},
+		{time.UTC, "SELECT CAST(to_utc_timestamp(TIMESTAMP '2021-03-14 02:30:00', 'America/Los_Angeles') AS STRING)", "2021-03-14 10:30:00", ""},
+		{la, "SELECT CAST(convert_timezone('Europe/Brussels', 'America/Los_Angeles', timestamp_ntz'2021-12-06 00:00:00') AS STRING)", "2021-12-05 15:00:00", ""},
+		{la, "SELECT CAST(convert_timezone('Europe/Brussels', timestamp_ntz'2021-12-05 15:00:00') AS STRING)", "2021-12-06 00:00:00", ""},
+		{la, "SELECT CAST(timestamp_ntz'2021-03-14 02:30:00' AS STRING)", "2021-03-14 02:30:00", ""},
+		{la, "SELECT CAST(CAST(timestamp_ntz'2021-07-01 12:00:00' AS TIMESTAMP) AS BIGINT)", "1625166000", ""},
+		{la, "SELECT CAST(CAST(TIMESTAMP '2021-07-01 19:00:00Z' AS TIMESTAMP_NTZ) AS STRING)", "2021-07-01 12:00:00", ""},
+		{la, "SELECT convert_timezone('Europe/Brussels', timestamp_ntz'2021-12-05 15:00:00')", "", "convert_timezone(current_timezone(), Europe/Brussels, TIMESTAMP_NTZ '2021-12-05 15:00:00')"},
+	} {
+		name, got := inZone(t, c.loc, c.query)
+		if c.name != "" {
+			if name != c.name {
+				t.Errorf("%s: column %q, want %q", c.query, name, c.name)
+			}
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%s in %s: %s, want %s", c.query, c.loc, got, c.want)
+		}
+	}
+}
+
+// TestZoneFunctionsRefuseUnknownZones: Spark's INVALID_TIMEZONE.
+func TestZoneFunctionsRefuseUnknownZones(t *testing.T) {
+	_, _, err := typed(t, "SELECT from_utc_timestamp(TIMESTAMP '2021-01-01 00:00:00', 'Mars/Olympus_Mons')")
+	if err == nil || !strings.Contains(err.Error(), "INVALID_TIMEZONE") {
+		t.Fatalf("unknown zone: %v, want INVALID_TIMEZONE", err)
 	}
 }

@@ -49,6 +49,9 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 			if x.Kind == parser.DateLiteral {
 				return expr.Lit(arrow.Date32FromTime(v)), nil
 			}
+			if x.Kind == parser.TimestampNTZLiteral {
+				return expr.Lit(expr.TimestampNTZ{Wall: v}), nil
+			}
 			return expr.Lit(v), nil
 		case float64:
 			if x.Kind == parser.DecimalLiteral {

@@ -15,6 +15,10 @@ import (
 // UTC. Iceberg maps it to timestamptz.
 var Timestamp = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 
+// TimestampNTZ is Spark's TimestampNTZType as Arrow: the microseconds of a
+// wall-clock time as if in UTC, without a zone.
+var TimestampNTZ = &arrow.TimestampType{Unit: arrow.Microsecond}
+
 // DayTimeInterval is Spark's DayTimeIntervalType (INTERVAL DAY TO SECOND)
 // as Arrow: a duration in microseconds. INTERVAL literals, timestamp minus
 // timestamp and interval arithmetic produce it.
@@ -22,7 +26,7 @@ var DayTimeInterval = &arrow.DurationType{Unit: arrow.Microsecond}
 
 // FromName returns the Arrow type for a Spark SQL type name (case-insensitive):
 // string, int/integer, bigint/long, smallint/short, tinyint/byte, double,
-// float/real, boolean, timestamp, date, binary, decimal(p,s), array<type>,
+// float/real, boolean, timestamp, timestamp_ntz, date, binary, decimal(p,s), array<type>,
 // struct<name: type, ...> (field names keep their case) and interval day to
 // second.
 func FromName(name string) (arrow.DataType, error) {
@@ -72,12 +76,14 @@ func FromName(name string) (arrow.DataType, error) {
 		return arrow.FixedWidthTypes.Boolean, nil
 	case "timestamp", "timestamp_ltz":
 		return Timestamp, nil
+	case "timestamp_ntz":
+		return TimestampNTZ, nil
 	case "date":
 		return arrow.FixedWidthTypes.Date32, nil
 	case "binary":
 		return arrow.BinaryTypes.Binary, nil
 	}
-	return nil, fmt.Errorf("unknown type %q: use one of string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, date, binary, decimal(p,s), array<type>, map<key,value>", name)
+	return nil, fmt.Errorf("unknown type %q: use one of string, int, bigint, smallint, tinyint, double, float, boolean, timestamp, timestamp_ntz, date, binary, decimal(p,s), array<type>, map<key,value>", name)
 }
 
 // mapFromName parses the "key, value" inside map<...>.
@@ -105,6 +111,7 @@ func mapFromName(inner string) (arrow.DataType, error) {
 		}
 	}
 	return nil, fmt.Errorf("map<%s>: write map<key type, value type>", inner)
+
 }
 
 // Name returns the Spark SQL name of an Arrow type as printSchema shows it,

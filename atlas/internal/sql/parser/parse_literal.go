@@ -164,8 +164,15 @@ func (p *parser) datetimeLiteral() Expr {
 		}
 		return &Literal{Kind: DateLiteral, Value: d, At: kw.pos}
 	}
+	ntz := strings.EqualFold(kw.text, "TIMESTAMP_NTZ")
 	for _, layout := range timestampLayouts {
+		if ntz && (strings.Contains(layout, "Z07") || strings.Contains(layout, "MST")) {
+			continue // a wall-clock time has no zone
+		}
 		if ts, err := time.Parse(layout, s); err == nil {
+			if ntz {
+				return &Literal{Kind: TimestampNTZLiteral, Value: ts, At: kw.pos}
+			}
 			if !strings.Contains(layout, "Z07") && !strings.Contains(layout, "MST") {
 				ts = tz.LocalToInstant(ts, p.zone)
 			}

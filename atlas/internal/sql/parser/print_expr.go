@@ -485,6 +485,9 @@ func (p *printer) literal(e *Literal) {
 			break
 		}
 		p.w("TIMESTAMP '", formatTimestamp(t), "'")
+	case TimestampNTZLiteral:
+		t, _ := e.Value.(time.Time)
+		p.w("TIMESTAMP_NTZ '", t.UTC().Format("2006-01-02 15:04:05.999999999"), "'")
 	case DateLiteral:
 		t, _ := e.Value.(time.Time)
 		p.w("DATE '", t.Format("2006-01-02"), "'")
