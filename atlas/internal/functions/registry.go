@@ -53,7 +53,6 @@ type Def struct {
 var groups = []func() []*Def{
 	stringDefs, stringRowDefs, collectionDefs, conditionalDefs, datetimeDefs, dateRowDefs, timePartDefs, generatorDefs, mathDefs, predicateDefs, regexDefs, arrayDefs, mathMoreDefs, stringMoreDefs, datetimeMoreDefs, jsonDefs, roundingDefs,
 	datetimeMakeDefs,
-	datetimeZoneDefs,
 	formatDefs,
 	hashDefs,
 	urlDefs,

@@ -31,8 +31,8 @@ func zoneConvertDefs() []*Def {
 			return nil, nil, unexpectedType(len(in), "TIMESTAMP_NTZ", ts)
 		}
 		return want, tNTZ, nil
-	}, eval: func(v []any) (any, error) {
-		from, to := sessionLoc(), time.UTC
+	}, evalZone: func(loc *time.Location, v []any) (any, error) {
+		from, to := loc, time.UTC
 		var err error
 		if len(v) == 3 {
 			if from, err = zoneArg(v[0].(string)); err != nil {
