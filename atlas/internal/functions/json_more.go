@@ -41,10 +41,15 @@ func jsonMoreDefs() []*Def {
 			}
 			return keys, nil
 		}}),
+		{Name: "to_json", Group: "json", MinArgs: 1, MaxArgs: 2, Build: buildToJSON, ColumnName: firstArgName},
 		{Name: "schema_of_json", Group: "json", MinArgs: 1, MaxArgs: 2, Build: buildSchemaOfJSON,
-			ColumnName: func(name string, args []string) string { return name + "(" + args[0] + ")" }},
+			ColumnName: firstArgName},
 	}
 }
+
+// firstArgName names a call after its first argument only, as Spark
+// leaves options out of the names of to_json, schema_of_json, ...
+func firstArgName(name string, args []string) string { return name + "(" + args[0] + ")" }
 
 // buildSchemaOfJSON is schema_of_json(json[, options]): the DDL of the
 // type Spark's JSON schema inference gives a constant JSON text.
