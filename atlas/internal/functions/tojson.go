@@ -21,9 +21,9 @@ import (
 
 // Spark's JSON and CSV default datetime formats (JSONOptions, CSVOptions).
 const (
-	defaultTimestampFormat    = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"
-	defaultTimestampNTZFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS"
-	defaultDateFormat         = "yyyy-MM-dd"
+	jsonTimestampFormat    = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"
+	jsonTimestampNTZFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS"
+	jsonDateFormat         = "yyyy-MM-dd"
 )
 
 // valueWriter writes Arrow values as Spark's generators write them.
@@ -40,7 +40,7 @@ func newValueWriter(ts, date string) (*valueWriter, error) {
 	if w.ts, err = expr.ParseDatetimePattern(ts); err != nil {
 		return nil, fmt.Errorf("timestampFormat %q: %w", ts, err)
 	}
-	if w.tsNTZ, err = expr.ParseDatetimePattern(defaultTimestampNTZFormat); err != nil {
+	if w.tsNTZ, err = expr.ParseDatetimePattern(jsonTimestampNTZFormat); err != nil {
 		return nil, err
 	}
 	if w.date, err = expr.ParseDatetimePattern(date); err != nil {
@@ -271,7 +271,7 @@ func (e *toJSON) Bind(s *arrow.Schema) (expr.Bound, error) {
 // dateFormat options and the boolean options extra names; other options
 // are refused by name.
 func writerWithOptions(fn string, opts map[string]string, extra map[string]bool) (*valueWriter, error) {
-	ts, date := defaultTimestampFormat, defaultDateFormat
+	ts, date := jsonTimestampFormat, jsonDateFormat
 	ignoreNull := true
 	for k, v := range opts {
 		switch {
