@@ -14,12 +14,12 @@ import (
 // Spark's number format patterns (numformat.go); to_char and to_varchar of
 // a date or timestamp are date_format, of a binary base64, hex or decode.
 func formatDefs() []*Def {
-	return []*Def{
+	return append(append(formatNumberDefs(), formatStringDef()), []*Def{
 		{Name: "to_number", Group: "string", MinArgs: 2, MaxArgs: 2, Build: buildToNumber(false)},
 		{Name: "try_to_number", Group: "string", MinArgs: 2, MaxArgs: 2, Build: buildToNumber(true)},
 		{Name: "to_char", Group: "string", MinArgs: 2, MaxArgs: 2, Build: buildToChar, ColumnName: toCharName},
 		{Name: "to_varchar", Group: "string", MinArgs: 2, MaxArgs: 2, Build: buildToChar, ColumnName: toCharName},
-	}
+	}...)
 }
 
 // numberFormatArg reads a number format argument: a string constant,
