@@ -92,7 +92,32 @@ func foldableString(fn string, e expr.Expr, param string) (string, error) {
 }
 
 // constOptions reads an options argument, map('key', 'value', ...) of
-// constant strings.
+// constant strings, as Spark's ExprUtils.convertToMapData requires.
 func constOptions(fn string, e expr.Expr) (map[string]string, error) {
-	return nil, fmt.Errorf("[UNSUPPORTED_FEATURE] The feature is not supported: %s options (the map argument %s); Atlas has no MAP values yet. SQLSTATE: 0A000", fn, e)
+	for {
+		n, ok := e.(*expr.Named)
+		if !ok {
+			break
+		}
+		e = n.X
+	}
+	m, ok := e.(*expr.MakeMap)
+	if ok {
+		out := map[string]string{}
+		for i := 0; i+1 < len(m.Args); i += 2 {
+			k, kok := literal(m.Args[i])
+			v, vok := literal(m.Args[i+1])
+			ks, kstr := k.(string)
+			vs, vstr := v.(string)
+			if !kok || !vok || !kstr || !vstr {
+				ok = false
+				break
+			}
+			out[ks] = vs
+		}
+		if ok && len(m.Args)%2 == 0 {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("[INVALID_OPTIONS.NON_STRING_TYPE] Invalid options: A type of keys and values in `map()` must be string, but got %s; %s takes its options as map('key', 'value', ...) of string constants. SQLSTATE: 42K06", e, fn)
 }

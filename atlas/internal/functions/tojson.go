@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -32,6 +34,8 @@ type valueWriter struct {
 	// ignoreNullFields leaves out struct fields that are null (Spark's
 	// spark.sql.jsonGenerator.ignoreNullFields, true by default).
 	ignoreNullFields bool
+	// sortKeys writes struct fields sorted by name (the sortKeys option).
+	sortKeys bool
 }
 
 func newValueWriter(ts, date string) (*valueWriter, error) {
@@ -85,7 +89,7 @@ func (w *valueWriter) appendJSON(buf []byte, a arrow.Array, i int) []byte {
 		st := a.DataType().(*arrow.StructType)
 		buf = append(buf, '{')
 		first := true
-		for f := 0; f < a.NumField(); f++ {
+		for _, f := range w.fieldOrder(st) {
 			col := a.Field(f)
 			if isNullAt(col, i) && w.ignoreNullFields {
 				continue
@@ -134,6 +138,18 @@ func (w *valueWriter) appendJSON(buf []byte, a arrow.Array, i int) []byte {
 		return append(buf, expr.Decimal{Unscaled: a.Value(i), Precision: dt.Precision, Scale: dt.Scale}.String()...)
 	}
 	return w.appendScalar(buf, a, i, true)
+}
+
+// fieldOrder is the order struct fields are written in.
+func (w *valueWriter) fieldOrder(st *arrow.StructType) []int {
+	order := make([]int, st.NumFields())
+	for i := range order {
+		order[i] = i
+	}
+	if w.sortKeys {
+		sort.SliceStable(order, func(i, j int) bool { return javaLess(st.Field(order[i]).Name, st.Field(order[j]).Name) })
+	}
+	return order
 }
 
 // appendScalar appends an atomic value: as a JSON value when quoted (a
@@ -258,7 +274,7 @@ func (e *toJSON) Bind(s *arrow.Schema) (expr.Bound, error) {
 	if err := checkJSONWritable(x.Type()); err != nil {
 		return nil, fmt.Errorf("[DATATYPE_MISMATCH] Cannot resolve \"%s\": %w", e, err)
 	}
-	w, err := writerWithOptions("to_json", e.opts, map[string]bool{"ignoreNullFields": true})
+	w, err := writerWithOptions("to_json", e.opts, map[string]bool{"ignoreNullFields": true, "sortKeys": true})
 	if err != nil {
 		return nil, err
 	}
@@ -272,24 +288,28 @@ func (e *toJSON) Bind(s *arrow.Schema) (expr.Bound, error) {
 // are refused by name.
 func writerWithOptions(fn string, opts map[string]string, extra map[string]bool) (*valueWriter, error) {
 	ts, date := jsonTimestampFormat, jsonDateFormat
-	ignoreNull := true
+	ignoreNull, sortKeys := true, false
 	for k, v := range opts {
 		switch {
 		case k == "timestampFormat":
 			ts = v
 		case k == "dateFormat":
 			date = v
-		case k == "ignoreNullFields" && extra[k]:
-			ignoreNull = v != "false"
+		case (k == "ignoreNullFields" || k == "sortKeys") && extra[k]:
+			if k == "sortKeys" {
+				sortKeys = strings.EqualFold(v, "true")
+			} else {
+				ignoreNull = !strings.EqualFold(v, "false")
+			}
 		default:
-			return nil, fmt.Errorf("[UNSUPPORTED_FEATURE] The feature is not supported: the %s option %q (Atlas knows timestampFormat and dateFormat). SQLSTATE: 0A000", fn, k)
+			return nil, fmt.Errorf("[UNSUPPORTED_FEATURE] The feature is not supported: the %s option %q (Atlas knows timestampFormat, dateFormat, and for to_json ignoreNullFields and sortKeys). SQLSTATE: 0A000", fn, k)
 		}
 	}
 	w, err := newValueWriter(ts, date)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", fn, err)
 	}
-	w.ignoreNullFields = ignoreNull
+	w.ignoreNullFields, w.sortKeys = ignoreNull, sortKeys
 	return w, nil
 }
 
