@@ -3,6 +3,8 @@ package functions
 import (
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
@@ -17,13 +19,12 @@ func jsonDefs() []*Def {
 	}}
 }
 
-// buildFromJSON is from_json(json, schema) in PERMISSIVE mode: a record
-// that does not parse is NULL and counted in the progress metric
-// numMalformedRows. The schema is a DDL string constant.
+// buildFromJSON is from_json(json, schema[, options]) in PERMISSIVE mode:
+// a record that does not parse is NULL and counted in the progress metric
+// numMalformedRows. The schema is a DDL string constant. Schemas with
+// arrays or maps, and calls with options, take the tree decoder
+// (fromjson_tree.go); the others jsonx's streaming decoder.
 func buildFromJSON(_ string, args []expr.Expr) (expr.Expr, error) {
-	if len(args) == 3 {
-		return nil, fmt.Errorf("[UNSUPPORTED_FEATURE] The feature is not supported: from_json options (its third argument); parse with the defaults, or read the data with spark.read.json and its options. SQLSTATE: 0A000")
-	}
 	var ddl string
 	lit, ok := args[1].(*expr.Literal)
 	if ok {
@@ -35,6 +36,19 @@ func buildFromJSON(_ string, args []expr.Expr) (expr.Expr, error) {
 	schema, err := types.ParseDDL(ddl)
 	if err != nil {
 		return nil, fmt.Errorf("[PARSE_SYNTAX_ERROR] from_json: the schema %q: %w. SQLSTATE: 42601", ddl, err)
+	}
+	if len(args) == 3 || needsTreeDecoder(schema.Fields()) {
+		e := &fromJSONTree{x: args[0], typ: arrow.StructOf(schema.Fields()...)}
+		if len(args) == 3 {
+			opts, err := constOptions("from_json", args[2])
+			if err != nil {
+				return nil, err
+			}
+			if err := e.setOptions(opts); err != nil {
+				return nil, err
+			}
+		}
+		return e, nil
 	}
 	return &expr.FromJSON{X: args[0], Schema: schema}, nil
 }

@@ -23,7 +23,7 @@ func TestFromJSONInSQL(t *testing.T) {
 		}
 	}
 	for query, want := range map[string]string{
-		`SELECT from_json('{}', 'a INT', 'FAILFAST')`: "from_json options",
+		`SELECT from_json('{}', 'a INT', 'FAILFAST')`: "INVALID_OPTIONS",
 		`SELECT from_json('{}', concat('a ', 'INT'))`: "string constant",
 	} {
 		if _, _, err := typed(t, query); err == nil || !strings.Contains(err.Error(), want) {
