@@ -56,6 +56,9 @@ func function(f *pb.Expression_UnresolvedFunction) (engine.Column, error) {
 	if c, ok, err := statefulFunction(name, f); ok {
 		return c, err
 	}
+	if c, ok, err := orderedFunction(name, f); ok {
+		return c, err
+	}
 	args := f.GetArguments()
 	if fn, ok := exprFunctions[name]; ok {
 		return fn(name, args)
@@ -120,6 +123,7 @@ func Functions() []string {
 	out = append(out, functions.Names()...)
 	out = append(out, "window", "from_avro", "to_avro", "in", "negative")
 	out = append(out, statefulFunctionNames...)
+	out = append(out, orderedFunctionNames...)
 	sort.Strings(out)
 	return out
 }
