@@ -124,7 +124,7 @@ type csvReader struct {
 
 // convert reads one field for type t; ok=false when it does not convert
 // (a malformed field, NULL in PERMISSIVE mode). An empty field is NULL.
-func (r *csvReader) convert(s string, t arrow.DataType) (any, bool) {
+func (r *csvReader) convert(s string, t arrow.DataType, loc *time.Location) (any, bool) {
 	if s == "" {
 		return nil, true
 	}
@@ -169,10 +169,10 @@ func (r *csvReader) convert(s string, t arrow.DataType) (any, bool) {
 		return d.ToTime(), ok
 	case arrow.TIMESTAMP:
 		if r.ts != nil {
-			tm, err := r.ts.Parse(s)
+			tm, err := r.ts.ParseIn(s, loc)
 			return tm, err == nil
 		}
-		return expr.ParseSparkTimestamp(s)
+		return expr.ParseSparkTimestampIn(s, loc)
 	}
 	return nil, false
 }
@@ -243,6 +243,7 @@ func (b *fromCSVBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Array, er
 	bld := array.NewStructBuilder(mem, b.e.typ)
 	defer bld.Release()
 	fields := b.e.typ.Fields()
+	loc := c.Zone()
 	for i := 0; i < in.Len(); i++ {
 		if isNullAt(in, i) {
 			bld.AppendNull()
@@ -253,7 +254,7 @@ func (b *fromCSVBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Array, er
 		for f, fd := range fields {
 			var v any
 			if f < len(toks) {
-				if cv, ok := b.e.conv.convert(toks[f], fd.Type); ok {
+				if cv, ok := b.e.conv.convert(toks[f], fd.Type, loc); ok {
 					v = cv
 				}
 			}
@@ -307,7 +308,7 @@ func (e *toCSV) Bind(s *arrow.Schema) (expr.Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &textBound{x: x, write: func(buf []byte, a arrow.Array, i int) ([]byte, error) {
+	return &textBound{x: x, w: w, write: func(w *valueWriter, buf []byte, a arrow.Array, i int) ([]byte, error) {
 		sa := a.(*array.Struct)
 		for f := 0; f < sa.NumField(); f++ {
 			if f > 0 {

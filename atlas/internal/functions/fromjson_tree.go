@@ -100,6 +100,7 @@ func (b *fromJSONTreeBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Arra
 	bld := array.NewStructBuilder(mem, b.e.typ)
 	defer bld.Release()
 	malformed := int64(0)
+	loc := c.Zone()
 	for i := 0; i < in.Len(); i++ {
 		if isNullAt(in, i) {
 			bld.AppendNull()
@@ -113,7 +114,7 @@ func (b *fromJSONTreeBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Arra
 		row := make([]any, len(b.e.typ.Fields()))
 		if err != nil || v.Kind != jsonx.Object {
 			malformed++
-		} else if !b.e.convertObject(v, b.e.typ, row) {
+		} else if !(treeConv{b.e, loc}).convertObject(v, b.e.typ, row) {
 			malformed++
 		}
 		if err := appendNested(bld, row); err != nil {
@@ -124,9 +125,16 @@ func (b *fromJSONTreeBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Arra
 	return bld.NewArray(), nil
 }
 
+// treeConv converts trees for one evaluation: timestamps without a zone
+// are wall clocks in the session time zone loc.
+type treeConv struct {
+	*fromJSONTree
+	loc *time.Location
+}
+
 // convertObject fills row with the fields of st found in v; ok is false
 // when a value did not fit its field (that field stays NULL).
-func (e *fromJSONTree) convertObject(v *jsonx.Value, st *arrow.StructType, row []any) bool {
+func (e treeConv) convertObject(v *jsonx.Value, st *arrow.StructType, row []any) bool {
 	ok := true
 	for k, key := range v.Keys {
 		f, found := st.FieldIdx(key)
@@ -145,7 +153,7 @@ func (e *fromJSONTree) convertObject(v *jsonx.Value, st *arrow.StructType, row [
 
 // convert converts one JSON value to a field type's Go value (nil for
 // JSON null); fits is false when it does not fit the type.
-func (e *fromJSONTree) convert(v *jsonx.Value, t arrow.DataType) (any, bool) {
+func (e treeConv) convert(v *jsonx.Value, t arrow.DataType) (any, bool) {
 	if v.Kind == jsonx.Null {
 		return nil, true
 	}
@@ -186,7 +194,7 @@ func (e *fromJSONTree) convert(v *jsonx.Value, t arrow.DataType) (any, bool) {
 	return e.convertScalar(v, t)
 }
 
-func (e *fromJSONTree) convertScalar(v *jsonx.Value, t arrow.DataType) (any, bool) {
+func (e treeConv) convertScalar(v *jsonx.Value, t arrow.DataType) (any, bool) {
 	switch t.ID() {
 	case arrow.STRING:
 		switch v.Kind {
@@ -246,10 +254,10 @@ func (e *fromJSONTree) convertScalar(v *jsonx.Value, t arrow.DataType) (any, boo
 			}
 			return timeFromMicros(n * 1_000_000), true
 		case v.Kind == jsonx.String && e.ts != nil:
-			tm, err := e.ts.Parse(v.Text)
+			tm, err := e.ts.ParseIn(v.Text, e.loc)
 			return tm, err == nil
 		case v.Kind == jsonx.String:
-			return expr.ParseSparkTimestamp(v.Text)
+			return expr.ParseSparkTimestampIn(v.Text, e.loc)
 		}
 	case arrow.DATE32:
 		switch {

@@ -36,10 +36,13 @@ type valueWriter struct {
 	ignoreNullFields bool
 	// sortKeys writes struct fields sorted by name (the sortKeys option).
 	sortKeys bool
+	// loc is the session time zone timestamps are written in; textBound
+	// sets it on its copy of the writer for each evaluation.
+	loc *time.Location
 }
 
 func newValueWriter(ts, date string) (*valueWriter, error) {
-	w := &valueWriter{ignoreNullFields: true}
+	w := &valueWriter{ignoreNullFields: true, loc: time.UTC}
 	var err error
 	if w.ts, err = expr.ParseDatetimePattern(ts); err != nil {
 		return nil, fmt.Errorf("timestampFormat %q: %w", ts, err)
@@ -187,7 +190,7 @@ func (w *valueWriter) appendScalar(buf []byte, a arrow.Array, i int, quoted bool
 		if tt.TimeZone == "" {
 			text = w.tsNTZ.Format(t)
 		} else {
-			text = w.ts.Format(t.In(time.UTC))
+			text = string(w.ts.AppendFormatIn(nil, t, w.loc))
 		}
 	case *array.Duration:
 		text = types.IntervalText(int64(a.Value(i)))
@@ -278,7 +281,7 @@ func (e *toJSON) Bind(s *arrow.Schema) (expr.Bound, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &textBound{x: x, write: func(buf []byte, a arrow.Array, i int) ([]byte, error) {
+	return &textBound{x: x, w: w, write: func(w *valueWriter, buf []byte, a arrow.Array, i int) ([]byte, error) {
 		return w.appendJSON(buf, a, i), nil
 	}}, nil
 }
@@ -313,10 +316,12 @@ func writerWithOptions(fn string, opts map[string]string, extra map[string]bool)
 	return w, nil
 }
 
-// textBound writes each non-null row of its input as text.
+// textBound writes each non-null row of its input as text, with w in the
+// session time zone.
 type textBound struct {
 	x     expr.Bound
-	write func(buf []byte, a arrow.Array, i int) ([]byte, error)
+	w     *valueWriter
+	write func(w *valueWriter, buf []byte, a arrow.Array, i int) ([]byte, error)
 }
 
 func (b *textBound) Type() arrow.DataType { return tString }
@@ -333,13 +338,15 @@ func (b *textBound) Eval(c *expr.Ctx, rec arrow.RecordBatch) (arrow.Array, error
 	}
 	out := array.NewStringBuilder(mem)
 	defer out.Release()
+	w := *b.w
+	w.loc = c.Zone()
 	var buf []byte
 	for i := 0; i < in.Len(); i++ {
 		if isNullAt(in, i) {
 			out.AppendNull()
 			continue
 		}
-		if buf, err = b.write(buf[:0], in, i); err != nil {
+		if buf, err = b.write(&w, buf[:0], in, i); err != nil {
 			return nil, err
 		}
 		out.BinaryBuilder.Append(buf)
