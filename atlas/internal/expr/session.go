@@ -36,6 +36,7 @@ func (w *SessionWindow) Bind(s *arrow.Schema) (Bound, error) {
 	if err != nil {
 		return nil, err
 	}
+	t = windowTimeColumn(t)
 	if t.Type().ID() != arrow.TIMESTAMP {
 		return nil, fmt.Errorf("session_window(%s, ...): the time column must be a timestamp, got %s; cast it first, e.g. CAST(%s AS timestamp)", w.Time, types.Name(t.Type()), w.Time)
 	}

@@ -55,6 +55,7 @@ func (w *TimeWindow) Bind(s *arrow.Schema) (Bound, error) {
 			return nil, err
 		}
 	}
+	t = windowTimeColumn(t)
 	if t.Type().ID() != arrow.TIMESTAMP {
 		return nil, fmt.Errorf("window(%s, ...): the time column must be a timestamp, got %s; cast it first, e.g. CAST(%s AS timestamp)", w.Time, types.Name(t.Type()), w.Time)
 	}
