@@ -11,7 +11,7 @@ import (
 // datetimeMakeDefs defines the make_* and try_* datetime constructors, current_* and unix_* functions.
 func datetimeMakeDefs() []*Def {
 	var out []*Def
-	for _, g := range []func() []*Def{makeTimestampDefs, makeIntervalDefs, epochDefs, unixTimestampDefs, dateNameDefs, currentDefs, toTimestampKindDefs, castAliasDefs, zoneConvertDefs} {
+	for _, g := range []func() []*Def{makeTimestampDefs, makeIntervalDefs, epochDefs, unixTimestampDefs, dateNameDefs, currentDefs, toTimestampKindDefs, castAliasDefs, zoneConvertDefs, timeBucketDefs} {
 		out = append(out, g()...)
 	}
 	return out

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestCalendarIntervalsAndZones checks make_interval, try_make_interval
-// and the zone conversions against values computed by hand from Spark's
+// TestCalendarIntervalsAndZones checks make_interval, try_make_interval,
+// the zone conversions and time_bucket against values computed by hand from Spark's
 // IntervalUtils.makeInterval and DateTimeUtils.convertTz (session time
 // zone UTC), with NULLs, overflow and invalid zones.
 func TestCalendarIntervalsAndZones(t *testing.T) {
@@ -29,6 +29,12 @@ func TestCalendarIntervalsAndZones(t *testing.T) {
 		{"convert_timezone('Europe/Brussels', 'America/Los_Angeles', TIMESTAMP '2021-12-06 00:00:00')", "timestamp_ntz", "2021-12-05 15:00:00"},
 		{"convert_timezone('Europe/Brussels', TIMESTAMP '2021-12-05 15:00:00')", "timestamp_ntz", "2021-12-05 16:00:00"},
 		{"convert_timezone('+05:30', 'UTC', TIMESTAMP '2021-12-06 00:00:00')", "timestamp_ntz", "2021-12-05 18:30:00"},
+
+		{"time_bucket(INTERVAL '15' MINUTE, TIMESTAMP '2024-01-01 11:27:00')", "timestamp", "2024-01-01 11:15:00"},
+		{"time_bucket(INTERVAL '1' HOUR, TIMESTAMP '1969-12-31 23:30:00')", "timestamp", "1969-12-31 23:00:00"},
+		{"time_bucket(INTERVAL '7' DAY, TIMESTAMP '2024-01-10 08:00:00', TIMESTAMP '2024-01-01 00:00:00')", "timestamp", "2024-01-08 00:00:00"},
+		{"time_bucket(INTERVAL '1' HOUR, TIMESTAMP '2024-01-01 10:30:00', TIMESTAMP '2024-01-01 11:15:00')", "timestamp", "2024-01-01 10:15:00"},
+		{"time_bucket(INTERVAL '1' HOUR, CAST(NULL AS TIMESTAMP))", "timestamp", "NULL"},
 	} {
 		_, typ, val, err := cell(t, c.q)
 		if err != nil {
@@ -46,6 +52,8 @@ func TestCalendarIntervalsAndZones(t *testing.T) {
 		"try_make_interval(0, 0, 0, 0, 0, 0, 1000000000000)":                   "[NUMERIC_VALUE_OUT_OF_RANGE",
 		"from_utc_timestamp('2016-08-31', 'Mars/Olympus')":                     "[INVALID_TIMEZONE] The timezone: Mars/Olympus is invalid",
 		"convert_timezone('Nowhere', 'UTC', TIMESTAMP '2021-12-06 00:00:00')":  "[INVALID_TIMEZONE]",
+		"time_bucket(INTERVAL '-1' HOUR, TIMESTAMP '2024-01-01 10:30:00')":     "the bucket size must be positive",
+		"time_bucket(1, TIMESTAMP '2024-01-01 10:30:00')":                      "the bucket size must be a day-time interval",
 	} {
 		_, _, val, err := cell(t, q)
 		if err == nil {
