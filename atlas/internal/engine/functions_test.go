@@ -100,7 +100,7 @@ func TestSparkDocExamplesOfStringAndArrayFunctions(t *testing.T) {
 		"SELECT element_at(array(1, 2, 3), 5)":  "[INVALID_ARRAY_INDEX_IN_ELEMENT_AT] The index 5 is out of bounds. The array has 3 elements. Use `try_element_at`",
 		"SELECT element_at(array(1, 2, 3), -4)": "[INVALID_ARRAY_INDEX_IN_ELEMENT_AT] The index -4 is out of bounds. The array has 3 elements.",
 		"SELECT element_at(array(1, 2, 3), 0)":  "[INVALID_INDEX_OF_ZERO]",
-		"SELECT element_at('abc', 1)":           "the first argument must be an array, got string",
+		"SELECT element_at('abc', 1)":           "the first argument must be an array or a map, got string",
 		"SELECT split('a', '(')":                "invalid regex",
 	} {
 		if got := runErr(t, s, q); !strings.Contains(got, want) {
