@@ -18,6 +18,8 @@ type SketchOptions struct {
 	// AllowDifferentLgK lets hll_union_agg merge sketches of different
 	// lgConfigK.
 	AllowDifferentLgK bool
+	// K is a KLL sketch's k (0: kll_merge_agg takes its inputs' k).
+	K int64
 }
 
 // sketchKeyTypes reports whether a sketch can count values of type t:
@@ -45,7 +47,19 @@ func bindSketch(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
 		default:
 			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs an INT, BIGINT, STRING or BINARY column, got %s", out.Fn, a.Arg, types.Name(t))
 		}
-	case "hll_union_agg", "theta_union_agg", "theta_intersection_agg", "tuple_union_agg_double", "tuple_union_agg_integer",
+	case "kll_sketch_agg_bigint", "kll_sketch_agg_float", "kll_sketch_agg_double":
+		ok := isSignedInteger(t) || t.ID() == arrow.NULL
+		switch out.Fn {
+		case "kll_sketch_agg_float":
+			ok = ok || t.ID() == arrow.FLOAT32
+		case "kll_sketch_agg_double":
+			ok = ok || isFloat(t)
+		}
+		if !ok {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) does not take %s", out.Fn, a.Arg, types.Name(t))
+		}
+	case "kll_merge_agg_bigint", "kll_merge_agg_float", "kll_merge_agg_double",
+		"hll_union_agg", "theta_union_agg", "theta_intersection_agg", "tuple_union_agg_double", "tuple_union_agg_integer",
 		"tuple_intersection_agg_double", "tuple_intersection_agg_integer":
 		if t.ID() != arrow.BINARY && t.ID() != arrow.NULL {
 			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs a BINARY sketch column, got %s", out.Fn, a.Arg, types.Name(t))

@@ -27,11 +27,18 @@ var (
 	lgKParam   = sketchParam{"lgK", strconv.Itoa(sketch.DefaultLgK)}
 	modeParam  = sketchParam{"mode", "sum"}
 	allowParam = sketchParam{"allow", "false"}
+	kParam     = sketchParam{"k", ""} // Spark's name leaves k out
 )
 
 // sketchAggregates are the sketch aggregate functions.
 var sketchAggregates = map[string]sketchAgg{
 	"hll_sketch_agg":                 {1, []sketchParam{lgKParam}},
+	"kll_sketch_agg_bigint":          {1, []sketchParam{kParam}},
+	"kll_sketch_agg_float":           {1, []sketchParam{kParam}},
+	"kll_sketch_agg_double":          {1, []sketchParam{kParam}},
+	"kll_merge_agg_bigint":           {1, []sketchParam{kParam}},
+	"kll_merge_agg_float":            {1, []sketchParam{kParam}},
+	"kll_merge_agg_double":           {1, []sketchParam{kParam}},
 	"hll_union_agg":                  {1, []sketchParam{allowParam}},
 	"theta_sketch_agg":               {1, []sketchParam{lgKParam}},
 	"theta_union_agg":                {1, []sketchParam{lgKParam}},
@@ -72,6 +79,9 @@ func planSketchAgg(c *parser.Call, name, alias string) (*expr.AggFunc, bool, err
 		a.Arg = &expr.MakeStruct{Names: []string{"key", "summary"}, Args: cols}
 	}
 	a.Opts.Sketch = expr.SketchOptions{LgK: sketch.DefaultLgK, Mode: "sum"}
+	if strings.HasPrefix(name, "kll_sketch_agg_") {
+		a.Opts.Sketch.K = sketch.DefaultKLLK
+	}
 	for i, p := range d.params {
 		at := d.cols + i
 		if at >= len(c.Args) {
@@ -96,6 +106,15 @@ func planSketchAgg(c *parser.Call, name, alias string) (*expr.AggFunc, bool, err
 				return nil, true, errAt(c.Args[at], "%v", err)
 			}
 			a.Opts.Sketch.Mode = lit.Value.(string)
+		case "k":
+			n, err := intArg(c, at, "k")
+			if err != nil {
+				return nil, true, err
+			}
+			if err := sketch.CheckKLLK(name, n); err != nil {
+				return nil, true, errAt(c.Args[at], "%v", err)
+			}
+			a.Opts.Sketch.K = n
 		case "allow":
 			lit, ok := c.Args[at].(*parser.Literal)
 			b, isBool := literalValue(lit, ok).(bool)
@@ -122,7 +141,7 @@ func sketchCallName(name string, args []string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	for i := len(args) - d.cols; i >= 0 && i < len(d.params); i++ {
+	for i := len(args) - d.cols; i >= 0 && i < len(d.params) && d.params[i].def != ""; i++ {
 		args = append(args, d.params[i].def)
 	}
 	return name + "(" + strings.Join(args, ", ") + ")", true
