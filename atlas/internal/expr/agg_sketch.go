@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sketch"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/types"
 )
 
@@ -20,6 +21,12 @@ type SketchOptions struct {
 	AllowDifferentLgK bool
 	// K is a KLL sketch's k (0: kll_merge_agg takes its inputs' k).
 	K int64
+	// TopK and MaxItems are approx_top_k's k and maxItemsTracked (0:
+	// approx_top_k_combine takes its inputs').
+	TopK, MaxItems int64
+	// Eps, Confidence and Seed are count_min_sketch's parameters.
+	Eps, Confidence float64
+	Seed            int64
 }
 
 // sketchKeyTypes reports whether a sketch can count values of type t:
@@ -47,6 +54,26 @@ func bindSketch(a *AggFunc, out *BoundAgg, t arrow.DataType) (bool, error) {
 		default:
 			return true, fmt.Errorf("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] %s(%s) needs an INT, BIGINT, STRING or BINARY column, got %s", out.Fn, a.Arg, types.Name(t))
 		}
+	case "approx_top_k", "approx_top_k_accumulate":
+		if !sketch.TopKItemType(t) {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH.TYPE_CHECK_FAILURE_WITH_HINT] %s(%s): %s columns are not supported", out.Fn, a.Arg, types.Name(t))
+		}
+		out.Type = sketch.TopKResultType(t)
+		if out.Fn == "approx_top_k_accumulate" {
+			out.Type = sketch.TopKStateType(t)
+		}
+		return true, nil
+	case "count_min_sketch":
+		if !isSignedInteger(t) && t.ID() != arrow.NULL {
+			return true, fmt.Errorf("count_min_sketch(%s) of %s is not supported by Atlas: it counts integral columns (Spark hashes strings and binary values with its own Murmur3 variant, not reproduced here)", a.Arg, types.Name(t))
+		}
+	case "approx_top_k_combine":
+		st, ok := t.(*arrow.StructType)
+		if !ok || st.NumFields() != 4 || st.Field(0).Type.ID() != arrow.BINARY || !sketch.TopKItemType(st.Field(2).Type) {
+			return true, fmt.Errorf("[DATATYPE_MISMATCH] %s(%s) needs the state approx_top_k_accumulate returns, got %s", out.Fn, a.Arg, types.Name(t))
+		}
+		out.Type = sketch.TopKStateType(st.Field(2).Type)
+		return true, nil
 	case "kll_sketch_agg_bigint", "kll_sketch_agg_float", "kll_sketch_agg_double":
 		ok := isSignedInteger(t) || t.ID() == arrow.NULL
 		switch out.Fn {

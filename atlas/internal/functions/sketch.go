@@ -63,7 +63,7 @@ func sketchDefs() []*Def {
 			return sketch.EncodeHLL(u), nil
 		}}), 3, "false"),
 	)
-	return append(append(defs, tupleDefs()...), kllDefs()...)
+	return append(append(append(defs, tupleDefs()...), kllDefs()...), topKDefs()...)
 }
 
 // named sets d's result column name: Spark's shows the defaults of the

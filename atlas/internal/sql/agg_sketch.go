@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -28,11 +29,17 @@ var (
 	modeParam  = sketchParam{"mode", "sum"}
 	allowParam = sketchParam{"allow", "false"}
 	kParam     = sketchParam{"k", ""} // Spark's name leaves k out
+	topKParam  = sketchParam{"topK", "5"}
+	itemsParam = sketchParam{"maxItems", "10000"}
 )
 
 // sketchAggregates are the sketch aggregate functions.
 var sketchAggregates = map[string]sketchAgg{
 	"hll_sketch_agg":                 {1, []sketchParam{lgKParam}},
+	"approx_top_k":                   {1, []sketchParam{topKParam, itemsParam}},
+	"count_min_sketch":               {1, []sketchParam{{"eps", ""}, {"confidence", ""}, {"seed", ""}}},
+	"approx_top_k_accumulate":        {1, []sketchParam{itemsParam}},
+	"approx_top_k_combine":           {1, []sketchParam{{"maxItems", ""}}},
 	"kll_sketch_agg_bigint":          {1, []sketchParam{kParam}},
 	"kll_sketch_agg_float":           {1, []sketchParam{kParam}},
 	"kll_sketch_agg_double":          {1, []sketchParam{kParam}},
@@ -64,7 +71,11 @@ func planSketchAgg(c *parser.Call, name, alias string) (*expr.AggFunc, bool, err
 	if !ok {
 		return nil, false, nil
 	}
-	if c.Star || c.Distinct || len(c.Args) < d.cols || len(c.Args) > d.cols+len(d.params) {
+	minArgs := d.cols
+	if name == "count_min_sketch" {
+		minArgs = 4 // eps, confidence and seed have no defaults
+	}
+	if c.Star || c.Distinct || len(c.Args) < minArgs || len(c.Args) > d.cols+len(d.params) {
 		return nil, true, errAt(c, "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] The `%s` requires %s parameters but the actual number is %d. SQLSTATE: 42605", name, argCount([2]int{d.cols, d.cols + len(d.params)}), len(c.Args))
 	}
 	cols := make([]expr.Expr, d.cols)
@@ -81,6 +92,9 @@ func planSketchAgg(c *parser.Call, name, alias string) (*expr.AggFunc, bool, err
 	a.Opts.Sketch = expr.SketchOptions{LgK: sketch.DefaultLgK, Mode: "sum"}
 	if strings.HasPrefix(name, "kll_sketch_agg_") {
 		a.Opts.Sketch.K = sketch.DefaultKLLK
+	}
+	if name == "approx_top_k" || name == "approx_top_k_accumulate" {
+		a.Opts.Sketch.TopK, a.Opts.Sketch.MaxItems = 5, 10000
 	}
 	for i, p := range d.params {
 		at := d.cols + i
@@ -115,6 +129,33 @@ func planSketchAgg(c *parser.Call, name, alias string) (*expr.AggFunc, bool, err
 				return nil, true, errAt(c.Args[at], "%v", err)
 			}
 			a.Opts.Sketch.K = n
+		case "eps", "confidence":
+			lit, ok := c.Args[at].(*parser.Literal)
+			v, isNum := literalValue(lit, ok).(float64)
+			if !isNum {
+				return nil, true, errAt(c.Args[at], "the %s of %s must be a number literal, got %s", p.name, name, c.Args[at].SQL())
+			}
+			if p.name == "eps" {
+				a.Opts.Sketch.Eps = v
+			} else {
+				a.Opts.Sketch.Confidence = v
+			}
+		case "seed":
+			n, err := intArg(c, at, "the seed")
+			if err != nil {
+				return nil, true, err
+			}
+			a.Opts.Sketch.Seed = n
+		case "topK", "maxItems":
+			n, err := intArg(c, at, p.name)
+			if err != nil {
+				return nil, true, err
+			}
+			if p.name == "topK" {
+				a.Opts.Sketch.TopK = n
+			} else {
+				a.Opts.Sketch.MaxItems = n
+			}
 		case "allow":
 			lit, ok := c.Args[at].(*parser.Literal)
 			b, isBool := literalValue(lit, ok).(bool)
@@ -123,6 +164,14 @@ func planSketchAgg(c *parser.Call, name, alias string) (*expr.AggFunc, bool, err
 			}
 			a.Opts.Sketch.AllowDifferentLgK = b
 		}
+	}
+	if name == "count_min_sketch" {
+		if _, err := sketch.NewCountMin(a.Opts.Sketch.Eps, a.Opts.Sketch.Confidence, int32(a.Opts.Sketch.Seed)); err != nil {
+			return nil, true, errAt(c, "%v", err)
+		}
+	}
+	if err := checkTopK(name, a.Opts.Sketch); err != nil {
+		return nil, true, errAt(c, "%v", err)
 	}
 	if a.As == "" || a.As == c.String() {
 		args := make([]string, len(c.Args))
@@ -155,4 +204,26 @@ func checkSketchLgK(name string, n int64) error {
 		return err
 	}
 	return sketch.CheckLgK(name, n)
+}
+
+// checkTopK checks approx_top_k's k and maxItemsTracked as Spark does.
+func checkTopK(name string, o expr.SketchOptions) error {
+	if !strings.HasPrefix(name, "approx_top_k") {
+		return nil
+	}
+	if name == "approx_top_k" && o.TopK <= 0 {
+		return fmt.Errorf("[APPROX_TOP_K_NON_POSITIVE_ARG] The value of k in approx_top_k must be a positive integer, but got %d. SQLSTATE: 22023", o.TopK)
+	}
+	if name == "approx_top_k_combine" && o.MaxItems == 0 {
+		return nil // the inputs' size
+	}
+	switch {
+	case o.MaxItems > 1000000:
+		return fmt.Errorf("[APPROX_TOP_K_MAX_ITEMS_TRACKED_EXCEEDS_LIMIT] The max items tracked `maxItemsTracked`(%d) of approx_top_k should be less than or equal to 1000000. SQLSTATE: 22023", o.MaxItems)
+	case o.MaxItems <= 0:
+		return fmt.Errorf("[APPROX_TOP_K_NON_POSITIVE_ARG] The value of maxItemsTracked in %s must be a positive integer, but got %d. SQLSTATE: 22023", name, o.MaxItems)
+	case name == "approx_top_k" && o.MaxItems < o.TopK:
+		return fmt.Errorf("[APPROX_TOP_K_MAX_ITEMS_TRACKED_LESS_THAN_K] The max items tracked `maxItemsTracked`(%d) of approx_top_k should be larger than or equal to `k`(%d). SQLSTATE: 22023", o.MaxItems, o.TopK)
+	}
+	return nil
 }

@@ -39,6 +39,12 @@ func newSketchAccumulator(a *expr.BoundAgg) (accumulator, bool, error) {
 	case "theta_intersection_agg":
 		return intersectionAcc(a.Fn, sketch.DecodeTheta, sketch.EncodeTheta, sketch.KeepFirst[struct{}]), true, nil
 	}
+	if acc, ok, err := newCountMinAccumulator(a); ok || err != nil {
+		return acc, ok, err
+	}
+	if acc, ok, err := newTopKAccumulator(a); ok || err != nil {
+		return acc, ok, err
+	}
 	if acc, ok, err := newKLLAccumulator(a); ok || err != nil {
 		return acc, ok, err
 	}
