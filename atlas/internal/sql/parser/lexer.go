@@ -142,8 +142,8 @@ func (lx *lexer) next(prev []token) token {
 	switch {
 	case (c == 'r' || c == 'R') && (lx.peek(1) == '\'' || lx.peek(1) == '"'):
 		return lx.rawStr(start)
-	case (c == 'x' || c == 'X') && lx.peek(1) == '\'':
-		return lx.hexStr(start)
+	case (c == 'x' || c == 'X') && strings.HasPrefix(strings.TrimLeft(lx.src[lx.off+1:], " \t\r\n"), "'"):
+		return lx.hexStr(start) // X'0AFF', or X '0AFF' as Spark's typeConstructor allows
 	case isIdentStart(r):
 		for lx.off < len(lx.src) {
 			r, _ := utf8.DecodeRuneInString(lx.src[lx.off:])
@@ -290,7 +290,10 @@ func (lx *lexer) rawStr(start Position) token {
 // byte; an odd count reads as if a leading 0 were written (Spark's
 // Hex.unhex). val holds the bytes.
 func (lx *lexer) hexStr(start Position) token {
-	lx.advanceN(2)
+	for lx.advance(); lx.src[lx.off] != '\''; {
+		lx.advance()
+	}
+	lx.advance()
 	from := lx.off
 	for lx.off < len(lx.src) && lx.src[lx.off] != '\'' {
 		lx.advance()
