@@ -33,7 +33,7 @@ func HiveRows(recs []arrow.RecordBatch, loc *time.Location) []string {
 // [a,b]; maps {k:v}; structs {"name":v}; decimals in plain notation;
 // doubles as Java prints them.
 func HiveValue(a arrow.Array, i int, top bool, loc *time.Location) string {
-	if a.IsNull(i) {
+	if a.IsNull(i) || a.DataType().ID() == arrow.NULL { // Arrow's Null arrays have no validity bitmap
 		if top {
 			return "NULL"
 		}

@@ -3,7 +3,22 @@ package conformance
 import (
 	"math"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
+
+// TestVoidIsNULL checks a column of Spark's void type (Arrow's Null,
+// whose arrays carry no validity bitmap) prints NULL, as spark-sql does
+// for SELECT assert_true(true).
+func TestVoidIsNULL(t *testing.T) {
+	a := array.MakeArrayOfNull(memory.DefaultAllocator, arrow.Null, 1)
+	defer a.Release()
+	if got := HiveValue(a, 0, true, nil); got != "NULL" {
+		t.Errorf("a void value prints %q, Spark prints NULL", got)
+	}
+}
 
 // TestJavaDouble checks the rendering against what Java's Double.toString
 // and Float.toString print for the same values.
