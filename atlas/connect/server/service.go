@@ -10,11 +10,12 @@ import (
 	"google.golang.org/grpc/status"
 
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/functions"
 )
 
 // SparkVersion is the Spark version Atlas reports to clients: the protocol
-// version it speaks.
-const SparkVersion = "4.0.0"
+// version it speaks, the one SQL's version() names too.
+const SparkVersion = functions.SparkVersion
 
 // service implements spark.connect.SparkConnectService.
 type service struct {
