@@ -63,16 +63,18 @@ func function(f *pb.Expression_UnresolvedFunction) (engine.Column, error) {
 	if fn, ok := exprFunctions[name]; ok {
 		return fn(name, args)
 	}
+	switch name { // before the registry, which refuses them in SQL
+	case "from_avro":
+		return fromAvro(args)
+	case "to_avro":
+		return toAvro(args)
+	}
 	if _, ok := functions.Lookup(name); ok {
 		return registered(name, args)
 	}
 	switch name {
 	case "window":
 		return window(args)
-	case "from_avro":
-		return fromAvro(args)
-	case "to_avro":
-		return toAvro(args)
 	case "in":
 		return in(args)
 	}

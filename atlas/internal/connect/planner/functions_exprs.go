@@ -37,6 +37,9 @@ func registered(name string, args []*pb.Expression) (engine.Column, error) {
 		}
 	}
 	e, err := functions.Call(name, es)
+	if functions.IsRefused(err) {
+		return engine.Column{}, unsupported("function "+name, err.Error())
+	}
 	if err != nil {
 		return engine.Column{}, err
 	}
