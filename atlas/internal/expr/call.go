@@ -120,6 +120,9 @@ func (b *Binary) Bind(s *arrow.Schema) (Bound, error) {
 		bt := arrow.FixedWidthTypes.Boolean
 		l, r = castTo(l, bt), castTo(r, bt)
 	}
+	if yb, ok, err := bindYearMonth(b.Op, b, l, r); ok || err != nil {
+		return yb, err
+	}
 	if ib, ok, err := bindInterval(b.Op, b, l, r); ok || err != nil {
 		return ib, err
 	}

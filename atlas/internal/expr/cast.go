@@ -146,6 +146,9 @@ func CastArray(c *Ctx, in arrow.Array, t arrow.DataType) (arrow.Array, error) {
 	if sa, ok := in.(*array.String); ok && t.ID() == arrow.DATE32 {
 		return castStringToDate(c, sa, false)
 	}
+	if in.DataType().ID() == arrow.INTERVAL_MONTHS || t.ID() == arrow.INTERVAL_MONTHS {
+		return castYearMonth(c, in, t)
+	}
 	if isZoneCast(in.DataType(), t) {
 		return castZoned(c, in, t), nil
 	}

@@ -43,6 +43,8 @@ func (l *Literal) String() string {
 		// In the value's own location: the session time zone for a
 		// literal the parser read, as Spark names it.
 		return "TIMESTAMP '" + v.Format("2006-01-02 15:04:05.999999") + "'"
+	case YearMonth:
+		return v.String()
 	case TimestampNTZ:
 		return "TIMESTAMP_NTZ '" + v.Wall.UTC().Format("2006-01-02 15:04:05.999999") + "'"
 	case float64:
@@ -79,6 +81,8 @@ func (l *Literal) Type() (arrow.DataType, error) {
 		return types.Timestamp, nil
 	case TimestampNTZ:
 		return TimestampNTZType, nil
+	case YearMonth:
+		return YearMonthType, nil
 	case arrow.Date32:
 		return arrow.FixedWidthTypes.Date32, nil
 	case []byte:
@@ -107,6 +111,8 @@ func (l *Literal) Scalar() (scalar.Scalar, error) {
 		return scalar.MakeNullScalar(arrow.Null), nil
 	case time.Time:
 		return scalar.NewTimestampScalar(arrow.Timestamp(v.UnixMicro()), types.Timestamp), nil
+	case YearMonth:
+		return scalar.NewMonthIntervalScalar(arrow.MonthInterval(v.Months)), nil
 	case TimestampNTZ:
 		return scalar.NewTimestampScalar(arrow.Timestamp(v.Wall.UnixMicro()), TimestampNTZType), nil
 	case time.Duration:

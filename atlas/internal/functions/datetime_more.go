@@ -127,10 +127,15 @@ func datePart(name string, col func(field string, args []string) string) *Def {
 	d.ColumnName = func(_ string, a []string) string { return col(a[0], a) }
 	build := d.Build
 	d.Build = func(called string, a []expr.Expr) (expr.Expr, error) {
-		if f, err := stringLit(called, a, 0, "the field"); err == nil && isSecondsField(f) {
+		f, err := stringLit(called, a, 0, "the field")
+		if err == nil && isSecondsField(f) {
 			return &rowCall{name: called, args: a, impl: secondsPart}, nil
 		}
-		return build(called, a)
+		other, berr := build(called, a)
+		if err != nil || berr != nil {
+			return other, berr
+		}
+		return &ymPart{field: f, arg: a[1], other: other}, nil
 	}
 	return d
 }

@@ -44,6 +44,9 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 	case *parser.Star:
 		return &expr.Star{Qualifier: strings.Join(x.Qualifier, ".")}, nil
 	case *parser.Literal:
+		if x.Kind == parser.YearMonthIntervalLiteral {
+			return expr.Lit(expr.YearMonth{Months: int32(x.Value.(int64)), Fields: x.Text}), nil
+		}
 		switch v := x.Value.(type) {
 		case time.Time:
 			if x.Kind == parser.DateLiteral {

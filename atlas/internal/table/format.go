@@ -83,6 +83,8 @@ func cellTextIn(arr arrow.Array, i int, loc *time.Location) string {
 	case *array.Timestamp:
 		unit := a.DataType().(*arrow.TimestampType).Unit
 		return timestampIn(a.Value(i).ToTime(unit), loc)
+	case *array.MonthInterval:
+		return yearMonthText(int32(a.Value(i)))
 	case *array.Duration:
 		return durationText(a.DataType().(*arrow.DurationType).Unit, int64(a.Value(i)))
 	case *array.Dictionary:
@@ -194,3 +196,13 @@ var metaEscaper = strings.NewReplacer(
 // escapeMetaCharacters makes control characters visible so they cannot
 // break the table layout, as Spark's SchemaUtils.escapeMetaCharacters does.
 func escapeMetaCharacters(s string) string { return metaEscaper.Replace(s) }
+
+// yearMonthText shows a year-month interval as Spark does:
+// INTERVAL '2-11' YEAR TO MONTH.
+func yearMonthText(months int32) string {
+	sign, m := "", int64(months)
+	if m < 0 {
+		sign, m = "-", -m
+	}
+	return "INTERVAL '" + sign + strconv.FormatInt(m/12, 10) + "-" + strconv.FormatInt(m%12, 10) + "' YEAR TO MONTH"
+}

@@ -152,6 +152,8 @@ func Name(t arrow.DataType) string {
 		return "interval day to second"
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		return "interval"
+	case arrow.INTERVAL_MONTHS:
+		return "interval year to month"
 	case arrow.LIST, arrow.LARGE_LIST:
 		return "array"
 	case arrow.MAP:

@@ -24,21 +24,22 @@ type LiteralKind int
 
 // The literal kinds and the Go type of their Value.
 const (
-	NullLiteral         LiteralKind = iota // NULL; Value nil
-	BoolLiteral                            // TRUE, FALSE; Value bool
-	IntLiteral                             // 42 (fits 32 bits); Value int64
-	BigIntLiteral                          // 10L, or an integer too big for 32 bits; Value int64
-	SmallIntLiteral                        // 10S; Value int64
-	TinyIntLiteral                         // 10Y; Value int64
-	DecimalLiteral                         // 1.5, 2BD, or an integer too big for 64 bits; Value float64, Text exact
-	DoubleLiteral                          // 1e3, 1.5D; Value float64
-	FloatLiteral                           // 1.5F; Value float64
-	StringLiteral                          // 'abc' or "abc"; Value string
-	TimestampLiteral                       // TIMESTAMP '2026-11-30 10:00:00'; Value time.Time in UTC
-	DateLiteral                            // DATE '2026-11-30'; Value time.Time at midnight UTC
-	IntervalLiteral                        // INTERVAL '5' MINUTES; Value time.Duration
-	BinaryLiteral                          // X'0AFF'; Value []byte
-	TimestampNTZLiteral                    // TIMESTAMP_NTZ '2026-11-30 10:00:00'; Value time.Time, the wall clock in UTC
+	NullLiteral              LiteralKind = iota // NULL; Value nil
+	BoolLiteral                                 // TRUE, FALSE; Value bool
+	IntLiteral                                  // 42 (fits 32 bits); Value int64
+	BigIntLiteral                               // 10L, or an integer too big for 32 bits; Value int64
+	SmallIntLiteral                             // 10S; Value int64
+	TinyIntLiteral                              // 10Y; Value int64
+	DecimalLiteral                              // 1.5, 2BD, or an integer too big for 64 bits; Value float64, Text exact
+	DoubleLiteral                               // 1e3, 1.5D; Value float64
+	FloatLiteral                                // 1.5F; Value float64
+	StringLiteral                               // 'abc' or "abc"; Value string
+	TimestampLiteral                            // TIMESTAMP '2026-11-30 10:00:00'; Value time.Time in UTC
+	DateLiteral                                 // DATE '2026-11-30'; Value time.Time at midnight UTC
+	IntervalLiteral                             // INTERVAL '5' MINUTES; Value time.Duration
+	BinaryLiteral                               // X'0AFF'; Value []byte
+	TimestampNTZLiteral                         // TIMESTAMP_NTZ '2026-11-30 10:00:00'; Value time.Time, the wall clock in UTC
+	YearMonthIntervalLiteral                    // INTERVAL '1-2' YEAR TO MONTH; Value int64 months, Text its fields: YEAR, MONTH or YEAR TO MONTH
 )
 
 var literalKindNames = [...]string{
@@ -46,7 +47,7 @@ var literalKindNames = [...]string{
 	SmallIntLiteral: "smallint", TinyIntLiteral: "tinyint", DecimalLiteral: "decimal",
 	DoubleLiteral: "double", FloatLiteral: "float", StringLiteral: "string",
 	TimestampLiteral: "timestamp", DateLiteral: "date", IntervalLiteral: "interval", BinaryLiteral: "binary",
-	TimestampNTZLiteral: "timestamp_ntz",
+	TimestampNTZLiteral: "timestamp_ntz", YearMonthIntervalLiteral: "interval year to month",
 }
 
 // String returns the Spark type name of the kind (int, bigint, string, ...).

@@ -159,11 +159,11 @@ func TestSyntaxErrors(t *testing.T) {
 			hint: "yyyy-MM-dd HH:mm:ss",
 		},
 		{
-			name: "month interval",
-			sql:  "SELECT ts + INTERVAL 1 MONTH FROM t",
-			line: 1, col: 24,
-			msg:  "year and month intervals are not supported: they have no fixed length",
-			hint: "use days",
+			name: "interval mixing months and days",
+			sql:  "SELECT ts + INTERVAL 1 MONTH 2 DAYS FROM t",
+			line: 1, col: 13,
+			msg:  "an interval literal mixing years or months with days or times (Spark's CALENDAR interval) is not supported",
+			hint: "two intervals",
 		},
 		{
 			name: "case without end",

@@ -244,7 +244,7 @@ func (p *parser) primary() Expr {
 				return p.decimalTypedLiteral()
 			}
 		case "INTERVAL":
-			if next.kind == tokString || next.kind == tokNumber {
+			if next.kind == tokString || next.kind == tokNumber || ((next.isOp("-") || next.isOp("+")) && p.look(2).kind == tokString) {
 				return p.intervalLiteral()
 			}
 		case "CURRENT_DATE", "CURRENT_TIMESTAMP":

@@ -209,12 +209,14 @@ const intervalHint = "write an interval as INTERVAL '5' MINUTES, INTERVAL 5 MINU
 func (p *parser) intervalLiteral() Expr {
 	kw := p.advance()
 	var total time.Duration
+	ym := &ymAcc{}
 	add := func(at token, value string, unit token) {
+		if ym.add(p, at, value, unit) {
+			return
+		}
+		ym.dayTime = true
 		d, ok := intervalUnit(unit.text)
 		if !ok || unit.kind != tokIdent {
-			if u := strings.ToUpper(strings.TrimSuffix(strings.ToUpper(unit.text), "S")); u == "MONTH" || u == "YEAR" {
-				p.fail(unit, "use days, hours, minutes or seconds", "year and month intervals are not supported: they have no fixed length")
-			}
 			p.fail(unit, intervalHint, "expected an interval unit, found %s", unit.describe())
 		}
 		n, ok := scaleDuration(value, d)
@@ -235,11 +237,25 @@ func (p *parser) intervalLiteral() Expr {
 		}
 	} else {
 		for {
+			neg := false
+			if (p.atOp("-") || p.atOp("+")) && p.look(1).kind == tokString {
+				neg = p.advance().isOp("-") // INTERVAL -'1-1' YEAR TO MONTH
+			}
 			v := p.tok()
 			if v.kind != tokString && v.kind != tokNumber {
 				break
 			}
 			p.advance()
+			if neg {
+				v.val = negateText(v.val)
+			}
+			if v.kind == tokString && p.at("YEAR") && p.look(1).is("TO") && p.look(2).is("MONTH") {
+				p.advance()
+				p.advance()
+				p.advance()
+				ym.yearToMonth(p, v)
+				break
+			}
 			if v.kind == tokString && p.look(1).is("TO") {
 				// INTERVAL '1 02:03:04.5' DAY TO SECOND, as Spark shows intervals.
 				from := p.advance()
@@ -256,6 +272,9 @@ func (p *parser) intervalLiteral() Expr {
 			add(v, v.val, p.tok())
 			p.advance()
 		}
+	}
+	if ym.seen {
+		return ym.literal(p, kw)
 	}
 	return &Literal{Kind: IntervalLiteral, Value: total.Truncate(time.Microsecond), At: kw.pos}
 }

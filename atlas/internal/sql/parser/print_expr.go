@@ -491,6 +491,9 @@ func (p *printer) literal(e *Literal) {
 	case DateLiteral:
 		t, _ := e.Value.(time.Time)
 		p.w("DATE '", t.Format("2006-01-02"), "'")
+	case YearMonthIntervalLiteral:
+		m, _ := e.Value.(int64)
+		p.w(YearMonthText(m, e.Text))
 	case IntervalLiteral:
 		d, _ := e.Value.(time.Duration)
 		p.w(formatInterval(d))
