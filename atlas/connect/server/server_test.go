@@ -183,7 +183,8 @@ func TestErrors(t *testing.T) {
 		{table("lakehouse.silver.missing"), codes.NotFound, "[TABLE_OR_VIEW_NOT_FOUND]"},
 		{&pb.Relation{RelType: &pb.Relation_Aggregate{Aggregate: &pb.Aggregate{Input: table("a"), GroupType: pb.Aggregate_GROUP_TYPE_PIVOT}}}, codes.Unimplemented, "GROUP_TYPE_PIVOT"},
 		{&pb.Relation{RelType: &pb.Relation_Sql{Sql: &pb.SQL{Query: "SELEC 1"}}}, codes.InvalidArgument, "line 1"},
-		{&pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: &pb.Relation{RelType: &pb.Relation_Sql{Sql: &pb.SQL{Query: "SHOW NAMESPACES"}}}, Expressions: []*pb.Expression{fn("percentile", col("a"))}}}}, codes.InvalidArgument, "[UNRESOLVED_ROUTINE]"},
+		{&pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: &pb.Relation{RelType: &pb.Relation_Sql{Sql: &pb.SQL{Query: "SHOW NAMESPACES"}}}, Expressions: []*pb.Expression{fn("no_such_function", col("a"))}}}}, codes.InvalidArgument, "[UNRESOLVED_ROUTINE]"},
+		{&pb.Relation{RelType: &pb.Relation_Project{Project: &pb.Project{Input: &pb.Relation{RelType: &pb.Relation_Sql{Sql: &pb.SQL{Query: "SHOW NAMESPACES"}}}, Expressions: []*pb.Expression{fn("percentile", col("a"))}}}}, codes.InvalidArgument, "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION]"},
 	}
 	for _, tc := range cases {
 		_, err := c.tryRows(tc.rel)

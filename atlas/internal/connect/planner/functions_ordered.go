@@ -8,6 +8,7 @@ import (
 	pb "github.com/atlas-lakehouse/atlas/atlas/internal/connect/sparkpb"
 	engine "github.com/atlas-lakehouse/atlas/atlas/internal/engine"
 	"github.com/atlas-lakehouse/atlas/atlas/internal/expr"
+	"github.com/atlas-lakehouse/atlas/atlas/internal/sparkerr"
 )
 
 // orderedFunctionNames are the aggregates orderedFunction translates.
@@ -25,7 +26,7 @@ func orderedFunction(name string, f *pb.Expression_UnresolvedFunction) (engine.C
 		return engine.Column{}, false, nil
 	}
 	if len(args) == 0 {
-		return engine.Column{}, true, fmt.Errorf("%s needs a column", name)
+		return engine.Column{}, true, wrongArgs(name, "at least 1", 0)
 	}
 	first, err := Column(args[0])
 	if err != nil {
@@ -38,7 +39,7 @@ func orderedFunction(name string, f *pb.Expression_UnresolvedFunction) (engine.C
 	switch name {
 	case "try_sum", "try_avg", "median":
 		if len(args) != 1 {
-			return engine.Column{}, true, fmt.Errorf("%s takes one column, got %d arguments", name, len(args))
+			return engine.Column{}, true, wrongArgs(name, "1", len(args))
 		}
 		opts := expr.AggOptions{}
 		if name == "median" {
@@ -54,7 +55,7 @@ func orderedFunction(name string, f *pb.Expression_UnresolvedFunction) (engine.C
 			}
 			opts.Ordered = det
 		} else if len(args) > 2 {
-			return engine.Column{}, true, fmt.Errorf("mode takes a column and deterministic, got %d arguments", len(args))
+			return engine.Column{}, true, wrongArgs(name, "[1, 2]", len(args))
 		}
 		if opts.Ordered {
 			return one(opts, "mode() WITHIN GROUP (ORDER BY "+argName+" DESC)")
@@ -62,7 +63,7 @@ func orderedFunction(name string, f *pb.Expression_UnresolvedFunction) (engine.C
 		return one(opts, "mode("+argName+")")
 	case "percentile":
 		if len(args) < 2 || len(args) > 3 {
-			return engine.Column{}, true, fmt.Errorf("percentile takes a column, a percentage and a frequency, got %d arguments", len(args))
+			return engine.Column{}, true, wrongArgs(name, "[2, 3]", len(args))
 		}
 		if len(args) == 3 {
 			if fr, ok := numberLiteral(args[2]); !ok || fr != 1 {
@@ -93,7 +94,7 @@ func orderedFunction(name string, f *pb.Expression_UnresolvedFunction) (engine.C
 	}
 	// max_by, min_by
 	if len(args) < 2 || len(args) > 3 {
-		return engine.Column{}, true, fmt.Errorf("%s takes a value, an ordering and k, got %d arguments", name, len(args))
+		return engine.Column{}, true, wrongArgs(name, "[2, 3]", len(args))
 	}
 	ord, err := Column(args[1])
 	if err != nil {
@@ -110,4 +111,10 @@ func orderedFunction(name string, f *pb.Expression_UnresolvedFunction) (engine.C
 		spark += fmt.Sprintf(", %d", opts.K)
 	}
 	return engine.Aggregate(name, []engine.Column{first, ord}, opts, spark+")"), true, nil
+}
+
+// wrongArgs is Spark's error for a call with the wrong number of
+// arguments: want is Spark's wording of the accepted count ("1", "[2, 3]").
+func wrongArgs(name, want string, got int) error {
+	return sparkerr.New("WRONG_NUM_ARGS.WITHOUT_SUGGESTION", "The `%s` requires %s parameters but the actual number is %d.", name, want, got)
 }
