@@ -44,6 +44,10 @@ func Column(e *pb.Expression) (engine.Column, error) {
 		return extractValue(x.UnresolvedExtractValue)
 	case *pb.Expression_SortOrder_:
 		return engine.Column{}, unsupported("a sort order outside orderBy", "")
+	case *pb.Expression_LambdaFunction_:
+		return lambdaFunction(x.LambdaFunction)
+	case *pb.Expression_UnresolvedNamedLambdaVariable_:
+		return lambdaVar(x.UnresolvedNamedLambdaVariable)
 	case nil:
 		if len(e.ProtoReflect().GetUnknown()) == 0 {
 			return engine.Column{}, fmt.Errorf("the expression has no type set")

@@ -39,7 +39,7 @@ func sparkMessage(t *testing.T, known proto.Message, n protowire.Number, m proto
 // has and Atlas's protos leave out arrive as unknown fields; the refusal
 // still names them, with Spark's message and field number (from Spark's
 // relations.proto and expressions.proto: unpivot = 25, to_schema = 26,
-// as_of_join = 39, call_function = 16, lambda_function = 10).
+// as_of_join = 39, call_function = 16, update_fields = 13).
 func TestUnsupportedNamesLeftOutFields(t *testing.T) {
 	s := engine.Builder().Config(engine.ConfHome, t.TempDir()).GetOrCreate()
 	defer s.Stop()
@@ -66,7 +66,7 @@ func TestUnsupportedNamesLeftOutFields(t *testing.T) {
 		want string
 	}{
 		{16, "Atlas Connect does not support expression call_function (CallFunction, field 16)"},
-		{10, "Atlas Connect does not support expression lambda_function (Expression.LambdaFunction, field 10)"},
+		{13, "Atlas Connect does not support expression update_fields (Expression.UpdateFields, field 13)"},
 	} {
 		e := &pb.Expression{}
 		sparkMessage(t, &pb.Expression{}, tc.n, e)

@@ -166,7 +166,9 @@ type Expression struct {
 	//	*Expression_Alias_
 	//	*Expression_Cast_
 	//	*Expression_SortOrder_
+	//	*Expression_LambdaFunction_
 	//	*Expression_UnresolvedExtractValue_
+	//	*Expression_UnresolvedNamedLambdaVariable_
 	ExprType isExpression_ExprType `protobuf_oneof:"expr_type"`
 }
 
@@ -246,9 +248,23 @@ func (x *Expression) GetSortOrder() *Expression_SortOrder {
 	return nil
 }
 
+func (x *Expression) GetLambdaFunction() *Expression_LambdaFunction {
+	if x, ok := x.GetExprType().(*Expression_LambdaFunction_); ok {
+		return x.LambdaFunction
+	}
+	return nil
+}
+
 func (x *Expression) GetUnresolvedExtractValue() *Expression_UnresolvedExtractValue {
 	if x, ok := x.GetExprType().(*Expression_UnresolvedExtractValue_); ok {
 		return x.UnresolvedExtractValue
+	}
+	return nil
+}
+
+func (x *Expression) GetUnresolvedNamedLambdaVariable() *Expression_UnresolvedNamedLambdaVariable {
+	if x, ok := x.GetExprType().(*Expression_UnresolvedNamedLambdaVariable_); ok {
+		return x.UnresolvedNamedLambdaVariable
 	}
 	return nil
 }
@@ -289,8 +305,16 @@ type Expression_SortOrder_ struct {
 	SortOrder *Expression_SortOrder `protobuf:"bytes,9,opt,name=sort_order,json=sortOrder,proto3,oneof"`
 }
 
+type Expression_LambdaFunction_ struct {
+	LambdaFunction *Expression_LambdaFunction `protobuf:"bytes,10,opt,name=lambda_function,json=lambdaFunction,proto3,oneof"`
+}
+
 type Expression_UnresolvedExtractValue_ struct {
 	UnresolvedExtractValue *Expression_UnresolvedExtractValue `protobuf:"bytes,12,opt,name=unresolved_extract_value,json=unresolvedExtractValue,proto3,oneof"`
+}
+
+type Expression_UnresolvedNamedLambdaVariable_ struct {
+	UnresolvedNamedLambdaVariable *Expression_UnresolvedNamedLambdaVariable `protobuf:"bytes,14,opt,name=unresolved_named_lambda_variable,json=unresolvedNamedLambdaVariable,proto3,oneof"`
 }
 
 func (*Expression_Literal_) isExpression_ExprType() {}
@@ -309,7 +333,11 @@ func (*Expression_Cast_) isExpression_ExprType() {}
 
 func (*Expression_SortOrder_) isExpression_ExprType() {}
 
+func (*Expression_LambdaFunction_) isExpression_ExprType() {}
+
 func (*Expression_UnresolvedExtractValue_) isExpression_ExprType() {}
+
+func (*Expression_UnresolvedNamedLambdaVariable_) isExpression_ExprType() {}
 
 type ExpressionCommon struct {
 	unknownFields []byte
@@ -320,6 +348,52 @@ func (x *ExpressionCommon) Reset() {
 }
 
 func (*ExpressionCommon) ProtoMessage() {}
+
+// A lambda, an argument of a higher-order function: the body reads its
+// variables as UnresolvedNamedLambdaVariable (or UnresolvedAttribute).
+type Expression_LambdaFunction struct {
+	unknownFields []byte
+	Function      *Expression                                 `protobuf:"bytes,1,opt,name=function,proto3" json:"function,omitempty"`
+	Arguments     []*Expression_UnresolvedNamedLambdaVariable `protobuf:"bytes,2,rep,name=arguments,proto3" json:"arguments,omitempty"`
+}
+
+func (x *Expression_LambdaFunction) Reset() {
+	*x = Expression_LambdaFunction{}
+}
+
+func (*Expression_LambdaFunction) ProtoMessage() {}
+
+func (x *Expression_LambdaFunction) GetFunction() *Expression {
+	if x != nil {
+		return x.Function
+	}
+	return nil
+}
+
+func (x *Expression_LambdaFunction) GetArguments() []*Expression_UnresolvedNamedLambdaVariable {
+	if x != nil {
+		return x.Arguments
+	}
+	return nil
+}
+
+type Expression_UnresolvedNamedLambdaVariable struct {
+	unknownFields []byte
+	NameParts     []string `protobuf:"bytes,1,rep,name=name_parts,json=nameParts,proto3" json:"nameParts,omitempty"`
+}
+
+func (x *Expression_UnresolvedNamedLambdaVariable) Reset() {
+	*x = Expression_UnresolvedNamedLambdaVariable{}
+}
+
+func (*Expression_UnresolvedNamedLambdaVariable) ProtoMessage() {}
+
+func (x *Expression_UnresolvedNamedLambdaVariable) GetNameParts() []string {
+	if x != nil {
+		return x.NameParts
+	}
+	return nil
+}
 
 type Expression_SortOrder struct {
 	unknownFields []byte
@@ -912,6 +986,103 @@ func (x *Expression_Literal_Struct) GetElements() []*Expression_Literal {
 		return x.Elements
 	}
 	return nil
+}
+
+func (m *Expression_LambdaFunction) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *Expression_LambdaFunction) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *Expression_LambdaFunction) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if len(m.Arguments) > 0 {
+		for iNdEx := len(m.Arguments) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.Arguments[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0x12
+		}
+	}
+	if m.Function != nil {
+		size, err := m.Function.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *Expression_UnresolvedNamedLambdaVariable) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *Expression_UnresolvedNamedLambdaVariable) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *Expression_UnresolvedNamedLambdaVariable) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if len(m.NameParts) > 0 {
+		for iNdEx := len(m.NameParts) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.NameParts[iNdEx])
+			copy(dAtA[i:], m.NameParts[iNdEx])
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.NameParts[iNdEx])))
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
 }
 
 func (m *Expression_SortOrder) MarshalVT() (dAtA []byte, err error) {
@@ -2037,6 +2208,29 @@ func (m *Expression_SortOrder_) MarshalToSizedBufferVT(dAtA []byte) (int, error)
 	}
 	return len(dAtA) - i, nil
 }
+func (m *Expression_LambdaFunction_) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *Expression_LambdaFunction_) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	if m.LambdaFunction != nil {
+		size, err := m.LambdaFunction.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x52
+	} else {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, 0)
+		i--
+		dAtA[i] = 0x52
+	}
+	return len(dAtA) - i, nil
+}
 func (m *Expression_UnresolvedExtractValue_) MarshalToVT(dAtA []byte) (int, error) {
 	size := m.SizeVT()
 	return m.MarshalToSizedBufferVT(dAtA[:size])
@@ -2057,6 +2251,29 @@ func (m *Expression_UnresolvedExtractValue_) MarshalToSizedBufferVT(dAtA []byte)
 		i = protobuf_go_lite.EncodeVarint(dAtA, i, 0)
 		i--
 		dAtA[i] = 0x62
+	}
+	return len(dAtA) - i, nil
+}
+func (m *Expression_UnresolvedNamedLambdaVariable_) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *Expression_UnresolvedNamedLambdaVariable_) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	i := len(dAtA)
+	if m.UnresolvedNamedLambdaVariable != nil {
+		size, err := m.UnresolvedNamedLambdaVariable.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x72
+	} else {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, 0)
+		i--
+		dAtA[i] = 0x72
 	}
 	return len(dAtA) - i, nil
 }
@@ -2091,6 +2308,42 @@ func (m *ExpressionCommon) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 		copy(dAtA[i:], m.unknownFields)
 	}
 	return len(dAtA) - i, nil
+}
+
+func (m *Expression_LambdaFunction) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Function != nil {
+		l = m.Function.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if len(m.Arguments) > 0 {
+		for _, e := range m.Arguments {
+			l = e.SizeVT()
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *Expression_UnresolvedNamedLambdaVariable) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.NameParts) > 0 {
+		for _, s := range m.NameParts {
+			l = len(s)
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	n += len(m.unknownFields)
+	return n
 }
 
 func (m *Expression_SortOrder) SizeVT() (n int) {
@@ -2622,6 +2875,20 @@ func (m *Expression_SortOrder_) SizeVT() (n int) {
 	}
 	return n
 }
+func (m *Expression_LambdaFunction_) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.LambdaFunction != nil {
+		l = m.LambdaFunction.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	} else {
+		n += 2
+	}
+	return n
+}
 func (m *Expression_UnresolvedExtractValue_) SizeVT() (n int) {
 	if m == nil {
 		return 0
@@ -2630,6 +2897,20 @@ func (m *Expression_UnresolvedExtractValue_) SizeVT() (n int) {
 	_ = l
 	if m.UnresolvedExtractValue != nil {
 		l = m.UnresolvedExtractValue.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	} else {
+		n += 2
+	}
+	return n
+}
+func (m *Expression_UnresolvedNamedLambdaVariable_) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.UnresolvedNamedLambdaVariable != nil {
+		l = m.UnresolvedNamedLambdaVariable.SizeVT()
 		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
 	} else {
 		n += 2
@@ -2646,6 +2927,166 @@ func (m *ExpressionCommon) SizeVT() (n int) {
 	return n
 }
 
+func (m *Expression_LambdaFunction) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: Expression_LambdaFunction: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: Expression_LambdaFunction: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Function", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Function == nil {
+				m.Function = &Expression{}
+			}
+			if err := m.Function.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Arguments", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Arguments = append(m.Arguments, &Expression_UnresolvedNamedLambdaVariable{})
+			if err := m.Arguments[len(m.Arguments)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *Expression_UnresolvedNamedLambdaVariable) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: Expression_UnresolvedNamedLambdaVariable: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: Expression_UnresolvedNamedLambdaVariable: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field NameParts", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.NameParts = append(m.NameParts, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
 func (m *Expression_SortOrder) UnmarshalVT(dAtA []byte) error {
 	l := len(dAtA)
 	iNdEx := 0
@@ -4221,6 +4662,39 @@ func (m *Expression) UnmarshalVT(dAtA []byte) error {
 				m.ExprType = &Expression_SortOrder_{SortOrder: v}
 			}
 			iNdEx = postIndex
+		case 10:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field LambdaFunction", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if oneof, ok := m.ExprType.(*Expression_LambdaFunction_); ok {
+				if err := oneof.LambdaFunction.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+					return err
+				}
+			} else {
+				v := &Expression_LambdaFunction{}
+				if err := v.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+					return err
+				}
+				m.ExprType = &Expression_LambdaFunction_{LambdaFunction: v}
+			}
+			iNdEx = postIndex
 		case 12:
 			if wireType != 2 {
 				return fmt.Errorf("proto: wrong wireType = %d for field UnresolvedExtractValue", wireType)
@@ -4252,6 +4726,39 @@ func (m *Expression) UnmarshalVT(dAtA []byte) error {
 					return err
 				}
 				m.ExprType = &Expression_UnresolvedExtractValue_{UnresolvedExtractValue: v}
+			}
+			iNdEx = postIndex
+		case 14:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field UnresolvedNamedLambdaVariable", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if oneof, ok := m.ExprType.(*Expression_UnresolvedNamedLambdaVariable_); ok {
+				if err := oneof.UnresolvedNamedLambdaVariable.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+					return err
+				}
+			} else {
+				v := &Expression_UnresolvedNamedLambdaVariable{}
+				if err := v.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+					return err
+				}
+				m.ExprType = &Expression_UnresolvedNamedLambdaVariable_{UnresolvedNamedLambdaVariable: v}
 			}
 			iNdEx = postIndex
 		case 18:

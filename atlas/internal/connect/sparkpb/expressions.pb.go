@@ -96,7 +96,7 @@ func (x Expression_SortOrder_SortDirection) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Expression_SortOrder_SortDirection.Descriptor instead.
 func (Expression_SortOrder_SortDirection) EnumDescriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 0, 0}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 2, 0}
 }
 
 type Expression_SortOrder_NullOrdering int32
@@ -145,7 +145,7 @@ func (x Expression_SortOrder_NullOrdering) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Expression_SortOrder_NullOrdering.Descriptor instead.
 func (Expression_SortOrder_NullOrdering) EnumDescriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 0, 1}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 2, 1}
 }
 
 type Expression_Cast_EvalMode int32
@@ -197,7 +197,7 @@ func (x Expression_Cast_EvalMode) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Expression_Cast_EvalMode.Descriptor instead.
 func (Expression_Cast_EvalMode) EnumDescriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 1, 0}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 3, 0}
 }
 
 type Expression struct {
@@ -213,7 +213,9 @@ type Expression struct {
 	//	*Expression_Alias_
 	//	*Expression_Cast_
 	//	*Expression_SortOrder_
+	//	*Expression_LambdaFunction_
 	//	*Expression_UnresolvedExtractValue_
+	//	*Expression_UnresolvedNamedLambdaVariable_
 	ExprType      isExpression_ExprType `protobuf_oneof:"expr_type"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -335,10 +337,28 @@ func (x *Expression) GetSortOrder() *Expression_SortOrder {
 	return nil
 }
 
+func (x *Expression) GetLambdaFunction() *Expression_LambdaFunction {
+	if x != nil {
+		if x, ok := x.ExprType.(*Expression_LambdaFunction_); ok {
+			return x.LambdaFunction
+		}
+	}
+	return nil
+}
+
 func (x *Expression) GetUnresolvedExtractValue() *Expression_UnresolvedExtractValue {
 	if x != nil {
 		if x, ok := x.ExprType.(*Expression_UnresolvedExtractValue_); ok {
 			return x.UnresolvedExtractValue
+		}
+	}
+	return nil
+}
+
+func (x *Expression) GetUnresolvedNamedLambdaVariable() *Expression_UnresolvedNamedLambdaVariable {
+	if x != nil {
+		if x, ok := x.ExprType.(*Expression_UnresolvedNamedLambdaVariable_); ok {
+			return x.UnresolvedNamedLambdaVariable
 		}
 	}
 	return nil
@@ -380,8 +400,16 @@ type Expression_SortOrder_ struct {
 	SortOrder *Expression_SortOrder `protobuf:"bytes,9,opt,name=sort_order,json=sortOrder,proto3,oneof"`
 }
 
+type Expression_LambdaFunction_ struct {
+	LambdaFunction *Expression_LambdaFunction `protobuf:"bytes,10,opt,name=lambda_function,json=lambdaFunction,proto3,oneof"`
+}
+
 type Expression_UnresolvedExtractValue_ struct {
 	UnresolvedExtractValue *Expression_UnresolvedExtractValue `protobuf:"bytes,12,opt,name=unresolved_extract_value,json=unresolvedExtractValue,proto3,oneof"`
+}
+
+type Expression_UnresolvedNamedLambdaVariable_ struct {
+	UnresolvedNamedLambdaVariable *Expression_UnresolvedNamedLambdaVariable `protobuf:"bytes,14,opt,name=unresolved_named_lambda_variable,json=unresolvedNamedLambdaVariable,proto3,oneof"`
 }
 
 func (*Expression_Literal_) isExpression_ExprType() {}
@@ -400,7 +428,11 @@ func (*Expression_Cast_) isExpression_ExprType() {}
 
 func (*Expression_SortOrder_) isExpression_ExprType() {}
 
+func (*Expression_LambdaFunction_) isExpression_ExprType() {}
+
 func (*Expression_UnresolvedExtractValue_) isExpression_ExprType() {}
+
+func (*Expression_UnresolvedNamedLambdaVariable_) isExpression_ExprType() {}
 
 type ExpressionCommon struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -438,6 +470,104 @@ func (*ExpressionCommon) Descriptor() ([]byte, []int) {
 	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{1}
 }
 
+// A lambda, an argument of a higher-order function: the body reads its
+// variables as UnresolvedNamedLambdaVariable (or UnresolvedAttribute).
+type Expression_LambdaFunction struct {
+	state         protoimpl.MessageState                      `protogen:"open.v1"`
+	Function      *Expression                                 `protobuf:"bytes,1,opt,name=function,proto3" json:"function,omitempty"`
+	Arguments     []*Expression_UnresolvedNamedLambdaVariable `protobuf:"bytes,2,rep,name=arguments,proto3" json:"arguments,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Expression_LambdaFunction) Reset() {
+	*x = Expression_LambdaFunction{}
+	mi := &file_spark_connect_expressions_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Expression_LambdaFunction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Expression_LambdaFunction) ProtoMessage() {}
+
+func (x *Expression_LambdaFunction) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_expressions_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Expression_LambdaFunction.ProtoReflect.Descriptor instead.
+func (*Expression_LambdaFunction) Descriptor() ([]byte, []int) {
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 0}
+}
+
+func (x *Expression_LambdaFunction) GetFunction() *Expression {
+	if x != nil {
+		return x.Function
+	}
+	return nil
+}
+
+func (x *Expression_LambdaFunction) GetArguments() []*Expression_UnresolvedNamedLambdaVariable {
+	if x != nil {
+		return x.Arguments
+	}
+	return nil
+}
+
+type Expression_UnresolvedNamedLambdaVariable struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	NameParts     []string               `protobuf:"bytes,1,rep,name=name_parts,json=nameParts,proto3" json:"name_parts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Expression_UnresolvedNamedLambdaVariable) Reset() {
+	*x = Expression_UnresolvedNamedLambdaVariable{}
+	mi := &file_spark_connect_expressions_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Expression_UnresolvedNamedLambdaVariable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Expression_UnresolvedNamedLambdaVariable) ProtoMessage() {}
+
+func (x *Expression_UnresolvedNamedLambdaVariable) ProtoReflect() protoreflect.Message {
+	mi := &file_spark_connect_expressions_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Expression_UnresolvedNamedLambdaVariable.ProtoReflect.Descriptor instead.
+func (*Expression_UnresolvedNamedLambdaVariable) Descriptor() ([]byte, []int) {
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 1}
+}
+
+func (x *Expression_UnresolvedNamedLambdaVariable) GetNameParts() []string {
+	if x != nil {
+		return x.NameParts
+	}
+	return nil
+}
+
 type Expression_SortOrder struct {
 	state         protoimpl.MessageState             `protogen:"open.v1"`
 	Child         *Expression                        `protobuf:"bytes,1,opt,name=child,proto3" json:"child,omitempty"`
@@ -449,7 +579,7 @@ type Expression_SortOrder struct {
 
 func (x *Expression_SortOrder) Reset() {
 	*x = Expression_SortOrder{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[2]
+	mi := &file_spark_connect_expressions_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -461,7 +591,7 @@ func (x *Expression_SortOrder) String() string {
 func (*Expression_SortOrder) ProtoMessage() {}
 
 func (x *Expression_SortOrder) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[2]
+	mi := &file_spark_connect_expressions_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -474,7 +604,7 @@ func (x *Expression_SortOrder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expression_SortOrder.ProtoReflect.Descriptor instead.
 func (*Expression_SortOrder) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 0}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 2}
 }
 
 func (x *Expression_SortOrder) GetChild() *Expression {
@@ -516,7 +646,7 @@ type Expression_Cast struct {
 
 func (x *Expression_Cast) Reset() {
 	*x = Expression_Cast{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[3]
+	mi := &file_spark_connect_expressions_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -528,7 +658,7 @@ func (x *Expression_Cast) String() string {
 func (*Expression_Cast) ProtoMessage() {}
 
 func (x *Expression_Cast) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[3]
+	mi := &file_spark_connect_expressions_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -541,7 +671,7 @@ func (x *Expression_Cast) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expression_Cast.ProtoReflect.Descriptor instead.
 func (*Expression_Cast) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 1}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 3}
 }
 
 func (x *Expression_Cast) GetExpr() *Expression {
@@ -626,7 +756,7 @@ type Expression_Literal struct {
 
 func (x *Expression_Literal) Reset() {
 	*x = Expression_Literal{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[4]
+	mi := &file_spark_connect_expressions_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -638,7 +768,7 @@ func (x *Expression_Literal) String() string {
 func (*Expression_Literal) ProtoMessage() {}
 
 func (x *Expression_Literal) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[4]
+	mi := &file_spark_connect_expressions_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -651,7 +781,7 @@ func (x *Expression_Literal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expression_Literal.ProtoReflect.Descriptor instead.
 func (*Expression_Literal) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 2}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 4}
 }
 
 func (x *Expression_Literal) GetLiteralType() isExpression_Literal_LiteralType {
@@ -916,7 +1046,7 @@ type Expression_UnresolvedAttribute struct {
 
 func (x *Expression_UnresolvedAttribute) Reset() {
 	*x = Expression_UnresolvedAttribute{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[5]
+	mi := &file_spark_connect_expressions_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -928,7 +1058,7 @@ func (x *Expression_UnresolvedAttribute) String() string {
 func (*Expression_UnresolvedAttribute) ProtoMessage() {}
 
 func (x *Expression_UnresolvedAttribute) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[5]
+	mi := &file_spark_connect_expressions_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -941,7 +1071,7 @@ func (x *Expression_UnresolvedAttribute) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expression_UnresolvedAttribute.ProtoReflect.Descriptor instead.
 func (*Expression_UnresolvedAttribute) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 3}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 5}
 }
 
 func (x *Expression_UnresolvedAttribute) GetUnparsedIdentifier() string {
@@ -978,7 +1108,7 @@ type Expression_UnresolvedFunction struct {
 
 func (x *Expression_UnresolvedFunction) Reset() {
 	*x = Expression_UnresolvedFunction{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[6]
+	mi := &file_spark_connect_expressions_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -990,7 +1120,7 @@ func (x *Expression_UnresolvedFunction) String() string {
 func (*Expression_UnresolvedFunction) ProtoMessage() {}
 
 func (x *Expression_UnresolvedFunction) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[6]
+	mi := &file_spark_connect_expressions_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1003,7 +1133,7 @@ func (x *Expression_UnresolvedFunction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expression_UnresolvedFunction.ProtoReflect.Descriptor instead.
 func (*Expression_UnresolvedFunction) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 4}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 6}
 }
 
 func (x *Expression_UnresolvedFunction) GetFunctionName() string {
@@ -1050,7 +1180,7 @@ type Expression_ExpressionString struct {
 
 func (x *Expression_ExpressionString) Reset() {
 	*x = Expression_ExpressionString{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[7]
+	mi := &file_spark_connect_expressions_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1062,7 +1192,7 @@ func (x *Expression_ExpressionString) String() string {
 func (*Expression_ExpressionString) ProtoMessage() {}
 
 func (x *Expression_ExpressionString) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[7]
+	mi := &file_spark_connect_expressions_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1075,7 +1205,7 @@ func (x *Expression_ExpressionString) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expression_ExpressionString.ProtoReflect.Descriptor instead.
 func (*Expression_ExpressionString) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 5}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 7}
 }
 
 func (x *Expression_ExpressionString) GetExpression() string {
@@ -1095,7 +1225,7 @@ type Expression_UnresolvedStar struct {
 
 func (x *Expression_UnresolvedStar) Reset() {
 	*x = Expression_UnresolvedStar{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[8]
+	mi := &file_spark_connect_expressions_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1107,7 +1237,7 @@ func (x *Expression_UnresolvedStar) String() string {
 func (*Expression_UnresolvedStar) ProtoMessage() {}
 
 func (x *Expression_UnresolvedStar) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[8]
+	mi := &file_spark_connect_expressions_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1120,7 +1250,7 @@ func (x *Expression_UnresolvedStar) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expression_UnresolvedStar.ProtoReflect.Descriptor instead.
 func (*Expression_UnresolvedStar) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 6}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 8}
 }
 
 func (x *Expression_UnresolvedStar) GetUnparsedTarget() string {
@@ -1147,7 +1277,7 @@ type Expression_UnresolvedExtractValue struct {
 
 func (x *Expression_UnresolvedExtractValue) Reset() {
 	*x = Expression_UnresolvedExtractValue{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[9]
+	mi := &file_spark_connect_expressions_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1159,7 +1289,7 @@ func (x *Expression_UnresolvedExtractValue) String() string {
 func (*Expression_UnresolvedExtractValue) ProtoMessage() {}
 
 func (x *Expression_UnresolvedExtractValue) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[9]
+	mi := &file_spark_connect_expressions_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1172,7 +1302,7 @@ func (x *Expression_UnresolvedExtractValue) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use Expression_UnresolvedExtractValue.ProtoReflect.Descriptor instead.
 func (*Expression_UnresolvedExtractValue) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 7}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 9}
 }
 
 func (x *Expression_UnresolvedExtractValue) GetChild() *Expression {
@@ -1200,7 +1330,7 @@ type Expression_Alias struct {
 
 func (x *Expression_Alias) Reset() {
 	*x = Expression_Alias{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[10]
+	mi := &file_spark_connect_expressions_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1212,7 +1342,7 @@ func (x *Expression_Alias) String() string {
 func (*Expression_Alias) ProtoMessage() {}
 
 func (x *Expression_Alias) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[10]
+	mi := &file_spark_connect_expressions_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1225,7 +1355,7 @@ func (x *Expression_Alias) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expression_Alias.ProtoReflect.Descriptor instead.
 func (*Expression_Alias) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 8}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 10}
 }
 
 func (x *Expression_Alias) GetExpr() *Expression {
@@ -1259,7 +1389,7 @@ type Expression_Literal_Array struct {
 
 func (x *Expression_Literal_Array) Reset() {
 	*x = Expression_Literal_Array{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[11]
+	mi := &file_spark_connect_expressions_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1271,7 +1401,7 @@ func (x *Expression_Literal_Array) String() string {
 func (*Expression_Literal_Array) ProtoMessage() {}
 
 func (x *Expression_Literal_Array) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[11]
+	mi := &file_spark_connect_expressions_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1284,7 +1414,7 @@ func (x *Expression_Literal_Array) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expression_Literal_Array.ProtoReflect.Descriptor instead.
 func (*Expression_Literal_Array) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 2, 0}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 4, 0}
 }
 
 func (x *Expression_Literal_Array) GetElementType() *DataType {
@@ -1311,7 +1441,7 @@ type Expression_Literal_Struct struct {
 
 func (x *Expression_Literal_Struct) Reset() {
 	*x = Expression_Literal_Struct{}
-	mi := &file_spark_connect_expressions_proto_msgTypes[12]
+	mi := &file_spark_connect_expressions_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1323,7 +1453,7 @@ func (x *Expression_Literal_Struct) String() string {
 func (*Expression_Literal_Struct) ProtoMessage() {}
 
 func (x *Expression_Literal_Struct) ProtoReflect() protoreflect.Message {
-	mi := &file_spark_connect_expressions_proto_msgTypes[12]
+	mi := &file_spark_connect_expressions_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1336,7 +1466,7 @@ func (x *Expression_Literal_Struct) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Expression_Literal_Struct.ProtoReflect.Descriptor instead.
 func (*Expression_Literal_Struct) Descriptor() ([]byte, []int) {
-	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 2, 1}
+	return file_spark_connect_expressions_proto_rawDescGZIP(), []int{0, 4, 1}
 }
 
 func (x *Expression_Literal_Struct) GetStructType() *DataType {
@@ -1357,7 +1487,7 @@ var File_spark_connect_expressions_proto protoreflect.FileDescriptor
 
 const file_spark_connect_expressions_proto_rawDesc = "" +
 	"\n" +
-	"\x1fspark/connect/expressions.proto\x12\rspark.connect\x1a\x19spark/connect/types.proto\"\xce\x19\n" +
+	"\x1fspark/connect/expressions.proto\x12\rspark.connect\x1a\x19spark/connect/types.proto\"\x89\x1d\n" +
 	"\n" +
 	"Expression\x127\n" +
 	"\x06common\x18\x12 \x01(\v2\x1f.spark.connect.ExpressionCommonR\x06common\x12=\n" +
@@ -1369,8 +1499,17 @@ const file_spark_connect_expressions_proto_rawDesc = "" +
 	"\x05alias\x18\x06 \x01(\v2\x1f.spark.connect.Expression.AliasH\x00R\x05alias\x124\n" +
 	"\x04cast\x18\a \x01(\v2\x1e.spark.connect.Expression.CastH\x00R\x04cast\x12D\n" +
 	"\n" +
-	"sort_order\x18\t \x01(\v2#.spark.connect.Expression.SortOrderH\x00R\tsortOrder\x12l\n" +
-	"\x18unresolved_extract_value\x18\f \x01(\v20.spark.connect.Expression.UnresolvedExtractValueH\x00R\x16unresolvedExtractValue\x1a\xa9\x03\n" +
+	"sort_order\x18\t \x01(\v2#.spark.connect.Expression.SortOrderH\x00R\tsortOrder\x12S\n" +
+	"\x0flambda_function\x18\n" +
+	" \x01(\v2(.spark.connect.Expression.LambdaFunctionH\x00R\x0elambdaFunction\x12l\n" +
+	"\x18unresolved_extract_value\x18\f \x01(\v20.spark.connect.Expression.UnresolvedExtractValueH\x00R\x16unresolvedExtractValue\x12\x82\x01\n" +
+	" unresolved_named_lambda_variable\x18\x0e \x01(\v27.spark.connect.Expression.UnresolvedNamedLambdaVariableH\x00R\x1dunresolvedNamedLambdaVariable\x1a\x9e\x01\n" +
+	"\x0eLambdaFunction\x125\n" +
+	"\bfunction\x18\x01 \x01(\v2\x19.spark.connect.ExpressionR\bfunction\x12U\n" +
+	"\targuments\x18\x02 \x03(\v27.spark.connect.Expression.UnresolvedNamedLambdaVariableR\targuments\x1a>\n" +
+	"\x1dUnresolvedNamedLambdaVariable\x12\x1d\n" +
+	"\n" +
+	"name_parts\x18\x01 \x03(\tR\tnameParts\x1a\xa9\x03\n" +
 	"\tSortOrder\x12/\n" +
 	"\x05child\x18\x01 \x01(\v2\x19.spark.connect.ExpressionR\x05child\x12O\n" +
 	"\tdirection\x18\x02 \x01(\x0e21.spark.connect.Expression.SortOrder.SortDirectionR\tdirection\x12U\n" +
@@ -1473,59 +1612,65 @@ func file_spark_connect_expressions_proto_rawDescGZIP() []byte {
 }
 
 var file_spark_connect_expressions_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_spark_connect_expressions_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_spark_connect_expressions_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_spark_connect_expressions_proto_goTypes = []any{
-	(Expression_SortOrder_SortDirection)(0),   // 0: spark.connect.Expression.SortOrder.SortDirection
-	(Expression_SortOrder_NullOrdering)(0),    // 1: spark.connect.Expression.SortOrder.NullOrdering
-	(Expression_Cast_EvalMode)(0),             // 2: spark.connect.Expression.Cast.EvalMode
-	(*Expression)(nil),                        // 3: spark.connect.Expression
-	(*ExpressionCommon)(nil),                  // 4: spark.connect.ExpressionCommon
-	(*Expression_SortOrder)(nil),              // 5: spark.connect.Expression.SortOrder
-	(*Expression_Cast)(nil),                   // 6: spark.connect.Expression.Cast
-	(*Expression_Literal)(nil),                // 7: spark.connect.Expression.Literal
-	(*Expression_UnresolvedAttribute)(nil),    // 8: spark.connect.Expression.UnresolvedAttribute
-	(*Expression_UnresolvedFunction)(nil),     // 9: spark.connect.Expression.UnresolvedFunction
-	(*Expression_ExpressionString)(nil),       // 10: spark.connect.Expression.ExpressionString
-	(*Expression_UnresolvedStar)(nil),         // 11: spark.connect.Expression.UnresolvedStar
-	(*Expression_UnresolvedExtractValue)(nil), // 12: spark.connect.Expression.UnresolvedExtractValue
-	(*Expression_Alias)(nil),                  // 13: spark.connect.Expression.Alias
-	(*Expression_Literal_Array)(nil),          // 14: spark.connect.Expression.Literal.Array
-	(*Expression_Literal_Struct)(nil),         // 15: spark.connect.Expression.Literal.Struct
-	(*DataType)(nil),                          // 16: spark.connect.DataType
+	(Expression_SortOrder_SortDirection)(0),          // 0: spark.connect.Expression.SortOrder.SortDirection
+	(Expression_SortOrder_NullOrdering)(0),           // 1: spark.connect.Expression.SortOrder.NullOrdering
+	(Expression_Cast_EvalMode)(0),                    // 2: spark.connect.Expression.Cast.EvalMode
+	(*Expression)(nil),                               // 3: spark.connect.Expression
+	(*ExpressionCommon)(nil),                         // 4: spark.connect.ExpressionCommon
+	(*Expression_LambdaFunction)(nil),                // 5: spark.connect.Expression.LambdaFunction
+	(*Expression_UnresolvedNamedLambdaVariable)(nil), // 6: spark.connect.Expression.UnresolvedNamedLambdaVariable
+	(*Expression_SortOrder)(nil),                     // 7: spark.connect.Expression.SortOrder
+	(*Expression_Cast)(nil),                          // 8: spark.connect.Expression.Cast
+	(*Expression_Literal)(nil),                       // 9: spark.connect.Expression.Literal
+	(*Expression_UnresolvedAttribute)(nil),           // 10: spark.connect.Expression.UnresolvedAttribute
+	(*Expression_UnresolvedFunction)(nil),            // 11: spark.connect.Expression.UnresolvedFunction
+	(*Expression_ExpressionString)(nil),              // 12: spark.connect.Expression.ExpressionString
+	(*Expression_UnresolvedStar)(nil),                // 13: spark.connect.Expression.UnresolvedStar
+	(*Expression_UnresolvedExtractValue)(nil),        // 14: spark.connect.Expression.UnresolvedExtractValue
+	(*Expression_Alias)(nil),                         // 15: spark.connect.Expression.Alias
+	(*Expression_Literal_Array)(nil),                 // 16: spark.connect.Expression.Literal.Array
+	(*Expression_Literal_Struct)(nil),                // 17: spark.connect.Expression.Literal.Struct
+	(*DataType)(nil),                                 // 18: spark.connect.DataType
 }
 var file_spark_connect_expressions_proto_depIdxs = []int32{
 	4,  // 0: spark.connect.Expression.common:type_name -> spark.connect.ExpressionCommon
-	7,  // 1: spark.connect.Expression.literal:type_name -> spark.connect.Expression.Literal
-	8,  // 2: spark.connect.Expression.unresolved_attribute:type_name -> spark.connect.Expression.UnresolvedAttribute
-	9,  // 3: spark.connect.Expression.unresolved_function:type_name -> spark.connect.Expression.UnresolvedFunction
-	10, // 4: spark.connect.Expression.expression_string:type_name -> spark.connect.Expression.ExpressionString
-	11, // 5: spark.connect.Expression.unresolved_star:type_name -> spark.connect.Expression.UnresolvedStar
-	13, // 6: spark.connect.Expression.alias:type_name -> spark.connect.Expression.Alias
-	6,  // 7: spark.connect.Expression.cast:type_name -> spark.connect.Expression.Cast
-	5,  // 8: spark.connect.Expression.sort_order:type_name -> spark.connect.Expression.SortOrder
-	12, // 9: spark.connect.Expression.unresolved_extract_value:type_name -> spark.connect.Expression.UnresolvedExtractValue
-	3,  // 10: spark.connect.Expression.SortOrder.child:type_name -> spark.connect.Expression
-	0,  // 11: spark.connect.Expression.SortOrder.direction:type_name -> spark.connect.Expression.SortOrder.SortDirection
-	1,  // 12: spark.connect.Expression.SortOrder.null_ordering:type_name -> spark.connect.Expression.SortOrder.NullOrdering
-	3,  // 13: spark.connect.Expression.Cast.expr:type_name -> spark.connect.Expression
-	16, // 14: spark.connect.Expression.Cast.type:type_name -> spark.connect.DataType
-	2,  // 15: spark.connect.Expression.Cast.eval_mode:type_name -> spark.connect.Expression.Cast.EvalMode
-	16, // 16: spark.connect.Expression.Literal.null:type_name -> spark.connect.DataType
-	14, // 17: spark.connect.Expression.Literal.array:type_name -> spark.connect.Expression.Literal.Array
-	15, // 18: spark.connect.Expression.Literal.struct:type_name -> spark.connect.Expression.Literal.Struct
-	3,  // 19: spark.connect.Expression.UnresolvedFunction.arguments:type_name -> spark.connect.Expression
-	3,  // 20: spark.connect.Expression.UnresolvedExtractValue.child:type_name -> spark.connect.Expression
-	3,  // 21: spark.connect.Expression.UnresolvedExtractValue.extraction:type_name -> spark.connect.Expression
-	3,  // 22: spark.connect.Expression.Alias.expr:type_name -> spark.connect.Expression
-	16, // 23: spark.connect.Expression.Literal.Array.element_type:type_name -> spark.connect.DataType
-	7,  // 24: spark.connect.Expression.Literal.Array.elements:type_name -> spark.connect.Expression.Literal
-	16, // 25: spark.connect.Expression.Literal.Struct.struct_type:type_name -> spark.connect.DataType
-	7,  // 26: spark.connect.Expression.Literal.Struct.elements:type_name -> spark.connect.Expression.Literal
-	27, // [27:27] is the sub-list for method output_type
-	27, // [27:27] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	9,  // 1: spark.connect.Expression.literal:type_name -> spark.connect.Expression.Literal
+	10, // 2: spark.connect.Expression.unresolved_attribute:type_name -> spark.connect.Expression.UnresolvedAttribute
+	11, // 3: spark.connect.Expression.unresolved_function:type_name -> spark.connect.Expression.UnresolvedFunction
+	12, // 4: spark.connect.Expression.expression_string:type_name -> spark.connect.Expression.ExpressionString
+	13, // 5: spark.connect.Expression.unresolved_star:type_name -> spark.connect.Expression.UnresolvedStar
+	15, // 6: spark.connect.Expression.alias:type_name -> spark.connect.Expression.Alias
+	8,  // 7: spark.connect.Expression.cast:type_name -> spark.connect.Expression.Cast
+	7,  // 8: spark.connect.Expression.sort_order:type_name -> spark.connect.Expression.SortOrder
+	5,  // 9: spark.connect.Expression.lambda_function:type_name -> spark.connect.Expression.LambdaFunction
+	14, // 10: spark.connect.Expression.unresolved_extract_value:type_name -> spark.connect.Expression.UnresolvedExtractValue
+	6,  // 11: spark.connect.Expression.unresolved_named_lambda_variable:type_name -> spark.connect.Expression.UnresolvedNamedLambdaVariable
+	3,  // 12: spark.connect.Expression.LambdaFunction.function:type_name -> spark.connect.Expression
+	6,  // 13: spark.connect.Expression.LambdaFunction.arguments:type_name -> spark.connect.Expression.UnresolvedNamedLambdaVariable
+	3,  // 14: spark.connect.Expression.SortOrder.child:type_name -> spark.connect.Expression
+	0,  // 15: spark.connect.Expression.SortOrder.direction:type_name -> spark.connect.Expression.SortOrder.SortDirection
+	1,  // 16: spark.connect.Expression.SortOrder.null_ordering:type_name -> spark.connect.Expression.SortOrder.NullOrdering
+	3,  // 17: spark.connect.Expression.Cast.expr:type_name -> spark.connect.Expression
+	18, // 18: spark.connect.Expression.Cast.type:type_name -> spark.connect.DataType
+	2,  // 19: spark.connect.Expression.Cast.eval_mode:type_name -> spark.connect.Expression.Cast.EvalMode
+	18, // 20: spark.connect.Expression.Literal.null:type_name -> spark.connect.DataType
+	16, // 21: spark.connect.Expression.Literal.array:type_name -> spark.connect.Expression.Literal.Array
+	17, // 22: spark.connect.Expression.Literal.struct:type_name -> spark.connect.Expression.Literal.Struct
+	3,  // 23: spark.connect.Expression.UnresolvedFunction.arguments:type_name -> spark.connect.Expression
+	3,  // 24: spark.connect.Expression.UnresolvedExtractValue.child:type_name -> spark.connect.Expression
+	3,  // 25: spark.connect.Expression.UnresolvedExtractValue.extraction:type_name -> spark.connect.Expression
+	3,  // 26: spark.connect.Expression.Alias.expr:type_name -> spark.connect.Expression
+	18, // 27: spark.connect.Expression.Literal.Array.element_type:type_name -> spark.connect.DataType
+	9,  // 28: spark.connect.Expression.Literal.Array.elements:type_name -> spark.connect.Expression.Literal
+	18, // 29: spark.connect.Expression.Literal.Struct.struct_type:type_name -> spark.connect.DataType
+	9,  // 30: spark.connect.Expression.Literal.Struct.elements:type_name -> spark.connect.Expression.Literal
+	31, // [31:31] is the sub-list for method output_type
+	31, // [31:31] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_spark_connect_expressions_proto_init() }
@@ -1543,13 +1688,15 @@ func file_spark_connect_expressions_proto_init() {
 		(*Expression_Alias_)(nil),
 		(*Expression_Cast_)(nil),
 		(*Expression_SortOrder_)(nil),
+		(*Expression_LambdaFunction_)(nil),
 		(*Expression_UnresolvedExtractValue_)(nil),
+		(*Expression_UnresolvedNamedLambdaVariable_)(nil),
 	}
-	file_spark_connect_expressions_proto_msgTypes[3].OneofWrappers = []any{
+	file_spark_connect_expressions_proto_msgTypes[5].OneofWrappers = []any{
 		(*Expression_Cast_Type)(nil),
 		(*Expression_Cast_TypeStr)(nil),
 	}
-	file_spark_connect_expressions_proto_msgTypes[4].OneofWrappers = []any{
+	file_spark_connect_expressions_proto_msgTypes[6].OneofWrappers = []any{
 		(*Expression_Literal_Null)(nil),
 		(*Expression_Literal_Binary)(nil),
 		(*Expression_Literal_Boolean)(nil),
@@ -1567,17 +1714,17 @@ func file_spark_connect_expressions_proto_init() {
 		(*Expression_Literal_Array_)(nil),
 		(*Expression_Literal_Struct_)(nil),
 	}
-	file_spark_connect_expressions_proto_msgTypes[5].OneofWrappers = []any{}
-	file_spark_connect_expressions_proto_msgTypes[6].OneofWrappers = []any{}
+	file_spark_connect_expressions_proto_msgTypes[7].OneofWrappers = []any{}
 	file_spark_connect_expressions_proto_msgTypes[8].OneofWrappers = []any{}
 	file_spark_connect_expressions_proto_msgTypes[10].OneofWrappers = []any{}
+	file_spark_connect_expressions_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_spark_connect_expressions_proto_rawDesc), len(file_spark_connect_expressions_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
