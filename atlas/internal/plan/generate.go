@@ -20,7 +20,10 @@ type Generate struct {
 	Exprs    []expr.Expr
 	GenIndex int
 	Gen      *expr.Explode
-	Out      *arrow.Schema
+	// GenFields are the generator's columns (pos and col, key and value,
+	// a struct's fields ...): Out holds them in place of Exprs[GenIndex].
+	GenFields int
+	Out       *arrow.Schema
 }
 
 // HasGenerator reports whether a projection list holds a generator.
@@ -47,15 +50,19 @@ func NewGenerate(in Node, exprs []expr.Expr) (*Generate, error) {
 			}
 		}
 		for _, x := range list {
-			if gen, name, ok := expr.AsGenerator(x); ok {
-				_, lt, err := gen.BindArray(in.Schema())
+			if gen, alias, ok := expr.AsGenerator(x); ok {
+				arr, err := gen.BindArray(in.Schema())
+				if err != nil {
+					return nil, err
+				}
+				gf, err := gen.Fields(arr.Type(), alias)
 				if err != nil {
 					return nil, err
 				}
 				gens = append(gens, gen.String())
-				g.GenIndex, g.Gen = len(g.Exprs), gen
+				g.GenIndex, g.Gen, g.GenFields = len(g.Exprs), gen, len(gf)
 				g.Exprs = append(g.Exprs, x)
-				fields = append(fields, arrow.Field{Name: name, Type: lt.Elem(), Nullable: true})
+				fields = append(fields, gf...)
 				continue
 			}
 			b, err := x.Bind(in.Schema())
@@ -76,7 +83,7 @@ func NewGenerate(in Node, exprs []expr.Expr) (*Generate, error) {
 // Bind resolves, for one execution, the generator's array and the other
 // items (nil at GenIndex).
 func (g *Generate) Bind() (expr.Bound, []expr.Bound, error) {
-	arr, _, err := g.Gen.BindArray(g.In.Schema())
+	arr, err := g.Gen.BindArray(g.In.Schema())
 	if err != nil {
 		return nil, nil, err
 	}

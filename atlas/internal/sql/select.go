@@ -297,10 +297,17 @@ func planProject(sel *parser.Select, in plan.Node) (plan.Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if g, ok := generatorItem(e, it); ok {
+			es = append(es, g)
+			continue
+		}
 		if _, err := e.Bind(in.Schema()); err != nil {
 			return nil, errAt(it, "%v", err)
 		}
 		es = append(es, named(e, it))
+	}
+	if plan.HasGenerator(es) {
+		return planGenerate(sel, in, es)
 	}
 	p, err := plan.NewProject(in, es)
 	if err != nil {
