@@ -10,7 +10,11 @@ import (
 // over the n rows it lays out (stackRows).
 func generatorDefs() []*Def {
 	gen := func(name string, e expr.Explode) *Def {
-		return &Def{Name: name, Group: "generator", MinArgs: 1, MaxArgs: 1, Build: func(_ string, a []expr.Expr) (expr.Expr, error) {
+		param := "collection"
+		if e.Inline {
+			param = "input"
+		}
+		return &Def{Name: name, Group: "generator", MinArgs: 1, MaxArgs: 1, Params: []string{param}, Build: func(_ string, a []expr.Expr) (expr.Expr, error) {
 			g := e
 			g.X = a[0]
 			return &g, nil

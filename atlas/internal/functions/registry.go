@@ -47,6 +47,10 @@ type Def struct {
 	// the name as called and the arguments' names; without it the column
 	// is named name(arg1, arg2, ...) after the name as called.
 	ColumnName func(name string, args []string) string
+	// Params are Spark's names of the parameters, in order, for the
+	// functions Spark lets calls name their arguments (explode(collection
+	// => ...)); nil for the others (NAMED_PARAMETERS_NOT_SUPPORTED).
+	Params []string
 }
 
 // groups lists the definitions of every group; each group's file adds one.

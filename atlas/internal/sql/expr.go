@@ -228,6 +228,9 @@ func Agg(e parser.Expr, alias string) (*expr.AggFunc, bool, error) {
 		return nil, false, nil
 	}
 	name := strings.ToLower(c.Name)
+	if c.ArgNames != nil && isAggregateName(name) {
+		return nil, true, errAt(c, "[NAMED_PARAMETERS_NOT_SUPPORTED] Named parameters are not supported for function `%s`; please retry the query with positional arguments to the function call instead. SQLSTATE: 4274K", name)
+	}
 	if a, ok, err := orderedAgg(c, name, alias); ok || err != nil {
 		return a, true, err
 	}

@@ -64,6 +64,12 @@ func callExpr(x *parser.Call, rw Rewrite) (expr.Expr, error) {
 			return nil, err
 		}
 	}
+	if x.ArgNames != nil {
+		var err error
+		if args, err = functions.Arrange(name, args, x.ArgNames); err != nil {
+			return nil, errAt(x, "%v", err)
+		}
+	}
 	out, err := functions.Call(name, args)
 	if err != nil {
 		return nil, errAt(x, "%v", err)

@@ -116,3 +116,29 @@ func TestExplodeMap(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedArgumentsResolve: named arguments match Spark's parameter
+// names (explode's collection, inline's input); unknown or doubled names
+// and functions that take no named arguments are refused with Spark's
+// error classes.
+func TestNamedArgumentsResolve(t *testing.T) {
+	for q, want := range map[string]string{
+		"SELECT explode(collection => array(10, 20))":             "col:int32:true 10|20",
+		"SELECT posexplode(COLLECTION => array(7))":               "pos:int32:false col:int32:true 0,7",
+		"SELECT inline(input => array(struct(1, 'a')))":           "col1:int32:true col2:utf8:true 1,a",
+		"SELECT explode(array(1), collection => array(2))":        "BOTH_POSITIONAL_AND_NAMED",
+		"SELECT explode(collection => array(1), collection => 1)": "DOUBLE_NAMED_ARGUMENT_REFERENCE",
+		"SELECT explode(input => array(1))":                       "UNRECOGNIZED_PARAMETER_NAME",
+		"SELECT upper(str => 'a')":                                "NAMED_PARAMETERS_NOT_SUPPORTED",
+		"SELECT count(x => 1)":                                    "NAMED_PARAMETERS_NOT_SUPPORTED",
+	} {
+		schema, rows, err := query(t, q)
+		got := schema + " " + rows
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, want) {
+			t.Errorf("%s: %s, want %s", q, got, want)
+		}
+	}
+}

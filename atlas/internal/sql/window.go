@@ -313,6 +313,9 @@ func offsetArg(c *parser.Call) (int64, error) {
 // windowFunc converts a window function call.
 func windowFunc(c *parser.Call, base Rewrite) (*plan.WindowFunc, error) {
 	name := strings.ToLower(c.Name)
+	if c.ArgNames != nil {
+		return nil, errAt(c, "[NAMED_PARAMETERS_NOT_SUPPORTED] Named parameters are not supported for function `%s`; please retry the query with positional arguments to the function call instead. SQLSTATE: 4274K", name)
+	}
 	if c.Distinct {
 		return nil, errAt(c, "[DISTINCT_WINDOW_FUNCTION_UNSUPPORTED] Distinct window functions are not supported: %s", c.SQL())
 	}

@@ -153,8 +153,12 @@ type When struct {
 // case-insensitive). Star marks count(*) (Args empty); Distinct marks
 // count(DISTINCT x).
 type Call struct {
-	Name     string
-	Args     []Expr
+	Name string
+	Args []Expr
+	// ArgNames name the arguments written as name => value: ArgNames[i]
+	// is the name of Args[i], "" for a positional one; nil when every
+	// argument is positional.
+	ArgNames []string
 	Distinct bool
 	Star     bool
 	// IgnoreNulls is IGNORE NULLS written after the call of a window

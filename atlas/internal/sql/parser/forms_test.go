@@ -1,6 +1,9 @@
 package parser
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestKeywordForms checks the keyword forms of calls against the calls
 // Spark's AstBuilder makes of them (written by hand from SqlBaseParser.g4
@@ -51,5 +54,35 @@ func TestKeywordForms(t *testing.T) {
 		if _, err := ParseExpr(in); err == nil {
 			t.Errorf("ParseExpr(%q) succeeded, want a syntax error", in)
 		}
+	}
+}
+
+// TestNamedArguments: name => value arguments keep their names, print
+// back as written, and may not be followed by positional ones (Spark's
+// UNEXPECTED_POSITIONAL_ARGUMENT).
+func TestNamedArguments(t *testing.T) {
+	for in, want := range map[string]string{
+		"explode(collection => array(10, 20))": "explode(collection => array(10, 20))",
+		"f(1, b => 2, `c d` => x + 1)":         "f(1, b => 2, `c d` => (x + 1))",
+		"mask(s, upperChar => 'U')":            "mask(s, upperChar => 'U')",
+	} {
+		e := mustExpr(t, in)
+		if got := e.SQL(); got != want {
+			t.Errorf("ParseExpr(%q).SQL() = %s, want %s", in, got, want)
+			continue
+		}
+		if again := mustExpr(t, e.SQL()); !sameTree(again, e) {
+			t.Errorf("SQL() of %q does not parse back to the same tree: %s", in, dump(again))
+		}
+	}
+	c := mustExpr(t, "f(1, b => 2)").(*Call)
+	if len(c.ArgNames) != 2 || c.ArgNames[0] != "" || c.ArgNames[1] != "b" {
+		t.Errorf("ArgNames = %q, want [\"\" \"b\"]", c.ArgNames)
+	}
+	if c := mustExpr(t, "f(1, 2)").(*Call); c.ArgNames != nil {
+		t.Errorf("positional call has ArgNames %q", c.ArgNames)
+	}
+	if _, err := ParseExpr("f(a => 1, 2)"); err == nil || !strings.Contains(err.Error(), "UNEXPECTED_POSITIONAL_ARGUMENT") {
+		t.Errorf("f(a => 1, 2): %v, want UNEXPECTED_POSITIONAL_ARGUMENT", err)
 	}
 }

@@ -316,9 +316,9 @@ func (p *parser) call(name token) Expr {
 		} else {
 			p.accept("ALL")
 		}
-		c.Args = append(c.Args, p.expr())
+		p.callArg(c)
 		for p.acceptOp(",") {
-			c.Args = append(c.Args, p.expr())
+			p.callArg(c)
 		}
 	}
 	p.closeParen(open, "the arguments of "+what)

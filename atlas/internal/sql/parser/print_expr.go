@@ -422,6 +422,8 @@ func (p *printer) callHead(e *Call) {
 		p.w("1")
 	case e.Star:
 		p.w("*")
+	case e.ArgNames != nil:
+		p.namedArgs(e)
 	default:
 		p.list(e.Args)
 		if p.pretty && len(e.Args) == 2 && isPercentileApprox(e.Name) {
