@@ -91,8 +91,8 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		switch op {
 		case "=", "==", "!=", "<>", "<", "<=", ">", ">=", "AND", "OR", "+", "-", "*", "/", "%":
 			return expr.Bin(op, l, r), nil
-		case "<=>", "&", "|", "^":
-			out, err := functions.Call(op, []expr.Expr{l, r})
+		case "<=>", "&", "|", "^", "<<", ">>", ">>>", "DIV":
+			out, err := functions.Call(operatorFunctions[op], []expr.Expr{l, r})
 			if err != nil {
 				return nil, errAt(e, "%v", err)
 			}
@@ -190,6 +190,14 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		return lambdaExpr(x, rw)
 	}
 	return nil, errAt(e, "%s is not supported yet", e.SQL())
+}
+
+// operatorFunctions are the registry's functions for the operators it
+// defines: shifts as shiftleft, shiftright and shiftrightunsigned, DIV as
+// div, the others under their own spelling.
+var operatorFunctions = map[string]string{
+	"<=>": "<=>", "&": "&", "|": "|", "^": "^",
+	"<<": "shiftleft", ">>": "shiftright", ">>>": "shiftrightunsigned", "DIV": "div",
 }
 
 // sqlAggregates are the aggregate functions SQL accepts, with how many

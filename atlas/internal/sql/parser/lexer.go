@@ -18,8 +18,8 @@ type lexer struct {
 // operators lists the operators and punctuation, longest first so that the
 // first match is the longest.
 var operators = []string{
-	"<=>", "<>", "<=", ">=", "==", "!=", "||", "=>", "->",
-	"=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", ";", ":",
+	"<=>", "<>", "<=", ">=", "==", "!=", "||", "=>", "->", "::",
+	"=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", ";", ":", "!",
 	"&", "|", "^", "~", "[", "]",
 }
 
@@ -171,8 +171,6 @@ func (lx *lexer) next(prev []token) token {
 	switch c {
 	case '#':
 		hint = "comments start with -- or /*"
-	case '!':
-		hint = "write NOT for negation and <> or != for inequality"
 	}
 	return token{kind: tokError, pos: start, end: start,
 		err: lx.errorAt(start, hint, "unexpected character %q", r)}

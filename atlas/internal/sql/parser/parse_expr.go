@@ -9,7 +9,7 @@ import (
 //	expr       := or
 //	or         := and { OR and }
 //	and        := not { AND not }
-//	not        := NOT not | predicate
+//	not        := (NOT | !) not | predicate
 //	predicate  := comparison [ [NOT] BETWEEN comparison AND comparison
 //	                         | [NOT] IN ( expr, ... )
 //	                         | [NOT] LIKE|ILIKE|RLIKE|REGEXP comparison
@@ -17,10 +17,11 @@ import (
 //	comparison := bitor { (= | == | <> | != | < | <= | > | >= | <=>) bitor }
 //	bitor      := bitxor { | bitxor }
 //	bitxor     := bitand { ^ bitand }
-//	bitand     := additive { & additive }
+//	bitand     := shift { & shift }
+//	shift      := additive { (<< | >> | >>>) additive }
 //	additive   := multiplicative { (+ | - | ||) multiplicative }
-//	multiplicative := unary { (* | / | %) unary }
-//	unary      := (- | + | ~) unary | primary
+//	multiplicative := unary { (* | / | % | DIV) unary }
+//	unary      := (- | + | ~) unary | primary { :: type }
 
 // expr parses a full expression.
 func (p *parser) expr() Expr {
@@ -48,7 +49,7 @@ func (p *parser) and() Expr {
 }
 
 func (p *parser) not() Expr {
-	if p.at("NOT") {
+	if p.at("NOT") || p.atOp("!") {
 		t := p.advance()
 		p.enter()
 		defer p.leave()
@@ -156,12 +157,12 @@ func (p *parser) binaryLevel(next func() Expr, ops ...string) Expr {
 
 func (p *parser) bitor() Expr  { return p.binaryLevel(p.bitxor, "|") }
 func (p *parser) bitxor() Expr { return p.binaryLevel(p.bitand, "^") }
-func (p *parser) bitand() Expr { return p.binaryLevel(p.additive, "&") }
+func (p *parser) bitand() Expr { return p.binaryLevel(p.shift, "&") }
 func (p *parser) additive() Expr {
 	return p.binaryLevel(p.multiplicative, "+", "-", "||")
 }
 func (p *parser) multiplicative() Expr {
-	return p.binaryLevel(p.unary, "*", "/", "%")
+	return p.multiplicativeOps()
 }
 
 // unary parses prefix operators; a minus directly before a number becomes
@@ -173,13 +174,13 @@ func (p *parser) unary() Expr {
 		if t.text != "~" && p.tok().kind == tokNumber {
 			lit := p.numberLiteral(t.text == "-")
 			lit.At = t.pos
-			return lit
+			return p.postfix(lit)
 		}
 		p.enter()
 		defer p.leave()
 		return &Unary{Op: t.text, X: p.unary(), At: t.pos}
 	}
-	return p.primary()
+	return p.postfix(p.primary())
 }
 
 // clauseWords are keywords that commonly follow a stray comma.
