@@ -68,6 +68,7 @@ var groups = []func() []*Def{
 	mathExtraDefs,
 	extractDefs,
 	stringFormDefs,
+	timeTypeDefs,
 	refusedDefs,
 	sketchDefs,
 }

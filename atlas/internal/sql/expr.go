@@ -47,6 +47,9 @@ func ExprWith(e parser.Expr, rw Rewrite) (expr.Expr, error) {
 		if x.Kind == parser.YearMonthIntervalLiteral {
 			return expr.Lit(expr.YearMonth{Months: int32(x.Value.(int64)), Fields: x.Text}), nil
 		}
+		if x.Kind == parser.TimeLiteral {
+			return nil, errAt(e, "%v", functions.TimeTypeError("the literal "+x.SQL()))
+		}
 		switch v := x.Value.(type) {
 		case time.Time:
 			if x.Kind == parser.DateLiteral {

@@ -59,6 +59,9 @@ func callExpr(x *parser.Call, rw Rewrite) (expr.Expr, error) {
 	}
 	args := make([]expr.Expr, len(x.Args))
 	for i, a := range x.Args {
+		if lit, ok := a.(*parser.Literal); ok && lit.Kind == parser.TimeLiteral {
+			return nil, errAt(a, "%v", functions.TimeTypeError(name+"(...) of the literal "+lit.SQL()))
+		}
 		var err error
 		if args[i], err = ExprWith(a, rw); err != nil {
 			return nil, err

@@ -142,3 +142,21 @@ func TestNamedArgumentsResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeTypeRefused: the TIME type's literals and functions are refused
+// with Spark's UNSUPPORTED_TIME_TYPE naming the call, not a syntax error.
+func TestTimeTypeRefused(t *testing.T) {
+	for q, want := range map[string]string{
+		"SELECT TIME '09:08:01'":                                   "the literal TIME '09:08:01'",
+		"SELECT extract(HOUR FROM time '09:08:01.000001')":         "extract(...) of the literal TIME '09:08:01.000001'",
+		"SELECT time_diff('HOUR', TIME'20:30:29', TIME'12:00:00')": "time_diff(...)",
+		"SELECT make_time(6, 30, 45.887)":                          "the function make_time",
+		"SELECT current_time":                                      "the function current_time",
+		"SELECT to_time('00:12:00')":                               "the function to_time",
+	} {
+		_, _, err := query(t, q)
+		if err == nil || !strings.Contains(err.Error(), "UNSUPPORTED_TIME_TYPE") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want UNSUPPORTED_TIME_TYPE naming %s", q, err, want)
+		}
+	}
+}

@@ -40,6 +40,7 @@ const (
 	BinaryLiteral                               // X'0AFF'; Value []byte
 	TimestampNTZLiteral                         // TIMESTAMP_NTZ '2026-11-30 10:00:00'; Value time.Time, the wall clock in UTC
 	YearMonthIntervalLiteral                    // INTERVAL '1-2' YEAR TO MONTH; Value int64 months, Text its fields: YEAR, MONTH or YEAR TO MONTH
+	TimeLiteral                                 // TIME '09:08:01.000001' (Spark 4.1's TIME type, which Atlas refuses); Value string, as written
 )
 
 var literalKindNames = [...]string{
@@ -48,6 +49,7 @@ var literalKindNames = [...]string{
 	DoubleLiteral: "double", FloatLiteral: "float", StringLiteral: "string",
 	TimestampLiteral: "timestamp", DateLiteral: "date", IntervalLiteral: "interval", BinaryLiteral: "binary",
 	TimestampNTZLiteral: "timestamp_ntz", YearMonthIntervalLiteral: "interval year to month",
+	TimeLiteral: "time",
 }
 
 // String returns the Spark type name of the kind (int, bigint, string, ...).

@@ -32,6 +32,7 @@ var reservedFunctions = map[string]bool{"LEFT": true, "RIGHT": true, "LIKE": tru
 var literalWords = map[string]bool{
 	"TIMESTAMP": true, "DATE": true, "INTERVAL": true, "CAST": true,
 	"TRY_CAST": true, "END": true, "CURRENT_DATE": true, "CURRENT_TIMESTAMP": true,
+	"TIME": true, "CURRENT_TIME": true,
 }
 
 // statementKeywords are the words a statement may start with, as listed in

@@ -45,3 +45,32 @@ func TestOperators(t *testing.T) {
 		t.Errorf("SELECT x div FROM t: alias %q, want div", it.Alias)
 	}
 }
+
+// TestTimeLiteral: TIME 'hh:mm[:ss[.ffffff]]' parses to a TimeLiteral
+// (refused later, by the planner) and prints back; a malformed one is a
+// syntax error; time stays a column name elsewhere, and CURRENT_TIME is
+// a call without parentheses, as CURRENT_DATE.
+func TestTimeLiteral(t *testing.T) {
+	e := mustExpr(t, "hour(TIME '6:30:45.887')")
+	lit := e.(*Call).Args[0].(*Literal)
+	if lit.Kind != TimeLiteral || lit.Value != "6:30:45.887" {
+		t.Errorf("TIME literal = %s %v, want time 6:30:45.887", lit.Kind, lit.Value)
+	}
+	if got := e.SQL(); got != "hour(TIME '6:30:45.887')" {
+		t.Errorf("SQL() = %s", got)
+	}
+	if again := mustExpr(t, e.SQL()); !sameTree(again, e) {
+		t.Errorf("SQL() does not parse back to the same tree: %s", dump(again))
+	}
+	for _, bad := range []string{"TIME '25'", "TIME '12:3'", "TIME '12:30:00.1234567'"} {
+		if _, err := ParseExpr(bad); err == nil {
+			t.Errorf("ParseExpr(%q) succeeded, want invalid TIME literal", bad)
+		}
+	}
+	if c, ok := mustExpr(t, "time + 1").(*Binary).L.(*ColumnRef); !ok || c.Parts[0] != "time" {
+		t.Errorf("time + 1: %s, want the column time", dump(c))
+	}
+	if c, ok := mustExpr(t, "current_time").(*Call); !ok || c.Name != "current_time" {
+		t.Errorf("current_time: %s, want a call", dump(c))
+	}
+}

@@ -248,7 +248,11 @@ func (p *parser) primary() Expr {
 			if next.kind == tokString || next.kind == tokNumber || ((next.isOp("-") || next.isOp("+")) && p.look(2).kind == tokString) {
 				return p.intervalLiteral()
 			}
-		case "CURRENT_DATE", "CURRENT_TIMESTAMP":
+		case "TIME":
+			if next.kind == tokString {
+				return p.timeLiteral()
+			}
+		case "CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_TIME":
 			if !next.isOp("(") {
 				p.advance()
 				return &Call{Name: strings.ToLower(t.text), At: t.pos}

@@ -502,6 +502,9 @@ func (p *printer) literal(e *Literal) {
 	case BinaryLiteral:
 		b, _ := e.Value.([]byte)
 		p.w("X'", strings.ToUpper(hex.EncodeToString(b)), "'")
+	case TimeLiteral:
+		s, _ := e.Value.(string)
+		p.w("TIME ", quoteString(s))
 	default:
 		p.number(e)
 	}

@@ -1,0 +1,23 @@
+package parser
+
+import (
+	"regexp"
+	"strings"
+)
+
+// timeText is Spark's TIME literal text: H[H]:mm[:ss[.f{1,6}]].
+var timeText = regexp.MustCompile(`^\d{1,2}:\d{2}(:\d{2}(\.\d{1,6})?)?$`)
+
+// timeLiteral parses TIME 'hh:mm[:ss[.ffffff]]'. Atlas has no TIME type:
+// the literal parses, so that the planner can refuse it naming the TIME
+// type and the call it is in (UNSUPPORTED_TIME_TYPE), rather than fail
+// as a syntax error.
+func (p *parser) timeLiteral() Expr {
+	kw := p.advance()
+	strTok := p.tok()
+	s := strings.TrimSpace(p.stringLit("a string", ""))
+	if !timeText.MatchString(s) {
+		p.fail(strTok, "write the time as 'HH:mm:ss[.ffffff]', such as TIME '09:08:01.000001'", "invalid TIME literal %s", quoteString(s))
+	}
+	return &Literal{Kind: TimeLiteral, Value: s, At: kw.pos}
+}
