@@ -74,3 +74,19 @@ func TestTimeLiteral(t *testing.T) {
 		t.Errorf("current_time: %s, want a call", dump(c))
 	}
 }
+
+// TestSpacedBinaryLiteral: X 'hex' with a blank is a binary literal as
+// X'hex' is, an odd digit count padded with a leading 0 (X '0' is X'00').
+func TestSpacedBinaryLiteral(t *testing.T) {
+	for in, want := range map[string]string{"X '0'": "X'00'", "x 'FFFF'": "X'FFFF'", "X'1010'": "X'1010'"} {
+		if got := mustExpr(t, in).SQL(); got != want {
+			t.Errorf("ParseExpr(%q).SQL() = %s, want %s", in, got, want)
+		}
+	}
+	if _, err := ParseExpr("X 'zz'"); err == nil {
+		t.Errorf("X 'zz' parsed, want invalid binary literal")
+	}
+	if c, ok := mustExpr(t, "x + 1").(*Binary).L.(*ColumnRef); !ok || c.Parts[0] != "x" {
+		t.Errorf("x + 1: %s, want the column x", dump(c))
+	}
+}

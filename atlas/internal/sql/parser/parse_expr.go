@@ -252,6 +252,10 @@ func (p *parser) primary() Expr {
 			if next.kind == tokString {
 				return p.timeLiteral()
 			}
+		case "X":
+			if next.kind == tokString {
+				return p.spacedBinaryLiteral()
+			}
 		case "CURRENT_DATE", "CURRENT_TIMESTAMP", "CURRENT_TIME":
 			if !next.isOp("(") {
 				p.advance()
