@@ -182,6 +182,9 @@ func (b *binaryBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error) {
 	if isComparison(b.op) && isFloat(b.l.Type()) && isFloat(b.r.Type()) {
 		return compareFloats(c, b.op, ld, rd, int(rec.NumRows()))
 	}
+	if isComparison(b.op) && isNested(b.l.Type()) && arrow.TypeEqual(b.l.Type(), b.r.Type()) {
+		return compareNested(c, b.op, ld, rd, int(rec.NumRows()))
+	}
 	res, err := compute.CallFunction(c.Context, b.fn, nil, ld, rd)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate %s: %w", b.src, err)

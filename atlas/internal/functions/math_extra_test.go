@@ -52,3 +52,28 @@ func TestOperatorsAndConv(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedComparison: = and < over structs and arrays, as Spark's
+// ordering of complex types (worked by hand): field by field, element by
+// element then by length, a NULL inside equal to another NULL and before
+// any value, NaN equal to NaN; a NULL operand gives NULL.
+func TestNestedComparison(t *testing.T) {
+	for q, want := range map[string]string{
+		"SELECT named_struct('a', 1, 'b', 2) = named_struct('a', 1, 'b', 2)":                                  "true",
+		"SELECT named_struct('a', 1, 'b', 2) IN (named_struct('a', 1, 'b', 1), named_struct('a', 1, 'b', 3))": "false",
+		"SELECT named_struct('a', 1, 'b', NULL) = named_struct('a', 1, 'b', NULL)":                            "true",
+		"SELECT array(CAST(NULL AS INT), 5) < array(0, 1)":                                                    "true",
+		"SELECT named_struct('a', CAST('NaN' AS DOUBLE)) = named_struct('a', CAST('NaN' AS DOUBLE))":          "true",
+		"SELECT array(1, 2) < array(1, 3)":                                                                    "true",
+		"SELECT array(1, 2) < array(1, 2, 0)":                                                                 "true",
+		"SELECT array(1, NULL) = array(1, NULL)":                                                              "true",
+		"SELECT array('b') > array('a', 'z')":                                                                 "true",
+		"SELECT array(1) != array(1)":                                                                         "false",
+		"SELECT CAST(NULL AS ARRAY<INT>) = array(1)":                                                          "(null)",
+	} {
+		_, typ, rows, err := result(t, q)
+		if err != nil || typ != "boolean" || strings.Join(rows, ",") != want {
+			t.Errorf("%s: %s %v (%v), want boolean %s", q, typ, rows, err, want)
+		}
+	}
+}
