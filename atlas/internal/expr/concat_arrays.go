@@ -86,32 +86,50 @@ func (b *concatArraysBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, er
 		return nil, err
 	}
 	defer all.Release()
-	n := int(rec.NumRows())
-	offsets, valid := make([]int32, n+1), make([]bool, n)
-	var idx []int32
-rows:
-	for i := 0; i < n; i++ {
-		offsets[i+1] = offsets[i]
-		for _, l := range lists {
-			if l.IsNull(i) {
-				continue rows
-			}
-		}
-		valid[i] = true
-		for k, l := range lists {
-			s, e := l.ValueOffsets(i)
-			for j := s; j < e; j++ {
-				idx = append(idx, base[k]+int32(j))
-			}
-			offsets[i+1] += int32(e - s)
-		}
+	parts := make([]offsetArray, len(lists))
+	for i, l := range lists {
+		parts[i] = l
 	}
+	offsets, valid, idx := concatRows(int(rec.NumRows()), parts, base)
 	vals, err := takeInts(c, all, idx)
 	if err != nil {
 		return nil, err
 	}
 	defer vals.Release()
 	return newList(c, b.typ, offsets, valid, vals), nil
+}
+
+// offsetArray is a list or a map array: rows that are NULL or hold a run
+// of child values.
+type offsetArray interface {
+	IsNull(i int) bool
+	ValueOffsets(i int) (start, end int64)
+}
+
+// concatRows plans the row-wise concatenation of parts, whose child
+// values stand concatenated with part k's starting at base[k]: row i's
+// offsets, whether it is valid (NULL when any part's row is), and the
+// indices into the concatenated child values, in order.
+func concatRows(n int, parts []offsetArray, base []int32) (offsets []int32, valid []bool, idx []int32) {
+	offsets, valid = make([]int32, n+1), make([]bool, n)
+rows:
+	for i := 0; i < n; i++ {
+		offsets[i+1] = offsets[i]
+		for _, p := range parts {
+			if p.IsNull(i) {
+				continue rows
+			}
+		}
+		valid[i] = true
+		for k, p := range parts {
+			s, e := p.ValueOffsets(i)
+			for j := s; j < e; j++ {
+				idx = append(idx, base[k]+int32(j))
+			}
+			offsets[i+1] += int32(e - s)
+		}
+	}
+	return offsets, valid, idx
 }
 
 // newList assembles a list array: row i holds values offsets[i] to

@@ -185,26 +185,11 @@ func (b *mapConcatBound) Eval(c *Ctx, rec arrow.RecordBatch) (arrow.Array, error
 		return nil, err
 	}
 	defer allItems.Release()
-	n := int(rec.NumRows())
-	offsets, valid := make([]int32, n+1), make([]bool, n)
-	var idx []int32
-rows:
-	for i := 0; i < n; i++ {
-		offsets[i+1] = offsets[i]
-		for _, m := range maps {
-			if m.IsNull(i) {
-				continue rows
-			}
-		}
-		valid[i] = true
-		for k, m := range maps {
-			s, e := m.ValueOffsets(i)
-			for j := s; j < e; j++ {
-				idx = append(idx, base[k]+int32(j))
-			}
-			offsets[i+1] += int32(e - s)
-		}
+	parts := make([]offsetArray, len(maps))
+	for i, m := range maps {
+		parts[i] = m
 	}
+	offsets, valid, idx := concatRows(int(rec.NumRows()), parts, base)
 	return gatherMap(c, b.typ, offsets, valid, allKeys, idx, allItems, idx)
 }
 
