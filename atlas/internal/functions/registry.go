@@ -71,6 +71,11 @@ var groups = []func() []*Def{
 	timeTypeDefs,
 	refusedDefs,
 	sketchDefs,
+	intervalMoreDefs,
+	variantDefs,
+	xmlDefs,
+	vectorDefs,
+	miscMoreDefs,
 }
 
 // byName maps every name and alias (lower case) to its definition; it is
